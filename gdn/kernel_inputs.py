@@ -1,0 +1,87 @@
+"""Validation and preparation shared by both gated-delta-rule kernels.
+
+Both kernels take the transformers / flash-linear-attention layout and hand the math a head-first,
+grouped-heads-expanded, normalised and scaled copy of the inputs in the working dtype:
+
+    q, k: [B, T, HK, K]   v: [B, T, HV, V]   g: [B, T, HV]   beta: [B, T, HV] or [B, T, HV, V]
+    -> q, k: [B, HV, T, K]   v: [B, HV, T, V]   g: [B, HV, T]   beta: [B, HV, T, 1 or V]
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+
+@dataclass
+class KernelInputs:
+    q: torch.Tensor        # [B, HV, T, K]  L2-normalised if asked, already multiplied by scale
+    k: torch.Tensor        # [B, HV, T, K]
+    v: torch.Tensor        # [B, HV, T, V]
+    g: torch.Tensor        # [B, HV, T]     log decay, <= 0
+    beta: torch.Tensor     # [B, HV, T, 1] per head, or [B, HV, T, V] per value channel
+    state: torch.Tensor    # [B, HV, K, V]  initial state (zeros when none was given)
+    out_dtype: torch.dtype  # the caller's v dtype: outputs are returned in it
+
+
+def working_dtype(*tensors: torch.Tensor) -> torch.dtype:
+    """float64 if any input is float64, else float32: half types are promoted, never the reverse."""
+    if any(t is not None and t.dtype == torch.float64 for t in tensors):
+        return torch.float64
+    return torch.float32
+
+
+def l2_normalize(x: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:
+    """x / sqrt(sum(x^2) + eps) over the last dim; the eps matches transformers and fla."""
+    return x * torch.rsqrt((x * x).sum(dim=-1, keepdim=True) + eps)
+
+
+def check_shapes(q, k, v, g, beta, initial_state) -> None:
+    """Raise ValueError naming the offending argument and shapes."""
+    for name, x in (("q", q), ("k", k), ("v", v)):
+        if x.dim() != 4:
+            raise ValueError(f"{name} must be 4-D [B, T, heads, dim], got shape {tuple(x.shape)}")
+    if q.shape != k.shape:
+        raise ValueError(f"q and k must have the same shape, got {tuple(q.shape)} and {tuple(k.shape)}")
+    B, T, HK, K = q.shape
+    Bv, Tv, HV, V = v.shape
+    if (Bv, Tv) != (B, T):
+        raise ValueError(f"v must share batch and length with q [B={B}, T={T}], got {tuple(v.shape)}")
+    if HV % HK:
+        raise ValueError(f"value heads ({HV}) must be a multiple of key heads ({HK})")
+    if tuple(g.shape) != (B, T, HV):
+        raise ValueError(f"g must be [B, T, HV] = {(B, T, HV)}, got {tuple(g.shape)}")
+    if tuple(beta.shape) not in ((B, T, HV), (B, T, HV, V)):
+        raise ValueError(
+            f"beta must be [B, T, HV] = {(B, T, HV)} or per value channel [B, T, HV, V] = "
+            f"{(B, T, HV, V)}, got {tuple(beta.shape)}")
+    if initial_state is not None and tuple(initial_state.shape) != (B, HV, K, V):
+        raise ValueError(
+            f"initial_state must be [B, HV, K, V] = {(B, HV, K, V)}, got {tuple(initial_state.shape)}")
+
+
+def prepare(q, k, v, g, beta, *, scale, initial_state, use_qk_l2norm_in_kernel) -> KernelInputs:
+    check_shapes(q, k, v, g, beta, initial_state)
+    B, T, HK, K = q.shape
+    HV, V = v.shape[2], v.shape[3]
+    dtype = working_dtype(q, k, v, g, beta, initial_state)
+    # Value head j reads q/k head j // (HV / HK): consecutive value heads share a key head
+    # (repeat_interleave, as in transformers and fla; a tiled .repeat pairs the wrong heads).
+    q = q.to(dtype).repeat_interleave(HV // HK, dim=2)             # [B, T, HV, K]
+    k = k.to(dtype).repeat_interleave(HV // HK, dim=2)             # [B, T, HV, K]
+    if use_qk_l2norm_in_kernel:
+        q, k = l2_normalize(q), l2_normalize(k)
+    q = q * (K ** -0.5 if scale is None else scale)
+    beta = beta.to(dtype)
+    if beta.dim() == 3:
+        beta = beta.unsqueeze(-1)                                  # [B, T, HV, 1]
+    if initial_state is None:
+        state = torch.zeros(B, HV, K, V, dtype=dtype, device=v.device)
+    else:
+        state = initial_state.to(dtype).clone()
+    return KernelInputs(
+        q=q.transpose(1, 2), k=k.transpose(1, 2),                  # [B, HV, T, K]
+        v=v.to(dtype).transpose(1, 2),                             # [B, HV, T, V]
+        g=g.to(dtype).transpose(1, 2),                             # [B, HV, T]
+        beta=beta.transpose(1, 2),                                 # [B, HV, T, 1 or V]
+        state=state, out_dtype=v.dtype)
