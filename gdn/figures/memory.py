@@ -1,0 +1,93 @@
+"""The memory-table figure: one token's update of one head as aligned panels.
+
+Top row, tables [K x V]: S_{t-1} | alpha S_{t-1} | write k (beta*e)^T | S_t.
+Bottom row, vectors: k_t and q_t (key dims) | v_hat, v, e, beta*e (value dims) | o_t.
+The panels the current stage acts on get a coloured frame; panels of later stages are blank
+("not computed yet"), so stepping reveals the update in the order the kernel runs it.
+"""
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from gdn.figures.common import ACTIVE, DIVERGING, base_layout, cell_text, symmetric_range
+from gdn.steps import STAGES, StepRecords
+
+# panel name -> (row, col) in the 2 x 4 grid; "read" spans columns 2-3 of the bottom row.
+PANELS = {"S_prev": (1, 1), "S_decayed": (1, 2), "write": (1, 3), "S_new": (1, 4),
+          "keys": (2, 1), "read": (2, 2), "output": (2, 4)}
+# the stage at which each panel's numbers first exist
+REVEALED_AT = {"S_prev": "decay", "keys": "decay", "S_decayed": "decay", "read": "read",
+               "write": "write", "S_new": "write", "output": "query"}
+ACTIVE_PANELS = {"decay": {"S_prev", "S_decayed"}, "read": {"S_decayed", "keys", "read"},
+                 "error": {"read"}, "write": {"keys", "read", "write", "S_new"},
+                 "query": {"S_new", "keys", "output"}}
+
+
+def panel_arrays(rec: StepRecords, t: int) -> dict[str, tuple[np.ndarray, list[str]]]:
+    """Each panel's array (rows x cols) and its row labels, for token t."""
+    s = rec.stream
+    beta = s.beta[t] * np.ones(s.shape[2])
+    keys = np.stack([s.k[t], s.q[t]])                                               # [2, K]
+    read = np.stack([rec.prediction[t], s.v[t], rec.error[t], beta * rec.error[t]])  # [4, V]
+    key_rows = [f"k{i}" for i in range(s.shape[1])]
+    return {"S_prev": (rec.S_prev[t], key_rows), "S_decayed": (rec.S_decayed[t], key_rows),
+            "write": (rec.write[t], key_rows), "S_new": (rec.S_new[t], key_rows),
+            "keys": (keys, ["k", "q"]), "read": (read, ["v̂", "v", "e", "β⊙e"]),
+            "output": (rec.output[t][None, :], ["o"])}
+
+
+def fig_memory_step(rec: StepRecords, t: int, stage: str, *, titles: dict[str, str],
+                    axis: dict[str, str], font_size: int = 14, height: int = 560) -> go.Figure:
+    """titles: panel name -> title; axis: {"key": ..., "value": ...} axis titles (already translated)."""
+    if stage not in STAGES:
+        raise ValueError(f"stage must be one of {STAGES}, got {stage!r}")
+    T, K, V = rec.stream.shape
+    arrays = panel_arrays(rec, t)
+    zmax = symmetric_range(rec.S_prev, rec.S_new, rec.write, rec.stream.v, rec.prediction, rec.output)
+    stage_idx = STAGES.index(stage)
+    specs = [[{}, {}, {}, {}], [{}, {"colspan": 2}, None, {}]]
+    fig = make_subplots(rows=2, cols=4, specs=specs, row_heights=[0.66, 0.34], vertical_spacing=0.2,
+                        horizontal_spacing=0.05, subplot_titles=[titles[n] for n in PANELS])
+    for name, (row, col) in PANELS.items():
+        z, row_labels = arrays[name]
+        shown = STAGES.index(REVEALED_AT[name]) <= stage_idx
+        cols = [f"k{j}" for j in range(K)] if name == "keys" else [f"v{j}" for j in range(V)]
+        fig.add_trace(go.Heatmap(
+            z=z if shown else np.zeros_like(z), x=cols, y=row_labels, zmin=-zmax, zmax=zmax,
+            colorscale=DIVERGING, showscale=False, xgap=2, ygap=2, opacity=1.0 if shown else 0.25,
+            text=cell_text(z) if shown else np.full(z.shape, "?"), texttemplate="%{text}",
+            textfont=dict(size=font_size + 2), name=titles[name],
+            hovertemplate=f"{titles[name]}<br>%{{y}}, %{{x}}: %{{text}}<extra></extra>"), row=row, col=col)
+        fig.update_yaxes(autorange="reversed", row=row, col=col)
+        if name in ACTIVE_PANELS[stage]:
+            _frame(fig, row, col)
+    for col in range(1, 5):
+        fig.update_xaxes(title_text=axis["value"], row=1, col=col, title_standoff=2)
+    fig.update_annotations(font_size=font_size + 1)
+    fig = base_layout(fig, height=height, font_size=font_size)
+    return fig.update_layout(margin=dict(l=40))
+
+
+def _frame(fig: go.Figure, row: int, col: int) -> None:
+    """A thick rounded frame around one subplot's domain (paper coordinates)."""
+    sub = fig.get_subplot(row, col)
+    x0, x1 = sub.xaxis.domain
+    y0, y1 = sub.yaxis.domain
+    fig.add_shape(type="rect", xref="paper", yref="paper", x0=x0 - 0.006, x1=x1 + 0.006,
+                  y0=y0 - 0.012, y1=y1 + 0.012, line=dict(color=ACTIVE, width=4))
+
+
+def fig_timeline(rec: StepRecords, t: int, *, labels: dict[str, str], font_size: int = 14) -> go.Figure:
+    """alpha_t and beta_t of every token as bars, the current token marked: the scrub bar's context."""
+    T = rec.stream.shape[0]
+    tokens = list(range(T))
+    beta = rec.stream.beta if rec.stream.beta.ndim == 1 else rec.stream.beta.mean(axis=1)
+    fig = go.Figure([
+        go.Bar(x=tokens, y=rec.stream.alpha, name=labels["alpha"], marker_color="#64748b"),
+        go.Bar(x=tokens, y=beta, name=labels["beta"], marker_color="#f59e0b")])
+    fig.add_vrect(x0=t - 0.5, x1=t + 0.5, fillcolor=ACTIVE, opacity=0.18, line_width=0)
+    fig.update_layout(barmode="group", yaxis_range=[0, 1.05], xaxis=dict(title=labels["token"], dtick=1),
+                      legend=dict(orientation="h", y=1.15, x=0))
+    return base_layout(fig, height=190, font_size=font_size).update_layout(margin=dict(l=50, t=30, b=45))

@@ -1,0 +1,42 @@
+"""Every user-facing string, in Simplified Chinese and English.
+
+The tables live in assets/i18n/<lang>/<namespace>.json (one namespace per page, plus "common"), so
+pages can be translated and reviewed on their own. A key is "<namespace>.<name>", e.g. "memory.title".
+Strings may hold str.format fields: t("memory.step", "en", t=3) fills {t}.
+"""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+
+LANGS = ("zh", "en")
+DEFAULT_LANG = "zh"
+I18N_DIR = Path(__file__).resolve().parent.parent / "assets" / "i18n"
+
+
+@lru_cache(maxsize=None)
+def table(lang: str) -> dict[str, str]:
+    """All strings of one language, keyed "<namespace>.<name>"."""
+    if lang not in LANGS:
+        raise ValueError(f"unknown language {lang!r}; choose one of {LANGS}")
+    strings = {}
+    for path in sorted((I18N_DIR / lang).glob("*.json")):
+        for name, text in json.loads(path.read_text(encoding="utf-8")).items():
+            strings[f"{path.stem}.{name}"] = text
+    return strings
+
+
+def t(key: str, lang: str, **fields) -> str:
+    """The string for `key` in `lang`, with {fields} filled. A missing key is a bug: KeyError."""
+    text = table(lang)[key]
+    return text.format(**fields) if fields else text
+
+
+def pick_language(requested: str | None, locale: str | None) -> str:
+    """?lang= wins when valid; otherwise the browser locale (zh-* -> zh, anything else -> en)."""
+    if requested in LANGS:
+        return requested
+    if locale:
+        return "zh" if locale.lower().startswith("zh") else "en"
+    return DEFAULT_LANG

@@ -1,0 +1,183 @@
+"""Lazy, validated access to a Qwen3.5 safetensors checkpoint (single file or sharded).
+
+Only safetensors are read, through safetensors' safe_open (never pickle / torch.load). Opening a
+checkpoint reads the headers only; tensors are read one at a time when a layer is built, so asking
+for the first layers never touches the rest of the file. Names and shapes are checked against the
+config before any data is read; each loaded tensor is checked for NaN / Inf.
+
+Names used here are relative to the text decoder ("embed_tokens.weight", "layers.3.linear_attn.A_log",
+"norm.weight") plus the top-level "lm_head.weight"; the on-disk prefix ("model.language_model." in the
+multimodal releases, "model." in text-only exports) is detected from the file. The vision tower
+(model.visual.*) and the multi-token-prediction head (mtp.*) are never read.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import torch
+from safetensors import safe_open
+
+from gdn.qwen35.config import Qwen35Config
+
+PREFIXES = ("model.language_model.", "model.")
+SKIPPED = ("model.visual.", "mtp.")
+# Stored F32 in the releases and kept in float32 whatever the model dtype (qwen35-reference.md §7.3).
+FP32_TENSORS = ("linear_attn.A_log", "linear_attn.norm.weight")
+INDEX_FILE = "model.safetensors.index.json"
+
+
+def layer_shapes(cfg: Qwen35Config, i: int) -> dict[str, tuple[int, ...]]:
+    """Expected tensor shapes of decoder layer i ([out, in] like nn.Linear)."""
+    D, p = cfg.hidden_size, f"layers.{i}."
+    shapes = {p + "input_layernorm.weight": (D,), p + "post_attention_layernorm.weight": (D,)}
+    if cfg.layer_types[i] == "linear_attention":
+        HV = cfg.linear_num_value_heads
+        a = p + "linear_attn."
+        shapes.update({
+            a + "in_proj_qkv.weight": (cfg.conv_dim, D),      # rows: q heads | k heads | v heads
+            a + "in_proj_z.weight": (cfg.value_dim, D),
+            a + "in_proj_b.weight": (HV, D),
+            a + "in_proj_a.weight": (HV, D),
+            a + "conv1d.weight": (cfg.conv_dim, 1, cfg.linear_conv_kernel_dim),
+            a + "A_log": (HV,),
+            a + "dt_bias": (HV,),
+            a + "norm.weight": (cfg.linear_value_head_dim,),
+            a + "out_proj.weight": (D, cfg.value_dim)})
+    else:
+        hd, Hq, Hkv = cfg.head_dim, cfg.num_attention_heads, cfg.num_key_value_heads
+        a = p + "self_attn."
+        shapes.update({
+            a + "q_proj.weight": (2 * Hq * hd, D),            # query and gate, interleaved per head
+            a + "k_proj.weight": (Hkv * hd, D),
+            a + "v_proj.weight": (Hkv * hd, D),
+            a + "o_proj.weight": (D, Hq * hd),
+            a + "q_norm.weight": (hd,),
+            a + "k_norm.weight": (hd,)})
+    shapes.update(_mlp_shapes(cfg, p + "mlp."))
+    return shapes
+
+
+def _mlp_shapes(cfg: Qwen35Config, m: str) -> dict[str, tuple[int, ...]]:
+    D = cfg.hidden_size
+    if not cfg.is_moe:
+        I = cfg.intermediate_size
+        return {m + "gate_proj.weight": (I, D), m + "up_proj.weight": (I, D), m + "down_proj.weight": (D, I)}
+    E, I, Is = cfg.num_experts, cfg.moe_intermediate_size, cfg.shared_expert_intermediate_size
+    return {m + "gate.weight": (E, D),
+            m + "experts.gate_up_proj": (E, 2 * I, D),            # gate half first, then up
+            m + "experts.down_proj": (E, D, I),
+            m + "shared_expert.gate_proj.weight": (Is, D),
+            m + "shared_expert.up_proj.weight": (Is, D),
+            m + "shared_expert.down_proj.weight": (D, Is),
+            m + "shared_expert_gate.weight": (1, D)}
+
+
+def model_shapes(cfg: Qwen35Config) -> dict[str, tuple[int, ...]]:
+    """Every tensor the text decoder needs (lm_head only when the head is not tied)."""
+    shapes = {"embed_tokens.weight": (cfg.vocab_size, cfg.hidden_size), "norm.weight": (cfg.hidden_size,)}
+    for i in range(cfg.num_hidden_layers):
+        shapes.update(layer_shapes(cfg, i))
+    if not cfg.tie_word_embeddings:
+        shapes["lm_head.weight"] = (cfg.vocab_size, cfg.hidden_size)
+    return shapes
+
+
+def keeps_fp32(name: str) -> bool:
+    return name.endswith(FP32_TENSORS)
+
+
+class Checkpoint:
+    """Headers of a checkpoint folder; tensors are read on demand with `load`."""
+
+    def __init__(self, folder: str | Path, cfg: Qwen35Config):
+        self.folder = Path(folder)
+        self.cfg = cfg
+        self._handles: dict[Path, object] = {}
+        self.file_of = self._map_files()                  # on-disk name -> file
+        self.prefix = self._detect_prefix()
+        self.shapes = model_shapes(cfg)
+        self._check_names_and_shapes()
+
+    # -- opening -------------------------------------------------------------------------------
+    def _map_files(self) -> dict[str, Path]:
+        index = self.folder / INDEX_FILE
+        if index.is_file():
+            try:
+                weight_map = json.loads(index.read_text(encoding="utf-8"))["weight_map"]
+            except (ValueError, KeyError, TypeError) as e:
+                raise ValueError(f"{index}: not a valid safetensors index ({e!r}); re-download the checkpoint") from None
+            files = {name: self.folder / fname for name, fname in weight_map.items() if not name.startswith(SKIPPED)}
+            for path in sorted(set(files.values())):
+                self._open(path)                          # every header is checked up front
+            return files
+        paths = sorted(self.folder.glob("*.safetensors"))
+        if not paths:
+            raise ValueError(f"{self.folder}: no *.safetensors file and no {INDEX_FILE}; this folder holds no "
+                             "weights (only safetensors checkpoints are supported, never .bin / pickle)")
+        return {name: path for path in paths for name in self._open(path).keys() if not name.startswith(SKIPPED)}
+
+    def _open(self, path: Path):
+        if path not in self._handles:
+            if not path.is_file():
+                raise ValueError(f"{path.name}: listed in {INDEX_FILE} but missing from {self.folder}; "
+                                 "re-download the checkpoint")
+            try:
+                self._handles[path] = safe_open(str(path), framework="pt")
+            except Exception as e:  # safetensors raises its own SafetensorError
+                raise ValueError(f"{path}: corrupt safetensors file ({e}); delete it and re-download "
+                                 "the checkpoint") from None
+        return self._handles[path]
+
+    def _detect_prefix(self) -> str:
+        for prefix in PREFIXES:
+            if prefix + "embed_tokens.weight" in self.file_of:
+                return prefix
+        raise ValueError(f"{self.folder}: missing tensor model.language_model.embed_tokens.weight (or "
+                         "model.embed_tokens.weight); this is not a Qwen3.5 text checkpoint or it is incomplete")
+
+    def disk_name(self, name: str) -> str:
+        return name if name == "lm_head.weight" else self.prefix + name
+
+    # -- validation ----------------------------------------------------------------------------
+    def _check_names_and_shapes(self) -> None:
+        missing = [self.disk_name(n) for n in self.shapes if self.disk_name(n) not in self.file_of]
+        if missing:
+            more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+            hint = (" (per-expert MoE tensors are not supported; use the stacked experts.gate_up_proj layout)"
+                    if self.cfg.is_moe and any("experts" in m for m in missing) else "")
+            raise ValueError(f"{self.folder}: missing tensor {', '.join(missing[:3])}{more}{hint}; the "
+                             "checkpoint does not match its config.json, re-download it")
+        for name, want in self.shapes.items():
+            got = tuple(self._handle_of(name).get_slice(self.disk_name(name)).get_shape())
+            if got != want:
+                raise ValueError(f"{self.disk_name(name)}: expected shape {want} from config.json, checkpoint "
+                                 f"has {got}; the weights and config.json do not belong together")
+
+    def _handle_of(self, name: str):
+        return self._open(self.file_of[self.disk_name(name)])
+
+    def dtype_of(self, name: str) -> torch.dtype | None:
+        """The on-disk dtype of a tensor, from the header (None for dtypes torch does not name here)."""
+        code = self._handle_of(name).get_slice(self.disk_name(name)).get_dtype()
+        return {"BF16": torch.bfloat16, "F16": torch.float16, "F32": torch.float32}.get(code)
+
+    def has(self, name: str) -> bool:
+        return self.disk_name(name) in self.file_of
+
+    # -- reading -------------------------------------------------------------------------------
+    def load(self, name: str, dtype: torch.dtype) -> torch.Tensor:
+        """Read one tensor, cast to dtype (float32 for A_log and the gated-norm weight), check finite."""
+        disk = self.disk_name(name)
+        try:
+            t = self._handle_of(name).get_tensor(disk)
+        except Exception as e:
+            raise ValueError(f"{disk}: could not be read from {self.file_of[disk].name} ({e}); the file is "
+                             "truncated or corrupt, re-download it") from None
+        t = t.to(torch.float32 if keeps_fp32(name) else dtype)
+        if not torch.isfinite(t).all():
+            raise ValueError(f"{disk}: contains NaN or Inf values; the checkpoint is damaged, re-download it")
+        return t
+
+    def load_many(self, names, dtype: torch.dtype) -> dict[str, torch.Tensor]:
+        return {n: self.load(n, dtype) for n in names}

@@ -1,0 +1,172 @@
+"""Qwen3.5 text-decoder configuration, parsed from a checkpoint's config.json.
+
+Released Qwen3.5 checkpoints are multimodal: the top level has model_type "qwen3_5" and the text
+decoder's settings sit under "text_config" (model_type "qwen3_5_text"). Text-only exports put the same
+keys at the top level. Field names below are the Hugging Face config keys (qwen35-reference.md §1.2).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+TEXT_TYPES = ("qwen3_5", "qwen3_5_text")
+MOE_TYPES = ("qwen3_5_moe", "qwen3_5_moe_text")
+SUPPORTED_TYPES = TEXT_TYPES + MOE_TYPES
+LAYER_KINDS = ("linear_attention", "full_attention")
+
+
+@dataclass(frozen=True)
+class Qwen35Config:
+    vocab_size: int = 248320           # embedding rows (padded: the tokenizer has fewer real tokens)
+    hidden_size: int = 4096            # D
+    intermediate_size: int = 12288     # dense SwiGLU width
+    num_hidden_layers: int = 32
+    num_attention_heads: int = 16      # full attention: query heads
+    num_key_value_heads: int = 4       # full attention: KV heads (GQA)
+    head_dim: int = 256                # full attention head size, explicit (not D / heads)
+    rms_norm_eps: float = 1e-6         # every RMSNorm, the gated one in GDN too
+    linear_num_key_heads: int = 16     # HK: GDN q/k heads
+    linear_num_value_heads: int = 32   # HV: GDN v heads, a multiple of HK
+    linear_key_head_dim: int = 128     # K
+    linear_value_head_dim: int = 128   # V
+    linear_conv_kernel_dim: int = 4    # causal depthwise conv width
+    layer_types: tuple[str, ...] = ()  # "linear_attention" | "full_attention" per layer
+    rope_theta: float = 10000.0
+    partial_rotary_factor: float = 0.25  # fraction of head_dim that RoPE rotates
+    tie_word_embeddings: bool = False  # True: no lm_head.weight, the head reuses embed_tokens
+    model_type: str = "qwen3_5_text"   # the top-level type the checkpoint declared
+    eos_token_id: int | None = None
+    # MoE family only (qwen3_5_moe): every layer's MLP is a routed sparse block plus a shared expert.
+    num_experts: int = 0
+    num_experts_per_tok: int = 0
+    moe_intermediate_size: int = 0
+    shared_expert_intermediate_size: int = 0
+
+    @property
+    def is_moe(self) -> bool:
+        return self.num_experts > 0
+
+    @property
+    def key_dim(self) -> int:          # HK * K: width of the q part (and of the k part) of in_proj_qkv
+        return self.linear_num_key_heads * self.linear_key_head_dim
+
+    @property
+    def value_dim(self) -> int:        # HV * V
+        return self.linear_num_value_heads * self.linear_value_head_dim
+
+    @property
+    def conv_dim(self) -> int:         # channels of the depthwise conv: q | k | v
+        return 2 * self.key_dim + self.value_dim
+
+    @property
+    def rotary_dim(self) -> int:       # rotated dims per attention head (64 of 256 in the releases)
+        return int(self.head_dim * self.partial_rotary_factor)
+
+    def n_layers_of(self, kind: str) -> int:
+        return sum(t == kind for t in self.layer_types)
+
+
+def default_layer_types(n_layers: int, interval: int = 4) -> tuple[str, ...]:
+    """Layer i is full attention iff (i + 1) % interval == 0: three GDN layers, then one attention layer."""
+    return tuple("full_attention" if (i + 1) % interval == 0 else "linear_attention" for i in range(n_layers))
+
+
+def parse_config(raw: dict, *, source: str = "config.json") -> Qwen35Config:
+    """Build a Qwen35Config from a parsed config.json (top-level multimodal or text-only)."""
+    top_type = raw.get("model_type")
+    if top_type not in SUPPORTED_TYPES:
+        raise ValueError(
+            f"{source}: model_type {top_type!r} is not a Qwen3.5 checkpoint; supported types are "
+            f"{', '.join(SUPPORTED_TYPES)}. Pick a Qwen3.5 folder (e.g. Qwen/Qwen3.5-0.8B).")
+    text = raw.get("text_config", raw) if top_type in ("qwen3_5", "qwen3_5_moe") else raw
+    if not isinstance(text, dict):
+        raise ValueError(f"{source}: text_config must be a JSON object, got {type(text).__name__}")
+    act = text.get("hidden_act", "silu")
+    if act != "silu":
+        raise ValueError(f"{source}: hidden_act {act!r} is not supported (Qwen3.5 uses 'silu')")
+    n_layers = _int(text, "num_hidden_layers", 32, source)
+    layer_types = tuple(text.get("layer_types") or
+                        default_layer_types(n_layers, int(text.get("full_attention_interval", 4))))
+    _check_layer_types(layer_types, n_layers, source)
+    rope = text.get("rope_parameters") or {}
+    rope_type = rope.get("rope_type", "default")
+    if rope_type != "default":
+        raise ValueError(f"{source}: rope_type {rope_type!r} is not supported; only 'default' (as released)")
+    tie = text.get("tie_word_embeddings", raw.get("tie_word_embeddings", False))
+    eos = text.get("eos_token_id")
+    fields = dict(
+        vocab_size=_int(text, "vocab_size", 248320, source),
+        hidden_size=_int(text, "hidden_size", 4096, source),
+        intermediate_size=_int(text, "intermediate_size", 12288, source),
+        num_hidden_layers=n_layers,
+        num_attention_heads=_int(text, "num_attention_heads", 16, source),
+        num_key_value_heads=_int(text, "num_key_value_heads", 4, source),
+        head_dim=_int(text, "head_dim", 256, source),
+        rms_norm_eps=float(text.get("rms_norm_eps", 1e-6)),
+        linear_num_key_heads=_int(text, "linear_num_key_heads", 16, source),
+        linear_num_value_heads=_int(text, "linear_num_value_heads", 32, source),
+        linear_key_head_dim=_int(text, "linear_key_head_dim", 128, source),
+        linear_value_head_dim=_int(text, "linear_value_head_dim", 128, source),
+        linear_conv_kernel_dim=_int(text, "linear_conv_kernel_dim", 4, source),
+        layer_types=layer_types,
+        # rope_parameters is the current home of both keys; older exports keep them at the top.
+        rope_theta=float(rope.get("rope_theta", text.get("rope_theta", 10000.0))),
+        partial_rotary_factor=float(rope.get("partial_rotary_factor", text.get("partial_rotary_factor", 0.25))),
+        tie_word_embeddings=bool(tie),
+        model_type=top_type,
+        eos_token_id=eos[0] if isinstance(eos, list) and eos else eos,
+    )
+    if top_type in MOE_TYPES:
+        fields.update(
+            num_experts=_int(text, "num_experts", 0, source),
+            num_experts_per_tok=_int(text, "num_experts_per_tok", 0, source),
+            moe_intermediate_size=_int(text, "moe_intermediate_size", 0, source),
+            shared_expert_intermediate_size=_int(text, "shared_expert_intermediate_size", 0, source))
+        if min(fields["num_experts"], fields["num_experts_per_tok"], fields["moe_intermediate_size"]) < 1:
+            raise ValueError(f"{source}: a {top_type} config needs num_experts, num_experts_per_tok and "
+                             "moe_intermediate_size (all positive)")
+    cfg = Qwen35Config(**fields)
+    _check_heads(cfg, source)
+    return cfg
+
+
+def load_config(folder: str | Path) -> Qwen35Config:
+    """Read and parse <folder>/config.json, with errors that say what to do."""
+    path = Path(folder) / "config.json"
+    if not path.is_file():
+        raise ValueError(f"{folder}: no config.json in this folder; choose the folder of a Hugging Face "
+                         "checkpoint (the one holding config.json and *.safetensors)")
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(f"{path}: not valid JSON ({e}); re-download the checkpoint") from None
+    if not isinstance(raw, dict):
+        raise ValueError(f"{path}: expected a JSON object at the top level")
+    return parse_config(raw, source=str(path))
+
+
+def _int(d: dict, key: str, default: int, source: str) -> int:
+    value = d.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{source}: {key} must be a non-negative integer, got {value!r}")
+    return value
+
+
+def _check_layer_types(layer_types, n_layers: int, source: str) -> None:
+    if len(layer_types) != n_layers:
+        raise ValueError(f"{source}: layer_types has {len(layer_types)} entries but num_hidden_layers is {n_layers}")
+    bad = sorted(set(layer_types) - set(LAYER_KINDS))
+    if bad:
+        raise ValueError(f"{source}: unknown layer types {bad}; expected {LAYER_KINDS}")
+
+
+def _check_heads(cfg: Qwen35Config, source: str) -> None:
+    if cfg.linear_num_key_heads < 1 or cfg.linear_num_value_heads % cfg.linear_num_key_heads:
+        raise ValueError(f"{source}: linear_num_value_heads ({cfg.linear_num_value_heads}) must be a multiple "
+                         f"of linear_num_key_heads ({cfg.linear_num_key_heads})")
+    if cfg.num_key_value_heads < 1 or cfg.num_attention_heads % cfg.num_key_value_heads:
+        raise ValueError(f"{source}: num_attention_heads ({cfg.num_attention_heads}) must be a multiple of "
+                         f"num_key_value_heads ({cfg.num_key_value_heads})")
+    if cfg.rotary_dim % 2:
+        raise ValueError(f"{source}: head_dim * partial_rotary_factor = {cfg.rotary_dim} must be even")

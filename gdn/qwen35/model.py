@@ -1,0 +1,168 @@
+"""The Qwen3.5 text decoder (embeddings -> L hybrid layers -> final norm -> head) and its trace.
+
+    model = load_model("assets/models/qwen35-demo-random")
+    trace = model.trace(ids, kernel="chunk", upto_layer=None)
+
+Modules are built on the meta device and filled tensor by tensor from the checkpoint, so memory holds
+one copy of the weights; layers are read on first use, so tracing the first layers of a big model
+reads only those layers.
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+import torch.nn as nn
+
+from gdn.qwen35.checkpoint import Checkpoint, layer_shapes
+from gdn.qwen35.config import Qwen35Config, load_config
+from gdn.qwen35.layers import KERNELS, DecoderLayer, RMSNorm
+from gdn.qwen35.sources import check_folder
+from gdn.qwen35.tokenizer import load_tokenizer
+from gdn.qwen35.trace import LayerTrace, Trace, state_norm_scan
+
+
+@dataclass
+class ModelCache:
+    """Per-layer caches (GDNCache or KVCache) after `length` tokens; lets a later trace continue."""
+    layers: list
+    length: int
+
+
+class TextModel(nn.Module):
+    def __init__(self, cfg: Qwen35Config):
+        super().__init__()
+        self.embed_tokens = nn.Embedding(cfg.vocab_size, cfg.hidden_size)   # no scaling, no padding idx
+        self.layers = nn.ModuleList(DecoderLayer(cfg, i) for i in range(cfg.num_hidden_layers))
+        self.norm = RMSNorm(cfg.hidden_size, cfg.rms_norm_eps)
+
+
+class Qwen35ForCausalLM(nn.Module):
+    """Text decoder with lazily loaded weights. Use `load_model(path)` to build one."""
+
+    def __init__(self, cfg: Qwen35Config, checkpoint: Checkpoint, dtype: torch.dtype):
+        super().__init__()
+        self.cfg, self.checkpoint, self.dtype = cfg, checkpoint, dtype
+        with torch.device("meta"):                  # no memory until the checkpoint fills it
+            self.model = TextModel(cfg)
+            self.lm_head = None if cfg.tie_word_embeddings else nn.Linear(cfg.hidden_size, cfg.vocab_size, bias=False)
+        self.tokenizer = None
+        self._loaded: set = set()
+        self._lock = threading.Lock()               # a cached model is shared by all app sessions
+
+    # -- weights ---------------------------------------------------------------------------------
+    def _fill(self, module: nn.Module, prefix: str, key) -> None:
+        if key in self._loaded:
+            return
+        names = [prefix + n for n, _ in module.named_parameters()]
+        tensors = self.checkpoint.load_many(names, self.dtype)
+        module.load_state_dict({n[len(prefix):]: t for n, t in tensors.items()}, assign=True, strict=True)
+        module.requires_grad_(False)
+        self._loaded.add(key)
+
+    def load_layers(self, upto_layer: int | None = None) -> None:
+        """Read embeddings and layers 0..upto_layer (all, plus norm and head, when None)."""
+        last = self.cfg.num_hidden_layers - 1 if upto_layer is None else upto_layer
+        with self._lock:
+            self._fill(self.model.embed_tokens, "embed_tokens.", "embed")
+            for i in range(last + 1):
+                layer = self.model.layers[i]
+                assert {f"layers.{i}." + n for n, _ in layer.named_parameters()} == set(layer_shapes(self.cfg, i))
+                self._fill(layer, f"layers.{i}.", i)
+            if last == self.cfg.num_hidden_layers - 1:
+                self._fill(self.model.norm, "norm.", "norm")
+                if self.lm_head is not None:
+                    self._fill(self.lm_head, "lm_head.", "head")
+
+    def head_weight(self) -> torch.Tensor:
+        """[vocab, D]: lm_head.weight, or the embedding matrix when the checkpoint ties them."""
+        return self.model.embed_tokens.weight if self.lm_head is None else self.lm_head.weight
+
+    # -- trace -----------------------------------------------------------------------------------
+    @torch.inference_mode()
+    def trace(self, input_ids, kernel: str = "chunk", upto_layer: int | None = None,
+              cache: ModelCache | None = None, state_norms: bool = True) -> Trace:
+        """Run one sequence through layers 0..upto_layer (all when None) and record every layer.
+
+        input_ids: [T] or [1, T] token ids. kernel: "chunk" | "recurrent" (the GDN kernel used).
+        cache: `previous_trace.cache` to continue that sequence (same or larger upto_layer).
+        state_norms: also compute ||S_t|| per token and head on GDN layers (cheap; off for timing).
+        """
+        ids, last = self._check_call(input_ids, kernel, upto_layer, cache)
+        self.load_layers(None if last == self.cfg.num_hidden_layers - 1 else last)
+        x = self.model.embed_tokens(ids)[None]                                # [1, T, D]
+        embeddings, layers, new_caches = x[0], [], []
+        for i in range(last + 1):
+            layer, c_in = self.model.layers[i], (cache.layers[i] if cache is not None else None)
+            x_in = x
+            x, c_out, rec = layer(x, c_in, kernel)                              # x: [1, T, D]
+            new_caches.append(c_out)
+            lt = LayerTrace(index=i, kind=layer.kind, output=x[0])
+            if rec is not None:
+                lt.g, lt.beta, lt.final_state = rec.g[0], rec.beta[0], c_out.state[0]  # [T, HV], [T, HV], [HV, K, V]
+                if state_norms:
+                    lt.state_norms = state_norm_scan(rec.k, rec.v, rec.g, rec.beta,
+                                                     None if c_in is None else c_in.state)[0][0]  # [T, HV]
+                lt._recompute = _recompute_fn(layer, x_in, c_in)
+            layers.append(lt)
+        logits = None
+        if last == self.cfg.num_hidden_layers - 1:
+            h = self.model.norm(x[0])                                           # [T, D]
+            logits = h @ self.head_weight().T                                   # [T, vocab] in the model dtype
+        start = 0 if cache is None else cache.length
+        return Trace(input_ids=ids, start=start, kernel=kernel, embeddings=embeddings, layers=layers,
+                     logits=logits, cache=ModelCache(new_caches, start + ids.shape[0]))
+
+    def _check_call(self, input_ids, kernel, upto_layer, cache):
+        if kernel not in KERNELS:
+            raise ValueError(f"kernel must be one of {sorted(KERNELS)}, got {kernel!r}")
+        ids = torch.as_tensor(input_ids, dtype=torch.long)
+        if ids.dim() == 2 and ids.shape[0] == 1:
+            ids = ids[0]
+        if ids.dim() != 1 or ids.numel() == 0:
+            raise ValueError(f"input_ids must be a non-empty [T] or [1, T] list of token ids, got shape {tuple(ids.shape)}")
+        if int(ids.min()) < 0 or int(ids.max()) >= self.cfg.vocab_size:
+            raise ValueError(f"token ids must be in 0..{self.cfg.vocab_size - 1}; got {int(ids.min())}..{int(ids.max())}")
+        L = self.cfg.num_hidden_layers
+        last = L - 1 if upto_layer is None else int(upto_layer)
+        if not 0 <= last < L:
+            raise ValueError(f"upto_layer must be in 0..{L - 1} (or None for all layers), got {upto_layer}")
+        if cache is not None and len(cache.layers) <= last:
+            raise ValueError(f"the carried cache covers layers 0..{len(cache.layers) - 1} only; trace the first "
+                             f"part with upto_layer >= {last} to continue up to layer {last}")
+        return ids, last
+
+
+def _recompute_fn(layer: DecoderLayer, x_in: torch.Tensor, cache_in):
+    """Closure that recomputes this GDN layer's kernel inputs (one layer, cheap) when a page asks
+    for per-token states of one head; the trace itself never stores q, k, v."""
+    @torch.inference_mode()
+    def recompute():
+        q, k, v, g, beta, _ = layer.linear_attn.kernel_inputs(layer.input_layernorm(x_in), cache_in)
+        return q, k, v, g, beta, None if cache_in is None else cache_in.state
+    return recompute
+
+
+def load_model(path: str | Path, *, dtype: torch.dtype | None = None, upto_layer: int | None = None,
+               lazy: bool = False, allow_any_folder: bool = False) -> Qwen35ForCausalLM:
+    """Open a Qwen3.5 checkpoint folder (config.json + *.safetensors [+ index], tokenizer.json).
+
+    dtype: compute dtype of the weights; None keeps bfloat16 / float32 checkpoints as they are
+    (float16 is computed in float32 on CPU). A_log, the gated-norm weight and the GDN state stay float32.
+    upto_layer / lazy: read only layers 0..upto_layer now (lazy: none); the rest are read on first use.
+    allow_any_folder: skip the allowed-roots check (tests and scripts only, never the app).
+    """
+    folder = Path(path) if allow_any_folder else check_folder(path)
+    cfg = load_config(folder)
+    checkpoint = Checkpoint(folder, cfg)
+    if dtype is None:
+        disk = checkpoint.dtype_of("embed_tokens.weight")
+        dtype = torch.bfloat16 if disk == torch.bfloat16 else torch.float32
+    model = Qwen35ForCausalLM(cfg, checkpoint, dtype)
+    if (folder / "tokenizer.json").is_file():
+        model.tokenizer = load_tokenizer(folder)
+    if not lazy:
+        model.load_layers(upto_layer)
+    return model

@@ -1,0 +1,100 @@
+"""Tokenizer for Qwen3.5 checkpoints (tokenizer.json through `tokenizers`), with display pieces.
+
+Byte-level BPE splits a Chinese character (3 UTF-8 bytes) across tokens, so decoding one token alone
+gives "\ufffd". Display pieces merge consecutive tokens until their bytes form whole characters: the
+first token of such a group shows the text, the following ones show "" (see `Encoded.group`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from tokenizers import Tokenizer
+
+DEFAULT_MAX_TOKENS = 2048
+
+
+def _bytes_to_unicode() -> dict[int, str]:
+    """The GPT-2 byte-level alphabet: printable bytes map to themselves, the others to chr(256 + n)."""
+    keep = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
+    table, n = {}, 0
+    for b in range(256):
+        if b in keep:
+            table[b] = chr(b)
+        else:
+            table[b] = chr(256 + n)
+            n += 1
+    return table
+
+
+UNICODE_TO_BYTE = {c: b for b, c in _bytes_to_unicode().items()}
+
+
+@dataclass
+class Encoded:
+    ids: list[int]          # token ids after truncation
+    pieces: list[str]       # display text per token; "" for continuation tokens of a merged group
+    group: list[int]        # group[i] = index of the token whose piece shows token i's bytes
+    truncated: bool         # True when the prompt had more than max_tokens tokens
+    n_total: int            # token count before truncation
+
+
+class Qwen35Tokenizer:
+    def __init__(self, tokenizer: Tokenizer):
+        self.tok = tokenizer
+        self.special = {t.content for t in tokenizer.get_added_tokens_decoder().values()}
+
+    def token_bytes(self, i: int) -> bytes:
+        token = self.tok.id_to_token(i)
+        if token is None:
+            return b""
+        if token in self.special or any(c not in UNICODE_TO_BYTE for c in token):
+            return token.encode("utf-8")
+        return bytes(UNICODE_TO_BYTE[c] for c in token)
+
+    def display_pieces(self, ids: list[int]) -> tuple[list[str], list[int]]:
+        """Pieces for display: consecutive tokens are merged until their bytes decode as UTF-8."""
+        pieces, group, pending, start = [], [], b"", 0
+        for i, tid in enumerate(ids):
+            if not pending:
+                start = i
+            pending += self.token_bytes(tid)
+            pieces.append("")
+            group.append(start)
+            try:
+                text = pending.decode("utf-8")
+            except UnicodeDecodeError:
+                if len(pending) < 4 and i + 1 < len(ids):
+                    continue                 # an incomplete character: wait for the next token
+                text = pending.decode("utf-8", errors="replace")  # truly invalid bytes: show them honestly
+            pieces[start], pending = text, b""
+        return pieces, group
+
+    def encode(self, text: str, max_tokens: int = DEFAULT_MAX_TOKENS) -> Encoded:
+        """Tokenise a prompt (no special tokens added) and keep at most max_tokens tokens."""
+        if not isinstance(text, str):
+            raise ValueError(f"the prompt must be text, got {type(text).__name__}")
+        if max_tokens < 1:
+            raise ValueError(f"max_tokens must be at least 1, got {max_tokens}")
+        ids = self.tok.encode(text, add_special_tokens=False).ids
+        n_total = len(ids)
+        ids = ids[:max_tokens]
+        pieces, group = self.display_pieces(ids)
+        return Encoded(ids=ids, pieces=pieces, group=group, truncated=n_total > max_tokens, n_total=n_total)
+
+    def decode(self, ids: list[int]) -> str:
+        return self.tok.decode(list(ids), skip_special_tokens=False)
+
+    @property
+    def vocab_size(self) -> int:
+        return self.tok.get_vocab_size(with_added_tokens=True)
+
+
+def load_tokenizer(folder: str | Path) -> Qwen35Tokenizer:
+    path = Path(folder) / "tokenizer.json"
+    if not path.is_file():
+        raise ValueError(f"{folder}: no tokenizer.json; copy the checkpoint's tokenizer.json into this folder")
+    try:
+        return Qwen35Tokenizer(Tokenizer.from_file(str(path)))
+    except Exception as e:  # tokenizers raises plain Exception subclasses
+        raise ValueError(f"{path}: not a valid tokenizer.json ({e}); re-download it") from None

@@ -1,0 +1,134 @@
+"""What model.trace records, and the state diagnostics of a GDN layer.
+
+Keeping every per-token state S_t (T x HV x K x V floats per layer) is out of the question for long
+prompts, so a trace keeps, per GDN layer: g and beta [T, HV], the Frobenius norm of S_t for every token
+and head [T, HV] (computed chunk by chunk from Gram matrices, never materialising S_t), and the final
+state [HV, K, V]. One head's S_t is recomputed on demand from the layer's input (`state_at`, `states`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import torch
+import torch.nn.functional as F
+
+from gdn import chunk_gated_delta_rule, recurrent_gated_delta_rule
+
+NORM_CHUNK = 64
+
+
+def state_norm_scan(k, v, g, beta, S0=None, chunk: int = NORM_CHUNK):
+    """||S_t||_F after every token, without building S_t.
+
+    k: [B, T, HK, K] raw keys (L2-normalised here, as the kernel does); v: [B, T, HV, V];
+    g: [B, T, HV] log decay <= 0; beta: [B, T, HV] in (0, 1); S0: [B, HV, K, V] or None.
+    Returns norms [B, T, HV] float32 and the final state [B, HV, K, V] float32.
+
+    Inside a chunk with cumulative log decay gamma and start state S0 (Yang et al. 2024, UT transform):
+        S_t = e^{gamma_t} S0 + sum_{j<=t} D_tj k_j u_j^T,   D_tj = e^{gamma_t - gamma_j} (j <= t)
+    with u the "new values" solving (I + strict_lower(diag(beta) K K^T * D)) U = diag(beta)(V - diag(e^gamma) K S0).
+    Then ||S_t||^2 = e^{2 gamma_t}||S0||^2 + 2 e^{gamma_t} sum_j D_tj k_j^T S0 u_j + sum_ij D_ti D_tj (k_i.k_j)(u_i.u_j).
+    """
+    B, T, HK, K = k.shape
+    HV, V = v.shape[2], v.shape[3]
+    k = _l2(k.float())                                                 # [B, T, HK, K]
+    k = k.repeat_interleave(HV // HK, dim=2).transpose(1, 2)              # [B, HV, T, K] value head j -> key head j // r
+    v, g, beta = v.float().transpose(1, 2), g.float().transpose(1, 2), beta.float().transpose(1, 2)  # [B, HV, T, *]
+    S = torch.zeros(B, HV, K, V) if S0 is None else S0.float().clone()
+    norms = torch.empty(B, HV, T)
+    for s in range(0, T, chunk):
+        kc, vc, bc = k[:, :, s:s + chunk], v[:, :, s:s + chunk], beta[:, :, s:s + chunk]
+        gamma = g[:, :, s:s + chunk].clamp(min=-200.0).cumsum(-1)          # [B, HV, C]
+        C = kc.shape[2]
+        causal = torch.ones(C, C, dtype=torch.bool).tril()
+        D = (gamma[..., :, None] - gamma[..., None, :]).masked_fill(~causal, float("-inf")).exp()  # [B, HV, C, C]
+        KK = kc @ kc.transpose(-1, -2)                                     # [B, HV, C, C]
+        L = torch.eye(C) + (bc[..., None] * KK * D).tril(-1)               # unit lower-triangular
+        KS = kc @ S                                                        # [B, HV, C, V] what S0 recalls for k_j
+        rhs = bc[..., None] * (vc - gamma.exp()[..., None] * KS)           # [B, HV, C, V]
+        U = torch.linalg.solve_triangular(L, rhs, upper=False, unitriangular=True)  # [B, HV, C, V]
+        s0 = S.pow(2).sum((-1, -2))[..., None]                             # [B, HV, 1]
+        cross = (D * (KS * U).sum(-1)[..., None, :]).sum(-1)               # [B, HV, C] sum_j D_tj k_j^T S0 u_j
+        G = KK * (U @ U.transpose(-1, -2))                                 # [B, HV, C, C]
+        gram = ((D @ G) * D).sum(-1)                                       # [B, HV, C]
+        sq = (2 * gamma).exp() * s0 + 2 * gamma.exp() * cross + gram
+        norms[:, :, s:s + C] = sq.clamp(min=0).sqrt()
+        decay_to_end = (gamma[..., -1:] - gamma).exp()                     # [B, HV, C]
+        S = gamma[..., -1].exp()[..., None, None] * S + (kc * decay_to_end[..., None]).transpose(-1, -2) @ U  # [B, HV, K, V]
+    return norms.transpose(1, 2), S
+
+
+def _l2(x, eps: float = 1e-6):
+    return x * torch.rsqrt((x * x).sum(-1, keepdim=True) + eps)          # same eps as the kernels
+
+
+@dataclass
+class LayerTrace:
+    """One decoder layer of a trace. GDN-only fields are None on full-attention layers."""
+    index: int
+    kind: str                                   # "linear_attention" | "full_attention"
+    output: torch.Tensor                        # [T, D] residual stream after this layer
+    g: torch.Tensor | None = None               # [T, HV] float32 log decay <= 0 (alpha = exp(g))
+    beta: torch.Tensor | None = None            # [T, HV] float32 write strength in (0, 1)
+    state_norms: torch.Tensor | None = None     # [T, HV] float32 ||S_t||_F after token t
+    final_state: torch.Tensor | None = None     # [HV, K, V] float32 state after the last token
+    _recompute: object = field(default=None, repr=False)  # () -> (q, k, v, g, beta, S0) for this layer
+
+    @property
+    def alpha(self) -> torch.Tensor | None:
+        return None if self.g is None else self.g.exp()
+
+    def _head_inputs(self, head: int):
+        if self.kind != "linear_attention":
+            raise ValueError(f"layer {self.index} is full attention: it has no recurrent state")
+        q, k, v, g, beta, S0 = self._recompute()
+        HV = v.shape[2]
+        if not 0 <= head < HV:
+            raise ValueError(f"head must be in 0..{HV - 1}, got {head}")
+        kh = head // (HV // k.shape[2])                                    # the key head this value head reads
+        sl = lambda x, h: x[:, :, h:h + 1]
+        S0 = None if S0 is None else S0[:, head:head + 1]
+        return sl(q, kh), sl(k, kh), sl(v, head), sl(g, head), sl(beta, head), S0
+
+    def state_at(self, t: int, head: int) -> torch.Tensor:
+        """S_t of one value head after token t (0-based, within this call): [K, V] float32."""
+        q, k, v, g, beta, S0 = self._head_inputs(head)
+        if not 0 <= t < v.shape[1]:
+            raise ValueError(f"token index must be in 0..{v.shape[1] - 1}, got {t}")
+        _, S = chunk_gated_delta_rule(q[:, :t + 1], k[:, :t + 1], v[:, :t + 1], g=g[:, :t + 1],
+                                      beta=beta[:, :t + 1], initial_state=S0, output_final_state=True,
+                                      use_qk_l2norm_in_kernel=True)         # [1, 1, K, V]
+        return S[0, 0].float()
+
+    def states(self, head: int, start: int = 0, stop: int | None = None) -> torch.Tensor:
+        """S_t of one head for tokens start..stop-1: [stop - start, K, V] float32 (one head only, on demand)."""
+        q, k, v, g, beta, S = self._head_inputs(head)
+        stop = v.shape[1] if stop is None else min(stop, v.shape[1])
+        if start > 0:   # jump to the state before `start` in one chunked call
+            _, S = chunk_gated_delta_rule(q[:, :start], k[:, :start], v[:, :start], g=g[:, :start],
+                                          beta=beta[:, :start], initial_state=S, output_final_state=True,
+                                          use_qk_l2norm_in_kernel=True)
+        out = []
+        for t in range(start, stop):    # token by token: the readable recurrence keeps each S_t
+            sl = slice(t, t + 1)
+            _, S = recurrent_gated_delta_rule(q[:, sl], k[:, sl], v[:, sl], g=g[:, sl], beta=beta[:, sl],
+                                              initial_state=S, output_final_state=True,
+                                              use_qk_l2norm_in_kernel=True)
+            out.append(S[0, 0].float())
+        K, V = k.shape[-1], v.shape[-1]
+        return torch.stack(out) if out else torch.empty(0, K, V)
+
+
+@dataclass
+class Trace:
+    """model.trace's result for one sequence (batch of one)."""
+    input_ids: torch.Tensor                     # [T] the tokens of this call
+    start: int                                  # position of input_ids[0] in the whole sequence
+    kernel: str                                 # "chunk" | "recurrent"
+    embeddings: torch.Tensor                    # [T, D] residual stream before layer 0
+    layers: list[LayerTrace]
+    logits: torch.Tensor | None                 # [T, vocab] float32 when every layer ran, else None
+    cache: object = field(default=None, repr=False)  # pass as model.trace(..., cache=trace.cache) to continue
+
+    def gdn_layers(self) -> list[int]:
+        return [lt.index for lt in self.layers if lt.kind == "linear_attention"]

@@ -1,0 +1,80 @@
+"""Per-token, per-stage records of one head's gated delta rule, for the step-by-step animation.
+
+Plain float64 numpy, one head, any small K != V. The stages are the order the kernels run:
+    decay  S~ = alpha S            read   v_hat = S~^T k       error  e = v - v_hat
+    write  D = k (beta * e)^T      (S_new = S~ + D)             query  o = S_new^T q
+tests/test_steps.py checks every record against gdn.recurrent_gated_delta_rule.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+STAGES = ("decay", "read", "error", "write", "query")
+
+
+@dataclass(frozen=True)
+class Stream:
+    """One head's inputs. k, q: [T, K]; v: [T, V]; alpha: [T] in [0, 1]; beta: [T] or [T, V];
+    S0: [K, V] the table before the first token."""
+    k: np.ndarray
+    v: np.ndarray
+    q: np.ndarray
+    alpha: np.ndarray
+    beta: np.ndarray
+    S0: np.ndarray
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        """(T, K, V)"""
+        return self.k.shape[0], self.k.shape[1], self.v.shape[1]
+
+
+@dataclass(frozen=True)
+class StepRecords:
+    """Everything the memory-table page draws, indexed by token t."""
+    stream: Stream
+    S_prev: np.ndarray      # [T, K, V]  table before token t
+    S_decayed: np.ndarray   # [T, K, V]  alpha_t * S_prev
+    prediction: np.ndarray  # [T, V]     S_decayed^T k_t
+    error: np.ndarray       # [T, V]     v_t - prediction
+    write: np.ndarray       # [T, K, V]  k_t (beta_t * error)^T
+    S_new: np.ndarray       # [T, K, V]  S_decayed + write
+    output: np.ndarray      # [T, V]     S_new^T q_t
+
+
+def check_stream(s: Stream) -> None:
+    """Raise ValueError with a plain explanation when the stream cannot be run."""
+    T, K, V = s.shape
+    if s.v.shape[0] != T or s.q.shape != (T, K):
+        raise ValueError(f"k, v and q need one row per token: got k {s.k.shape}, v {s.v.shape}, q {s.q.shape}")
+    if s.alpha.shape != (T,) or s.beta.shape not in ((T,), (T, V)):
+        raise ValueError(f"alpha must be [T]={T} and beta [T] or [T, V]; got {s.alpha.shape}, {s.beta.shape}")
+    if s.S0.shape != (K, V):
+        raise ValueError(f"the starting table must be [K, V] = {(K, V)}, got {s.S0.shape}")
+    for name in ("k", "v", "q", "alpha", "beta", "S0"):
+        if not np.all(np.isfinite(getattr(s, name))):
+            raise ValueError(f"{name} contains a missing or non-finite number")
+    if np.any((s.alpha < 0) | (s.alpha > 1)):
+        raise ValueError("alpha is a keep-fraction and must lie in [0, 1]")
+
+
+def step_records(s: Stream) -> StepRecords:
+    check_stream(s)
+    T, K, V = s.shape
+    beta = s.beta if s.beta.ndim == 2 else s.beta[:, None] * np.ones(V)   # [T, V]
+    S = s.S0.astype(np.float64)
+    rec = {name: [] for name in ("S_prev", "S_decayed", "prediction", "error", "write", "S_new", "output")}
+    for t in range(T):
+        decayed = s.alpha[t] * S                          # [K, V]
+        prediction = decayed.T @ s.k[t]                   # [V]
+        error = s.v[t] - prediction                       # [V]
+        write = np.outer(s.k[t], beta[t] * error)         # [K, V]
+        new = decayed + write                             # [K, V]
+        for name, value in zip(rec, (S, decayed, prediction, error, write, new, new.T @ s.q[t])):
+            rec[name].append(value)
+        S = new
+    empty = {"S_prev": (0, K, V), "S_decayed": (0, K, V), "write": (0, K, V), "S_new": (0, K, V)}
+    arrays = {n: np.array(v) if v else np.zeros(empty.get(n, (0, V))) for n, v in rec.items()}
+    return StepRecords(stream=s, **arrays)

@@ -1,0 +1,87 @@
+"""Streamlit glue shared by every page: language, lecture mode, URL state, chart display.
+
+Only UI plumbing lives here; computation is in gdn/ and is called through cached wrappers.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from gdn.i18n import LANGS, pick_language, t
+
+ASSETS = Path(__file__).resolve().parent.parent / "assets"
+LANG_NAMES = {"zh": "简体中文", "en": "English"}
+
+
+def lang() -> str:
+    return st.session_state.get("lang") or pick_language(st.query_params.get("lang"), st.context.locale)
+
+
+def tr(key: str, **fields) -> str:
+    """The user-facing string `key` in the current language."""
+    return t(key, lang(), **fields)
+
+
+def label_maker(prefix: str):
+    """format_func for options: option -> tr(prefix + option), with today's language captured
+    (so the function stays right when called later, outside this script run)."""
+    language = lang()
+    return lambda option: t(f"{prefix}{option}", language)
+
+
+def lecture() -> bool:
+    return bool(st.session_state.get("lecture"))
+
+
+def font_size() -> int:
+    """Figure font size: lecture mode is read from the back of a room."""
+    return 22 if lecture() else 14
+
+
+def init_session() -> None:
+    """Language and mode come from the URL on a fresh session (?lang=zh|en, ?mode=lecture),
+    else the language follows the browser locale."""
+    if "lang" not in st.session_state:
+        st.session_state["lang"] = pick_language(st.query_params.get("lang"), st.context.locale)
+    if "lecture" not in st.session_state:
+        st.session_state["lecture"] = st.query_params.get("mode") == "lecture"
+
+
+def sidebar_chrome() -> None:
+    """Language picker and lecture-mode toggle; both are mirrored into the URL so links reopen them."""
+    with st.sidebar:
+        st.radio(t("common.language", lang()), LANGS, key="lang", format_func=LANG_NAMES.get,
+                 horizontal=True)
+        st.toggle(tr("common.lecture_mode"), key="lecture", help=tr("common.lecture_help"))
+    st.query_params["lang"] = lang()
+    if lecture():
+        st.query_params["mode"] = "lecture"
+        st.html(f"<style>{(ASSETS / 'lecture.css').read_text(encoding='utf-8')}</style>")
+    elif "mode" in st.query_params:
+        del st.query_params["mode"]
+
+
+def seed_from_url(key: str, options, default) -> None:
+    """Before a choice widget is drawn: on a fresh session take ?key= from the link if it is valid.
+    (Choice widgets are synced by hand, not bind="query-params", so the URL holds the stable option
+    id, e.g. ?memory_preset=k1_update, not its translated label.)"""
+    if key not in st.session_state:
+        wanted = st.query_params.get(key)
+        st.session_state[key] = next((o for o in options if str(o) == wanted), default)
+
+
+def sync_to_url(key: str, default) -> None:
+    """After the widget: mirror its value into the URL, leaving defaults out to keep links short."""
+    value = st.session_state.get(key)
+    if value is None or value == default:
+        st.query_params.pop(key, None)
+    else:
+        st.query_params[key] = str(value)
+
+
+def show_figure(fig: go.Figure, key: str, alt: str) -> None:
+    """One place that sets how charts are drawn: full width, PNG export at slide resolution."""
+    config = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 3, "filename": key}}
+    st.plotly_chart(fig, key=key, config=config, alt=alt, theme=None)

@@ -1,0 +1,71 @@
+"""Memory table (记忆表): one head's table S, token by token, stage by stage."""
+import pandas as pd
+import streamlit as st
+
+from gdn.figures import fig_memory_step, fig_timeline
+from gdn.formulas import CLOSED_FORM, stage_formulas
+from gdn.presets import PRESETS, random_stream
+from gdn.steps import STAGES, step_records
+from gdn.stream_table import InputError, rows_to_stream, stream_to_rows
+from pages import _ui as ui
+from pages._stepper import stepper
+
+st.title(ui.tr("memory.title"))
+st.caption(ui.tr("memory.intro"))
+
+ui.seed_from_url("memory_preset", PRESETS, "write_read_2d")
+preset = st.selectbox(ui.tr("memory.preset"), list(PRESETS), key="memory_preset",
+                      format_func=ui.label_maker("memory.preset_"))
+ui.sync_to_url("memory_preset", "write_read_2d")
+if preset == "random":
+    c1, c2, c3, c4 = st.columns(4)
+    K = c1.slider(ui.tr("memory.dk"), 2, 8, 4, key="memory_dk", bind="query-params")
+    V = c2.slider(ui.tr("memory.dv"), 2, 8, 3, key="memory_dv", bind="query-params")
+    T = c3.slider(ui.tr("memory.tokens"), 1, 16, 8, key="memory_T", bind="query-params")
+    seed = c4.number_input(ui.tr("memory.seed"), 0, 9999, 0, key="memory_seed", bind="query-params")
+    base, edit_key = random_stream(T=T, K=K, V=V, seed=int(seed)), f"memory_edit_random_{K}_{V}_{T}_{seed}"
+else:
+    base, edit_key = PRESETS[preset](), f"memory_edit_{preset}"
+st.info(ui.tr(f"memory.story_{preset}"), icon=":material/lightbulb:")
+
+with st.expander(ui.tr("memory.edit"), expanded=False):
+    st.caption(ui.tr("memory.edit_help", K=base.shape[1], V=base.shape[2]))
+    text = {c: st.column_config.TextColumn(ui.tr(f"memory.col_{c}")) for c in ("k", "v", "q")}
+    gates = {c: st.column_config.NumberColumn(ui.tr(f"memory.col_{c}"), min_value=0.0, max_value=1.0,
+                                              step=0.01, format="%.2f") for c in ("alpha", "beta")}
+    edited = st.data_editor(pd.DataFrame(stream_to_rows(base)), key=edit_key, num_rows="dynamic",
+                            width="stretch", column_config=text | gates)
+    if st.button(ui.tr("memory.undo_edits"), key="memory_undo"):
+        st.session_state.pop(edit_key, None)
+        st.rerun()
+try:
+    stream = rows_to_stream(edited.to_dict("records"), K=base.shape[1], V=base.shape[2], S0=base.S0)
+except InputError as e:
+    st.error(ui.tr(f"errors.{e.key}", **e.fields), icon=":material/error:")
+    st.stop()
+rec = step_records(stream)
+T, K, V = stream.shape
+
+
+def draw(t: int, stage: str) -> None:
+    formulas = stage_formulas(rec, t)
+    lines = [rf"\colorbox{{#fde68a}}{{${f}$}}" if s == stage else f for s, f in formulas.items()]
+    left, right = st.columns([3, 2], vertical_alignment="center")
+    left.latex(r"\begin{aligned}" + r"\\[2pt]".join(lines) + r"\end{aligned}")
+    with right:
+        st.markdown(f"**{ui.tr('common.stage_' + stage)}** · {ui.tr('memory.token_n', t=t)}")
+        st.markdown(ui.tr(f"memory.explain_{stage}"))
+        st.latex(CLOSED_FORM)
+    titles = {n: ui.tr(f"memory.panel_{n}") for n in
+              ("S_prev", "S_decayed", "write", "S_new", "keys", "read", "output")}
+    axis = {"key": ui.tr("common.key_dim"), "value": ui.tr("common.value_dim")}
+    fig = fig_memory_step(rec, t, stage, titles=titles, axis=axis, font_size=ui.font_size(),
+                          height=680 if ui.lecture() else 560)
+    ui.show_figure(fig, key="memory_fig", alt=ui.tr("memory.alt", t=t, stage=ui.tr("common.stage_" + stage)))
+    st.caption(ui.tr("memory.shape_note", K=K, V=V))
+    labels = {"alpha": "α", "beta": "β", "token": ui.tr("common.token")}
+    ui.show_figure(fig_timeline(rec, t, labels=labels, font_size=ui.font_size()), key="memory_timeline",
+                   alt=ui.tr("memory.timeline_alt"))
+
+
+stepper("memory", T, STAGES, draw)

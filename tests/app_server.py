@@ -1,0 +1,80 @@
+"""Start the app on 127.0.0.1 with a free port, and a headless Debian Chromium to look at it.
+
+Used by the browser tests and by `python -m tests.app_server URL-PATH OUT.png` to take a screenshot.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def app_server(timeout: float = 90.0):
+    """Yields the base URL of a running `streamlit run app.py`; stops it afterwards."""
+    port = free_port()
+    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1",
+           "--server.port", str(port), "--server.headless", "true"]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            env={**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"})
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                urllib.request.urlopen(f"{url}/_stcore/health", timeout=2)
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("the app server did not start:\n" + proc.stdout.read().decode())
+                time.sleep(0.5)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def launch_chromium(playwright):
+    return playwright.chromium.launch(executable_path=shutil.which("chromium"), args=CHROMIUM_FLAGS)
+
+
+def wait_for_app(page, timeout_ms: int = 60_000) -> None:
+    """Wait until the script finished running and a chart is drawn."""
+    page.wait_for_selector(".js-plotly-plot", timeout=timeout_ms)
+    page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout_ms)
+    page.wait_for_timeout(500)
+
+
+if __name__ == "__main__":
+    from playwright.sync_api import sync_playwright
+
+    shots = [a.split("=", 1) for a in sys.argv[1:]]            # out.png=path?query [WxH via env SIZE]
+    w, h = map(int, os.environ.get("SIZE", "1280x800").split("x"))
+    with app_server() as base, sync_playwright() as p:
+        browser = launch_chromium(p)
+        page = browser.new_page(viewport={"width": w, "height": h})
+        for out, path in shots:
+            page.goto(f"{base}/{path}")
+            wait_for_app(page)
+            page.screenshot(path=out, full_page=os.environ.get("FULL") == "1")
+            print("saved", out)
+        browser.close()
