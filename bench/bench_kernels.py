@@ -1,0 +1,163 @@
+"""Time our gated-delta-rule kernels against transformers' torch kernels (and fla's Triton kernel on CUDA).
+
+    python bench/bench_kernels.py                 # CPU float32, B=1, H=16, K=V=128, T in {512, 4096, 8192}
+    python bench/bench_kernels.py --smoke         # tiny sizes, for CI: checks that it runs, not how fast
+    python bench/bench_kernels.py --device cuda   # adds T=32768 and fla's chunk_gated_delta_rule if importable
+
+Every ratio is measured in one run: the kernels being compared are timed in turn, round after round, and
+each reports the median of its rounds, so load from other processes hits them alike. Ratios read
+"how many times faster the first-named kernel is" (> 1 means faster).
+
+The arithmetic floor: per token and head, a chunk of C tokens costs about 10*C*d + 6*d^2 FLOP
+(Q K^T, K K^T, the triangular solve's two applications and the intra-chunk scores: ~10*C*d;
+K S, Q S and the state update K^T U: 6*d^2). Divided by this machine's measured fp32 matmul rate it
+gives the time no fp32 matmul-based chunked kernel can beat; we print how far we are above it.
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere without installing
+from gdn.chunked import chunk_gated_delta_rule  # noqa: E402
+from gdn.recurrent import recurrent_gated_delta_rule  # noqa: E402
+
+
+def load_peers():
+    """transformers' torch kernels (always) and fla's chunk kernel (when importable, CUDA only)."""
+    logging.getLogger("transformers").setLevel(logging.ERROR)  # its "fla not installed" fallback note
+    from transformers.models.qwen3_5.modeling_qwen3_5 import (
+        torch_chunk_gated_delta_rule, torch_recurrent_gated_delta_rule)
+    try:
+        from fla.ops.gated_delta_rule import chunk_gated_delta_rule as fla_chunk
+    except Exception as err:  # noqa: BLE001  (ImportError, or a Triton / CUDA mismatch at import)
+        fla_chunk, fla_why = None, f"{type(err).__name__}: {err}"
+    else:
+        fla_why = ""
+    return torch_chunk_gated_delta_rule, torch_recurrent_gated_delta_rule, fla_chunk, fla_why
+
+
+def make_inputs(B, T, H, d, device, dtype=torch.float32, seed=0):
+    """Qwen3.5-like inputs: raw q, k (normalised in the kernel), beta = sigmoid(.), g = -softplus(.)."""
+    gen = torch.Generator().manual_seed(seed)
+    r = lambda *shape: torch.randn(*shape, generator=gen)
+    q, k, v = r(B, T, H, d), r(B, T, H, d), r(B, T, H, d)                 # [B, T, H, d]
+    beta = torch.sigmoid(r(B, T, H))                                        # [B, T, H] in (0, 1)
+    g = -torch.nn.functional.softplus(r(B, T, H) - 2.0)                     # [B, T, H] <= 0
+    return [x.to(device=device, dtype=dtype) for x in (q, k, v, g, beta)]
+
+
+def sync(device):
+    if device == "cuda":
+        torch.cuda.synchronize()
+
+
+def time_round_robin(fns, repeats, device):
+    """fns: {name: callable}. One warm-up call each, then `repeats` rounds timing each once per round.
+    Returns {name: median seconds}."""
+    for fn in fns.values():
+        fn()
+    times = {name: [] for name in fns}
+    for _ in range(repeats):
+        for name, fn in fns.items():
+            sync(device)
+            t0 = time.perf_counter()
+            fn()
+            sync(device)
+            times[name].append(time.perf_counter() - t0)
+    return {name: statistics.median(ts) for name, ts in times.items()}
+
+
+def matmul_rate(device, n, repeats=5):
+    """Measured fp32 FLOP/s of one n x n x n matmul (median of `repeats`) on this device."""
+    a = torch.randn(n, n, device=device)
+    b = torch.randn(n, n, device=device)
+    t = time_round_robin({"mm": lambda: a @ b}, repeats, device)["mm"]
+    return 2 * n ** 3 / t
+
+
+def rel_err(a, b):
+    return ((a.float() - b.float()).norm() / b.float().norm()).item()
+
+
+def bench_one(T, args, peers):
+    hf_chunk, hf_rec, fla_chunk, _ = peers
+    B, H, d, C, dev = 1, args.heads, args.dim, args.chunk_size, args.device
+    q, k, v, g, beta = make_inputs(B, T, H, d, dev)
+    kw = dict(use_qk_l2norm_in_kernel=True)
+    fns = {
+        "ours chunk": lambda: chunk_gated_delta_rule(q, k, v, g=g, beta=beta, chunk_size=C, **kw),
+        "transformers chunk": lambda: hf_chunk(q, k, v, g=g, beta=beta, chunk_size=C, **kw),
+    }
+    if fla_chunk is not None:
+        fns["fla chunk"] = lambda: fla_chunk(q=q, k=k, v=v, g=g, beta=beta, **kw)
+        qb, kb, vb = (x.bfloat16() for x in (q, k, v))
+        fns["fla chunk bf16"] = lambda: fla_chunk(q=qb, k=kb, v=vb, g=g, beta=beta, **kw)
+    with_recurrent = T <= args.max_recurrent_T
+    if with_recurrent:
+        fns["ours recurrent"] = lambda: recurrent_gated_delta_rule(q, k, v, g=g, beta=beta, **kw)
+        fns["transformers recurrent"] = lambda: hf_rec(q, k, v, g=g, beta=beta, **kw)
+    with torch.inference_mode():
+        t = time_round_robin(fns, args.repeats, dev)
+        o_ours = fns["ours chunk"]()[0]
+        err = rel_err(o_ours, fns["transformers chunk"]()[0])
+        err_fla = rel_err(fns["fla chunk"]()[0], o_ours) if fla_chunk is not None else None
+
+    ms = lambda name: f"{t[name] * 1e3:9.2f} ms"
+    print(f"\nT={T}  (B={B}, H={H}, K=V={d}, C={C}, {dev}, float32, median of {args.repeats})")
+    for name in t:
+        print(f"  {name:24s}{ms(name)}")
+    print(f"  ratio T={T} chunk: transformers chunk / ours chunk = {t['transformers chunk'] / t['ours chunk']:.2f}x"
+          f"   (output rel. diff {err:.1e})")
+    if fla_chunk is not None:
+        print(f"  ratio T={T} fla: ours chunk / fla chunk = {t['ours chunk'] / t['fla chunk']:.2f}x"
+              f"   (fla slower when < 1; fp32 output rel. diff {err_fla:.1e}); "
+              f"ours chunk / fla chunk bf16 = {t['ours chunk'] / t['fla chunk bf16']:.2f}x")
+    if with_recurrent:
+        print(f"  ratio T={T} recurrent: ours recurrent / ours chunk = {t['ours recurrent'] / t['ours chunk']:.2f}x")
+        print(f"  ratio T={T} recurrent: transformers recurrent / ours recurrent = "
+              f"{t['transformers recurrent'] / t['ours recurrent']:.2f}x")
+    flop = (10 * C * d + 6 * d * d) * T * H * B
+    floor = flop / args.rate
+    print(f"  floor T={T}: {flop / 1e9:.2f} GFLOP / {args.rate / 1e9:.0f} GFLOP/s = {floor * 1e3:.2f} ms;"
+          f" ours chunk is {t['ours chunk'] / floor:.2f}x the floor")
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    p.add_argument("--smoke", action="store_true", help="tiny sizes (CI): runs everything, times nothing useful")
+    p.add_argument("--T", type=int, nargs="*", help="sequence lengths (default depends on --device)")
+    p.add_argument("--repeats", type=int, default=5, help="timed rounds per kernel (median reported)")
+    p.add_argument("--chunk-size", type=int, default=64)
+    p.add_argument("--max-recurrent-T", type=int, default=8192, help="skip the token loops above this T")
+    p.add_argument("--threads", type=int, default=None, help="torch.set_num_threads (default: leave as is)")
+    args = p.parse_args(argv)
+    if args.smoke and not args.threads:
+        args.threads = 1  # tiny ops gain nothing from threads, and spinning OpenMP threads stall on a busy CI box
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    if args.device == "cuda" and not torch.cuda.is_available():
+        p.error("--device cuda: torch.cuda.is_available() is False")
+    args.heads, args.dim = (2, 16) if args.smoke else (16, 128)
+    if args.smoke:
+        args.T, args.repeats, args.chunk_size = args.T or [33, 64], min(args.repeats, 3), min(args.chunk_size, 16)
+    elif not args.T:
+        args.T = [512, 4096, 8192] + ([32768] if args.device == "cuda" else [])
+    peers = load_peers()
+    args.rate = matmul_rate(args.device, 256 if args.smoke else (8192 if args.device == "cuda" else 2048))
+    name = torch.cuda.get_device_name() if args.device == "cuda" else f"{torch.get_num_threads()} threads"
+    print(f"torch {torch.__version__} on {args.device} ({name}); fp32 matmul rate {args.rate / 1e9:.0f} GFLOP/s")
+    print("fla: " + ("importable" if peers[2] is not None else f"not available ({peers[3]})"))
+    for T in args.T:
+        bench_one(T, args, peers)
+
+
+if __name__ == "__main__":
+    main()
