@@ -1,0 +1,60 @@
+"""Helpers for the Qwen3.5 tests: random checkpoints on disk and transformers as the outside oracle.
+
+transformers is a dev-only dependency: it is imported here, never from gdn/.
+"""
+from __future__ import annotations
+
+import contextlib
+
+import torch
+
+from gdn.qwen35.synth import text_config, write_checkpoint  # noqa: F401  (re-exported for the tests)
+
+
+def rel_err(a: torch.Tensor, b: torch.Tensor) -> float:
+    """max |a - b| / max |b|: one number per tensor, robust to entries near zero."""
+    a, b = a.double(), b.double()
+    return float((a - b).abs().max() / b.abs().max().clamp(min=1e-30))
+
+
+@contextlib.contextmanager
+def _capture_gates(module, store: list):
+    """Wrap transformers' torch GDN kernels to record the g and beta each layer passes in."""
+    saved = module.torch_chunk_gated_delta_rule, module.torch_recurrent_gated_delta_rule
+
+    def wrap(fn):
+        def inner(*args, **kwargs):
+            store.append((kwargs["g"].detach().clone(), kwargs["beta"].detach().clone()))
+            return fn(*args, **kwargs)
+        return inner
+
+    module.torch_chunk_gated_delta_rule, module.torch_recurrent_gated_delta_rule = map(wrap, saved)
+    try:
+        yield
+    finally:
+        module.torch_chunk_gated_delta_rule, module.torch_recurrent_gated_delta_rule = saved
+
+
+def hf_reference(folder, ids: torch.Tensor, *, moe: bool = False) -> dict:
+    """Run transformers' Qwen3.5 (or MoE) causal LM in float32 on the checkpoint folder.
+
+    Returns {"outputs": [L] of [T, D] residual streams, "g"/"beta": [n_gdn] of [T, HV], "logits": [T, vocab]}.
+    """
+    if moe:
+        from transformers.models.qwen3_5_moe import modeling_qwen3_5_moe as mod
+        cls = mod.Qwen3_5MoeForCausalLM
+    else:
+        from transformers.models.qwen3_5 import modeling_qwen3_5 as mod
+        cls = mod.Qwen3_5ForCausalLM
+    model = cls.from_pretrained(str(folder), dtype=torch.float32).eval()
+    outputs, gates = [], []
+    hooks = [layer.register_forward_hook(lambda m, i, o: outputs.append(o[0] if isinstance(o, tuple) else o))
+             for layer in model.model.layers]
+    try:
+        with torch.no_grad(), _capture_gates(mod, gates):
+            logits = model(ids[None], use_cache=False).logits[0]
+    finally:
+        for h in hooks:
+            h.remove()
+    return {"outputs": [o[0] for o in outputs], "g": [g[0] for g, _ in gates],
+            "beta": [b[0].float() for _, b in gates], "logits": logits}
