@@ -67,11 +67,11 @@ class LayerTrace:
     """One decoder layer of a trace. GDN-only fields are None on full-attention layers."""
     index: int
     kind: str                                   # "linear_attention" | "full_attention"
-    output: torch.Tensor                        # [T, D] residual stream after this layer
-    g: torch.Tensor | None = None               # [T, HV] float32 log decay <= 0 (alpha = exp(g))
-    beta: torch.Tensor | None = None            # [T, HV] float32 write strength in (0, 1)
-    state_norms: torch.Tensor | None = None     # [T, HV] float32 ||S_t||_F after token t
-    final_state: torch.Tensor | None = None     # [HV, K, V] float32 state after the last token
+    output: torch.Tensor = field(repr=False)    # [T, D] residual stream after this layer
+    g: torch.Tensor | None = field(default=None, repr=False)              # [T, HV] float32 log decay <= 0 (alpha = exp(g))
+    beta: torch.Tensor | None = field(default=None, repr=False)           # [T, HV] float32 write strength in (0, 1)
+    state_norms: torch.Tensor | None = field(default=None, repr=False)    # [T, HV] float32 ||S_t||_F after token t
+    final_state: torch.Tensor | None = field(default=None, repr=False)    # [HV, K, V] float32 state after the last token
     _recompute: object = field(default=None, repr=False)  # () -> (q, k, v, g, beta, S0) for this layer
 
     @property
