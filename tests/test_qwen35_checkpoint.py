@@ -1,0 +1,143 @@
+"""Every bad checkpoint of ARCHITECTURE.md "Quality bars" gets a clear ValueError (built here, in tmp_path)."""
+import json
+
+import pytest
+import torch
+from safetensors.torch import load_file, save_file
+
+from gdn.qwen35 import load_config, load_model, parse_config
+from tests.qwen35_fixtures import text_config, write_checkpoint
+
+LAYER0 = "model.language_model.layers.0.linear_attn."
+
+
+@pytest.fixture
+def roots(tmp_path, monkeypatch):
+    """Make tmp_path an allowed model root (as a user would with GDN_MODEL_DIRS)."""
+    monkeypatch.setenv("GDN_MODEL_DIRS", str(tmp_path))
+    return tmp_path
+
+
+def rewrite(folder, edit):
+    """Apply edit(dict of tensors) to the single-file checkpoint in folder."""
+    path = folder / "model.safetensors"
+    tensors = load_file(str(path))
+    edit(tensors)
+    save_file(tensors, str(path), metadata={"format": "pt"})
+
+
+def test_good_checkpoint_loads_inside_allowed_roots(roots):
+    model = load_model(write_checkpoint(roots / "ok"))
+    assert model.trace([1, 2, 3]).logits.shape == (3, 512)
+
+
+def test_folder_without_config(roots):
+    (roots / "empty").mkdir()
+    with pytest.raises(ValueError, match="no config.json in this folder"):
+        load_model(roots / "empty")
+
+
+def test_unsupported_model_type(roots):
+    folder = write_checkpoint(roots / "llama")
+    (folder / "config.json").write_text(json.dumps({"model_type": "llama", "hidden_size": 64}))
+    with pytest.raises(ValueError, match="model_type 'llama' is not a Qwen3.5 checkpoint; supported types are "
+                                         "qwen3_5, qwen3_5_text"):
+        load_model(folder)
+
+
+def test_config_that_is_not_json(roots):
+    folder = write_checkpoint(roots / "badjson")
+    (folder / "config.json").write_text("{oops")
+    with pytest.raises(ValueError, match="not valid JSON"):
+        load_model(folder)
+
+
+def test_missing_tensor(roots):
+    folder = write_checkpoint(roots / "missing")
+    rewrite(folder, lambda t: t.pop(LAYER0 + "A_log"))
+    with pytest.raises(ValueError, match=r"missing tensor model\.language_model\.layers\.0\.linear_attn\.A_log"):
+        load_model(folder)
+
+
+def test_untied_config_without_lm_head(roots):
+    folder = write_checkpoint(roots / "nohead", text_config(tie_word_embeddings=False))
+    rewrite(folder, lambda t: t.pop("lm_head.weight"))
+    with pytest.raises(ValueError, match="missing tensor lm_head.weight"):
+        load_model(folder)
+
+
+def test_misshaped_tensor(roots):
+    folder = write_checkpoint(roots / "shape")
+    rewrite(folder, lambda t: t.update({LAYER0 + "in_proj_qkv.weight": torch.zeros(100, 64, dtype=torch.bfloat16)}))
+    with pytest.raises(ValueError, match=r"layers\.0\.linear_attn\.in_proj_qkv\.weight: expected shape \(128, 64\) "
+                                         r"from config\.json, checkpoint has \(100, 64\)"):
+        load_model(folder)
+
+
+def test_corrupt_safetensors_header(roots):
+    folder = write_checkpoint(roots / "corrupt", shards=2)
+    shard = folder / "model-00002-of-00002.safetensors"
+    shard.write_bytes(b"\x20\x00\x00\x00\x00\x00\x00\x00{this is not a header" + b"\x00" * 64)
+    with pytest.raises(ValueError, match="model-00002-of-00002.safetensors: corrupt safetensors file"):
+        load_model(folder)
+
+
+def test_missing_shard(roots):
+    folder = write_checkpoint(roots / "shard", shards=3)
+    (folder / "model-00003-of-00003.safetensors").unlink()
+    with pytest.raises(ValueError, match="model-00003-of-00003.safetensors: listed in model.safetensors.index.json "
+                                         "but missing"):
+        load_model(folder)
+
+
+def test_truncated_tensor_data(roots):
+    folder = write_checkpoint(roots / "truncated")
+    path = folder / "model.safetensors"
+    path.write_bytes(path.read_bytes()[:-1000])
+    with pytest.raises(ValueError, match="corrupt safetensors file|could not be read"):
+        load_model(folder)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")], ids=["nan", "inf"])
+def test_non_finite_weights(roots, bad):
+    folder = write_checkpoint(roots / "nonfinite")
+
+    def poison(t):
+        t[LAYER0 + "out_proj.weight"][3, 5] = bad
+    rewrite(folder, poison)
+    with pytest.raises(ValueError, match=r"layers\.0\.linear_attn\.out_proj\.weight: contains NaN or Inf"):
+        load_model(folder)
+
+
+def test_folder_outside_allowed_roots(tmp_path, monkeypatch):
+    monkeypatch.delenv("GDN_MODEL_DIRS", raising=False)
+    folder = write_checkpoint(tmp_path / "elsewhere")
+    with pytest.raises(ValueError, match="is outside the allowed model folders .* GDN_MODEL_DIRS"):
+        load_model(folder)
+    with pytest.raises(ValueError, match="outside the allowed"):
+        load_model(folder / ".." / ".." / "..")
+
+
+def test_no_weights_at_all(roots):
+    folder = roots / "noweights"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps({"model_type": "qwen3_5_text", **text_config()}))
+    (folder / "pytorch_model.bin").write_bytes(b"pickle would go here")
+    with pytest.raises(ValueError, match="no \\*.safetensors file"):
+        load_model(folder)
+
+
+def test_config_parsing_variants(tmp_path):
+    text = text_config(num_hidden_layers=8)
+    del text["layer_types"]
+    cfg = parse_config({"model_type": "qwen3_5", "text_config": text})
+    assert cfg.layer_types[3] == cfg.layer_types[7] == "full_attention"
+    assert cfg.n_layers_of("linear_attention") == 6
+    assert cfg.rope_theta == 1e7 and cfg.rotary_dim == 8
+    with pytest.raises(ValueError, match="must be a multiple of linear_num_key_heads"):
+        parse_config({"model_type": "qwen3_5_text", **text_config(linear_num_value_heads=3)})
+    with pytest.raises(ValueError, match="layer_types has 2 entries but num_hidden_layers is 4"):
+        parse_config({"model_type": "qwen3_5_text", **text_config(layer_types=["linear_attention"] * 2)})
+    with pytest.raises(ValueError, match="needs num_experts"):
+        parse_config({"model_type": "qwen3_5_moe_text", **text_config()})
+    assert load_config(write_checkpoint(tmp_path, text_config(), multimodal=False)).model_type == "qwen3_5_text"
