@@ -107,7 +107,7 @@ def test_bad_trace_arguments(model):
 
 
 def test_bfloat16_model_keeps_fp32_gates_and_state(tmp_path):
-    model = load_model(write_checkpoint(tmp_path, seed=5), allow_any_folder=True)   # dtype from disk: bf16
+    model = load_model(write_checkpoint(tmp_path, seed=5), dtype=torch.bfloat16, allow_any_folder=True)
     assert model.dtype == torch.bfloat16
     attn = model.model.layers[0].linear_attn
     assert attn.A_log.dtype == torch.float32 and attn.norm.weight.dtype == torch.float32

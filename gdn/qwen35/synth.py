@@ -53,7 +53,9 @@ def config_json(text: dict, *, multimodal: bool = True, moe: bool = False) -> di
 def random_tensor(name: str, shape: tuple[int, ...], gen: torch.Generator) -> torch.Tensor:
     """A plausible random value for each kind of tensor (float32; cast to the disk dtype later)."""
     if name.endswith("A_log"):
-        return torch.empty(shape).uniform_(1.0, 16.0, generator=gen).log()       # A in [1, 16]
+        # A in [0.05, 2] (training init draws from [0.01, 16]): keeps random alphas = exp(g) spread over
+        # (0, 1) instead of mostly ~0, so the demo's heatmaps have something to show.
+        return torch.empty(shape).uniform_(0.05, 2.0, generator=gen).log()
     if name.endswith("dt_bias"):
         return torch.empty(shape).uniform_(-1.0, 1.0, generator=gen)
     if name.endswith("linear_attn.norm.weight"):
