@@ -32,15 +32,17 @@ from gdn.recurrent import recurrent_gated_delta_rule  # noqa: E402
 def load_peers():
     """transformers' torch kernels (always) and fla's chunk kernel (when importable, CUDA only)."""
     logging.getLogger("transformers").setLevel(logging.ERROR)  # its "fla not installed" fallback note
-    from transformers.models.qwen3_5.modeling_qwen3_5 import (
-        torch_chunk_gated_delta_rule, torch_recurrent_gated_delta_rule)
+    from transformers.models.qwen3_5 import modeling_qwen3_5 as hf
+    # transformers wraps these to call fla instead when fla is importable: __wrapped__ is the torch path.
+    hf_chunk = getattr(hf.torch_chunk_gated_delta_rule, "__wrapped__", hf.torch_chunk_gated_delta_rule)
+    hf_rec = getattr(hf.torch_recurrent_gated_delta_rule, "__wrapped__", hf.torch_recurrent_gated_delta_rule)
     try:
         from fla.ops.gated_delta_rule import chunk_gated_delta_rule as fla_chunk
     except Exception as err:  # noqa: BLE001  (ImportError, or a Triton / CUDA mismatch at import)
         fla_chunk, fla_why = None, f"{type(err).__name__}: {err}"
     else:
         fla_why = ""
-    return torch_chunk_gated_delta_rule, torch_recurrent_gated_delta_rule, fla_chunk, fla_why
+    return hf_chunk, hf_rec, fla_chunk, fla_why
 
 
 def make_inputs(B, T, H, d, device, dtype=torch.float32, seed=0):
@@ -90,7 +92,7 @@ def bench_one(T, args, peers):
     hf_chunk, hf_rec, fla_chunk, _ = peers
     B, H, d, C, dev = 1, args.heads, args.dim, args.chunk_size, args.device
     q, k, v, g, beta = make_inputs(B, T, H, d, dev)
-    kw = dict(use_qk_l2norm_in_kernel=True)
+    kw = dict(initial_state=None, output_final_state=False, use_qk_l2norm_in_kernel=True)  # all by keyword
     fns = {
         "ours chunk": lambda: chunk_gated_delta_rule(q, k, v, g=g, beta=beta, chunk_size=C, **kw),
         "transformers chunk": lambda: hf_chunk(q, k, v, g=g, beta=beta, chunk_size=C, **kw),

@@ -9,7 +9,7 @@ from gdn.steps import StepRecords
 
 def vec(x: np.ndarray) -> str:
     """(3, -0.5) as LaTeX."""
-    return r"(" + ",\ ".join(cell_text(np.atleast_1d(x))) + r")"
+    return r"(" + r",\ ".join(cell_text(np.atleast_1d(x))) + r")"
 
 
 def stage_formulas(rec: StepRecords, t: int) -> dict[str, str]:

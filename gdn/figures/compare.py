@@ -1,0 +1,90 @@
+"""Three rules side by side on the same token: linear attention | DeltaNet | Gated DeltaNet.
+
+Top row, one table S per rule [K x V] at the current stage (decayed table up to "error", the new
+table from "write" on). Bottom row, one vector panel per rule: rows v-hat, v, beta*e, o, target
+[5 x V]; rows of later stages show "?" (as on the memory-table page), and linear attention's
+v-hat shows "-" because that rule never reads before it writes.
+"""
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from gdn.figures.common import DIVERGING, base_layout, cell_text, symmetric_range
+from gdn.steps import STAGES, StepRecords
+
+VECTOR_ROWS = ("prediction", "value", "written", "output", "target")
+REVEALED_AT = {"prediction": "read", "value": "decay", "written": "error", "output": "query", "target": "decay"}
+
+
+def vector_rows(rec: StepRecords, target: np.ndarray, t: int) -> np.ndarray:
+    """[5, V]: v-hat, v, beta*e (what is written along k), o = S_t^T q_t, the target."""
+    s = rec.stream
+    beta = s.beta[t] * np.ones(s.shape[2])
+    return np.stack([rec.prediction[t], s.v[t], beta * rec.error[t], rec.output[t], target[t]])
+
+
+def _vector_text(rows: np.ndarray, stage: str, reads: bool) -> np.ndarray:
+    text = cell_text(rows).astype(object)
+    for i, name in enumerate(VECTOR_ROWS):
+        if STAGES.index(REVEALED_AT[name]) > STAGES.index(stage):
+            text[i] = "?"
+    if not reads:
+        text[0] = "—"
+    return text
+
+
+def fig_compare_step(recs: dict[str, StepRecords], target: np.ndarray, t: int, stage: str, *,
+                     titles: dict[str, str], row_labels: dict[str, str], axis: dict[str, str],
+                     font_size: int = 14, height: int = 560) -> go.Figure:
+    """recs: rule -> records of the same stream (gdn.rules.run_all); target: [T, V].
+    titles: rule -> column title; row_labels: VECTOR_ROWS name -> label; axis: {"key", "value"}."""
+    if stage not in STAGES:
+        raise ValueError(f"stage must be one of {STAGES}, got {stage!r}")
+    rules = list(recs)
+    T, K, V = recs[rules[0]].stream.shape
+    zmax = symmetric_range(target, *(np.concatenate([r.S_new.ravel(), r.S_prev.ravel(), r.output.ravel()])
+                                      for r in recs.values()))
+    fig = make_subplots(rows=2, cols=len(rules), row_heights=[0.55, 0.45], vertical_spacing=0.14,
+                        horizontal_spacing=0.06, subplot_titles=[titles[r] for r in rules])
+    after_write = STAGES.index(stage) >= STAGES.index("write")
+    x = [f"v{j}" for j in range(V)]
+    for col, rule in enumerate(rules, start=1):
+        rec = recs[rule]
+        S = rec.S_new[t] if after_write else rec.S_decayed[t]                     # [K, V]
+        fig.add_trace(_heatmap(S, cell_text(S), x, [f"k{i}" for i in range(K)], zmax, font_size,
+                               titles[rule]), row=1, col=col)
+        rows = vector_rows(rec, target, t)                                         # [5, V]
+        text = _vector_text(rows, stage, reads=rule != "linear")
+        shown = np.where(np.isin(text, ("?", "—")), 0.0, rows)
+        fig.add_trace(_heatmap(shown, text, x, [row_labels[n] for n in VECTOR_ROWS], zmax, font_size,
+                               titles[rule]), row=2, col=col)
+        fig.update_xaxes(title_text=axis["value"], title_standoff=2, row=1, col=col)
+    fig.update_yaxes(autorange="reversed")
+    fig.update_yaxes(title_text=axis["key"], row=1, col=1)
+    fig.update_annotations(font_size=font_size + 1)
+    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60))
+
+
+def _heatmap(z, text, x, y, zmax, font_size, name) -> go.Heatmap:
+    return go.Heatmap(z=z, x=x, y=y, zmin=-zmax, zmax=zmax, colorscale=DIVERGING, showscale=False,
+                      xgap=2, ygap=2, text=text, texttemplate="%{text}", textfont=dict(size=font_size + 2),
+                      name=name, hovertemplate=f"{name}<br>%{{y}}, %{{x}}: %{{text}}<extra></extra>")
+
+
+def fig_transpose_bug(S_right: np.ndarray, S_bug: np.ndarray, *, titles: tuple[str, str, str],
+                      axis: dict[str, str], font_size: int = 14, height: int = 320) -> go.Figure:
+    """Correct final S | transposed-write final S | their difference, all [K x V] (K == V here)."""
+    panels = (S_right, S_bug, S_bug - S_right)
+    zmax = symmetric_range(*panels)
+    K, V = S_right.shape
+    fig = make_subplots(rows=1, cols=3, subplot_titles=titles, horizontal_spacing=0.06)
+    for col, z in enumerate(panels, start=1):
+        fig.add_trace(_heatmap(z, cell_text(z), [f"v{j}" for j in range(V)], [f"k{i}" for i in range(K)],
+                               zmax, font_size, titles[col - 1]), row=1, col=col)
+        fig.update_xaxes(title_text=axis["value"], title_standoff=2, row=1, col=col)
+    fig.update_yaxes(autorange="reversed")
+    fig.update_yaxes(title_text=axis["key"], row=1, col=1)
+    fig.update_annotations(font_size=font_size + 1)
+    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60))

@@ -1,0 +1,52 @@
+"""Both languages have the same strings, with the same {fields}, and every key the code uses exists."""
+import re
+import string
+from pathlib import Path
+
+import pytest
+
+from gdn.i18n import I18N_DIR, LANGS, pick_language, t, table
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def fields(text: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+
+
+def test_same_namespaces_and_keys_in_every_language():
+    files = {lang: sorted(p.name for p in (I18N_DIR / lang).glob("*.json")) for lang in LANGS}
+    assert files["zh"] == files["en"]
+    assert table("zh").keys() == table("en").keys()
+
+
+def test_same_format_fields_and_no_empty_strings():
+    zh, en = table("zh"), table("en")
+    for key in en:
+        assert fields(zh[key]) == fields(en[key]), key
+        assert zh[key].strip() and en[key].strip(), key
+
+
+def test_chinese_table_is_chinese():
+    zh = table("zh")
+    has_cjk = [k for k, v in zh.items() if re.search(r"[\u4e00-\u9fff]", v)]
+    assert len(has_cjk) > 0.6 * len(zh)
+
+
+def test_every_literal_key_used_in_the_code_exists():
+    used = set()
+    for path in list(ROOT.glob("pages/*.py")) + [ROOT / "app.py"]:
+        used |= set(re.findall(r"""\btr\(\s*["']([a-z_]+\.[A-Za-z0-9_]+)["']\s*[,)]""", path.read_text(encoding="utf-8")))
+    assert used, "no tr() calls found"
+    missing = sorted(k for k in used if k not in table("en"))
+    assert not missing, missing
+
+
+def test_language_choice():
+    assert pick_language("en", "zh-CN") == "en"
+    assert pick_language(None, "zh-CN") == "zh"
+    assert pick_language("fr", "en-US") == "en"
+    assert pick_language(None, None) == "zh"
+    assert t("common.step_of", "en", step=2, total=9).startswith("Step 2 of 9")
+    with pytest.raises(ValueError):
+        table("fr")

@@ -1,0 +1,75 @@
+"""The memory-table page through Streamlit's AppTest: every preset, stepping, both languages, links."""
+import json
+
+import pytest
+
+from gdn.presets import PRESETS
+from tests.apptest import open_app
+
+
+def memory_figure(at):
+    return json.loads(at.get("plotly_chart")[0].proto.spec)
+
+
+def panel_text(at, index):
+    return memory_figure(at)["data"][index]["text"]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_every_preset_steps_to_the_end_and_back(lang, preset):
+    at = open_app(lang)
+    at.selectbox(key="memory_preset").set_value(preset).run()
+    T = PRESETS[preset]().shape[0]
+    for _ in range(T * 5 + 2):                                         # past the end: stays on the last step
+        at.button(key="memory_next").click().run()
+    assert not at.exception
+    assert (at.session_state["memory_t"], at.session_state["memory_stage"]) == (T - 1, "query")
+    assert "?" not in str(panel_text(at, 6))                            # the output is revealed at the end
+    at.button(key="memory_reset").click().run()
+    assert (at.session_state["memory_t"], at.session_state["memory_stage"]) == (0, "decay")
+    at.button(key="memory_prev").click().run()                          # before the start: stays
+    assert at.session_state["memory_t"] == 0 and not at.exception
+
+
+def test_k1_update_shows_the_worked_numbers():
+    at = open_app("en", memory_preset="k1_update", memory_t="2", memory_stage="query")
+    assert not at.exception
+    assert at.selectbox(key="memory_preset").value == "k1_update"
+    assert panel_text(at, 1) == [["1.5", "0.5"], ["-0.5", "1"]]         # alpha * S_{t-1}
+    assert panel_text(at, 5)[2] == ["3.5", "-0.5"]                       # error row
+    assert panel_text(at, 6) == [["5", "0"]]                             # k1 now reads (5, 0)
+    assert r"\colorbox" in at.latex[0].value and "o_t" in at.latex[0].value.split(r"\colorbox")[1]
+
+
+def test_stages_reveal_panels_in_order():
+    at = open_app("en", memory_preset="write_read_2d", memory_t="1")
+    assert panel_text(at, 6) == [["?", "?"]]                             # output not computed at "decay"
+    for _ in range(4):
+        at.button(key="memory_next").click().run()
+    assert at.session_state["memory_stage"] == "query"
+    assert panel_text(at, 6) == [["1", "2.2"]]                           # 0.6*(3,1) + 0.8*(-1,2)
+
+
+def test_random_preset_with_different_key_and_value_dims():
+    at = open_app("zh", memory_preset="random")
+    at.slider(key="memory_dk").set_value(6).run()
+    at.slider(key="memory_dv").set_value(2).run()
+    spec = memory_figure(at)
+    assert not at.exception
+    assert spec["data"][0]["z"]["shape"] == "6, 2"                     # [d_k x d_v]
+    assert "记忆表" in at.title[0].value
+
+
+def test_language_follows_the_link_and_the_sidebar():
+    at = open_app("zh")
+    assert "记忆表" in at.title[0].value
+    at.radio(key="lang").set_value("en").run()
+    assert at.title[0].value.startswith("The memory table") and at.query_params["lang"] in ("en", ["en"])
+
+
+def test_bad_link_values_fall_back_to_defaults():
+    at = open_app("en", memory_preset="nonsense", memory_t="99", memory_stage="dance")
+    assert not at.exception
+    assert at.session_state["memory_preset"] == "write_read_2d"
+    assert at.session_state["memory_t"] == 2 and at.session_state["memory_stage"] == "decay"
