@@ -1,0 +1,112 @@
+"""Checkpoint sources (allowed roots, HF cache discovery, download helper), the tokenizer, the demo."""
+import filecmp
+import json
+
+import pytest
+import torch
+
+from gdn.qwen35 import DEMO_PATH, check_folder, download, list_sources, load_model, load_tokenizer
+from gdn.qwen35.make_demo import make_demo
+from tests.qwen35_fixtures import write_checkpoint
+
+
+@pytest.fixture
+def hf_cache(tmp_path, monkeypatch):
+    """An empty HF hub cache in tmp_path; GDN_MODEL_DIRS unset."""
+    cache = tmp_path / "hub"
+    cache.mkdir()
+    monkeypatch.setenv("HF_HUB_CACHE", str(cache))
+    monkeypatch.delenv("GDN_MODEL_DIRS", raising=False)
+    return cache
+
+
+def test_demo_is_listed_first_and_labelled_random(hf_cache):
+    sources = list_sources()
+    assert sources[0].kind == "demo" and sources[0].random_weights and "random" in sources[0].label
+    assert sources[0].path == DEMO_PATH
+
+
+def test_hf_cache_snapshot_and_env_dirs_are_found(hf_cache, tmp_path, monkeypatch):
+    snap = write_checkpoint(hf_cache / "models--Qwen--Qwen3.5-Tiny" / "snapshots" / "abc123def")
+    other = hf_cache / "models--meta--Llama" / "snapshots" / "0000"
+    other.mkdir(parents=True)
+    (other / "config.json").write_text(json.dumps({"model_type": "llama"}))
+    mine = tmp_path / "mine"
+    write_checkpoint(mine / "tiny")
+    monkeypatch.setenv("GDN_MODEL_DIRS", str(mine))
+    by_kind = {s.kind: s for s in list_sources()}
+    assert by_kind["hf-cache"].path == snap and by_kind["hf-cache"].label.startswith("Qwen/Qwen3.5-Tiny")
+    assert by_kind["env"].path == mine / "tiny"
+    assert not any("Llama" in s.label for s in list_sources())
+    assert load_model(snap).trace([1, 2]).logits is not None          # the HF cache is an allowed root
+
+
+def test_check_folder_refuses_escapes(hf_cache, tmp_path):
+    assert check_folder(DEMO_PATH) == DEMO_PATH.resolve()
+    with pytest.raises(ValueError, match="outside the allowed model folders"):
+        check_folder(hf_cache / ".." )
+    with pytest.raises(ValueError, match="outside the allowed model folders"):
+        check_folder("/etc")
+
+
+class FakeHub:
+    """Stands in for huggingface_hub: records the call and 'downloads' a random checkpoint."""
+    def __init__(self, cache):
+        self.cache, self.calls = cache, []
+
+    def snapshot_download(self, **kwargs):
+        self.calls.append(kwargs)
+        return str(write_checkpoint(self.cache / "models--Qwen--Fake" / "snapshots" / "rev0"))
+
+
+def test_download_helper_with_a_fake_hub(hf_cache):
+    hub = FakeHub(hf_cache)
+    folder = download("Qwen/Fake", hub=hub)
+    assert (folder / "config.json").is_file()
+    call = hub.calls[0]
+    assert call["repo_id"] == "Qwen/Fake" and call["cache_dir"] == str(hf_cache)
+    assert "*.safetensors" in call["allow_patterns"] and not any(".bin" in p for p in call["allow_patterns"])
+    with pytest.raises(ValueError, match="not a Hugging Face repo id"):
+        download("../../etc/passwd", hub=hub)
+
+
+def test_demo_checkpoint_is_reproducible_and_small(tmp_path):
+    fresh = make_demo(tmp_path / "demo")
+    names = sorted(p.name for p in DEMO_PATH.iterdir())
+    assert sorted(p.name for p in fresh.iterdir()) == names
+    match, mismatch, errors = filecmp.cmpfiles(DEMO_PATH, fresh, names, shallow=False)
+    assert not mismatch and not errors, f"regenerate the demo: python -m gdn.qwen35.make_demo ({mismatch})"
+    assert sum(p.stat().st_size for p in DEMO_PATH.iterdir()) < 5_000_000
+    cfg = json.loads((DEMO_PATH / "config.json").read_text())
+    assert cfg["model_type"] == "qwen3_5" and cfg["text_config"]["model_type"] == "qwen3_5_text"
+    assert (DEMO_PATH / "model.safetensors.index.json").is_file()
+
+
+def test_demo_model_traces_a_bilingual_prompt():
+    model = load_model(DEMO_PATH)
+    assert model.dtype == torch.float32 and model.cfg.linear_num_value_heads > model.cfg.linear_num_key_heads
+    enc = model.tokenizer.encode("记忆会衰减，memory fades.")
+    trace = model.trace(enc.ids)
+    assert trace.logits.shape == (len(enc.ids), model.cfg.vocab_size)
+    lt = trace.layers[0]
+    assert lt.g.shape == lt.beta.shape == lt.state_norms.shape == (len(enc.ids), 4)
+
+
+@pytest.mark.parametrize("text", ["记忆会衰减，龍龘 memory fades.", "naïve café 🙂 2024", "巴黎是法国的首都。"])
+def test_display_pieces_never_show_replacement_chars(text):
+    tok = load_tokenizer(DEMO_PATH)
+    enc = tok.encode(text)
+    assert "".join(enc.pieces) == text
+    assert all("\ufffd" not in p for p in enc.pieces)
+    assert len(enc.pieces) == len(enc.group) == len(enc.ids)
+    assert all(enc.pieces[g] for g in enc.group)          # every token points at a non-empty piece
+    assert tok.decode(enc.ids) == text
+
+
+def test_token_limit_truncates_and_reports():
+    tok = load_tokenizer(DEMO_PATH)
+    enc = tok.encode("记忆 memory " * 200, max_tokens=50)
+    assert len(enc.ids) == 50 and enc.truncated and enc.n_total > 50
+    assert not tok.encode("hi", max_tokens=50).truncated
+    with pytest.raises(ValueError, match="no tokenizer.json"):
+        load_tokenizer(DEMO_PATH.parent)
