@@ -8,6 +8,7 @@ ui.init_session()
 
 pages = [
     st.Page("pages/memory_table.py", title=ui.tr("nav.memory"), icon="🧮", url_path="memory", default=True),
+    st.Page("pages/compare.py", title=ui.tr("nav.compare"), icon="⚖️", url_path="compare"),
 ]
 page = st.navigation(pages, position="top")
 ui.sidebar_chrome()

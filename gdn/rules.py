@@ -51,6 +51,11 @@ def run_all(s: Stream) -> dict[str, StepRecords]:
     return {rule: run_rule(rule, s) for rule in RULES}
 
 
+def readout_error(rec: StepRecords, target: np.ndarray) -> np.ndarray:
+    """[T] distance ||o_t - target_t|| between what the memory answers and what it should."""
+    return np.linalg.norm(rec.output - target, axis=1)
+
+
 def gated_final_state(s: Stream, *, transpose_bug: bool = False) -> np.ndarray:
     """Final S of the gated delta rule written the way kernel code writes it, with broadcasting.
 
