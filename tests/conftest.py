@@ -1,0 +1,32 @@
+"""Shared fixtures: one app server and one headless Chromium for all browser tests of a run."""
+import pytest
+
+from tests.app_server import app_server, launch_chromium
+
+
+@pytest.fixture(scope="session")
+def app_url():
+    with app_server() as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = launch_chromium(p)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh page whose console errors and outside requests are collected in page.problems."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.problems = []
+    page.on("console", lambda m: m.type == "error" and page.problems.append(f"console: {m.text}"))
+    page.on("pageerror", lambda e: page.problems.append(f"page error: {e}"))
+    yield page
+    context.close()

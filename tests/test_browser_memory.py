@@ -1,0 +1,39 @@
+"""The memory-table page in headless Chromium: keyboard stepping changes the numbers people see."""
+import pytest
+
+from tests.app_server import wait_for_app
+
+pytestmark = pytest.mark.browser
+
+READ_FIGURE = """() => {
+  const plot = [...document.querySelectorAll('.js-plotly-plot')].find(p => p.data && p.data.length === 7);
+  return plot.data.map(trace => trace.text);
+}"""
+
+
+def test_arrow_keys_step_through_the_update(page, app_url):
+    page.goto(f"{app_url}/?lang=en&memory_preset=k1_update&memory_t=2")
+    wait_for_app(page)
+    assert "Step 11 of 20" in page.inner_text("body")
+    page.locator("h1").click()                                   # focus the page, not a widget
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+        page.wait_for_timeout(700)
+    page.wait_for_function("document.body.innerText.includes('Step 14 of 20')", timeout=20_000)
+    panels = page.evaluate(READ_FIGURE)
+    assert panels[1] == [["1.5", "0.5"], ["-0.5", "1"]]          # decayed table alpha * S
+    assert panels[2] == [["3.5", "-0.5"], ["0", "0"]]            # the write: only the error, on row k1
+    assert panels[3] == [["5", "0"], ["-0.5", "1"]]              # new table: k1 -> (5, 0)
+    assert panels[6] == [["?", "?"]]                              # query not reached yet
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function("document.body.innerText.includes('Step 13 of 20')", timeout=20_000)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert "Traceback" not in page.inner_text("body")
+    assert not page.problems, page.problems
+
+
+def test_chinese_page_renders_without_errors(page, app_url):
+    page.goto(f"{app_url}/?lang=zh")
+    wait_for_app(page)
+    assert "记忆表" in page.inner_text("h1")
+    assert not page.problems, page.problems
