@@ -47,6 +47,12 @@ def random_stream(T: int = 8, K: int = 4, V: int = 3, seed: int = 0) -> Stream:
                    beta=np.round(rng.uniform(0.2, 0.9, T), 2))
 
 
+def replay_stream(payload: dict) -> Stream:
+    """A real head's gates sent from the real-model page: {"k": [T][K], "v": [T][V], "q": [T][K],
+    "alpha": [T], "beta": [T]} (k, q projected to a few dims), starting from an empty table."""
+    return _stream(k=payload["k"], v=payload["v"], q=payload["q"], alpha=payload["alpha"], beta=payload["beta"])
+
+
 PRESETS = {
     "write_read_2d": write_and_read_2d,
     "k1_update": k1_update,

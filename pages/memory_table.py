@@ -4,7 +4,7 @@ import streamlit as st
 
 from gdn.figures import fig_memory_step, fig_timeline
 from gdn.formulas import CLOSED_FORM, stage_formulas
-from gdn.presets import PRESETS, random_stream
+from gdn.presets import PRESETS, random_stream, replay_stream
 from gdn.steps import STAGES, step_records
 from gdn.stream_table import InputError, rows_to_stream, stream_to_rows
 from pages import _ui as ui
@@ -13,10 +13,15 @@ from pages._stepper import stepper
 st.title(ui.tr("memory.title"))
 st.caption(ui.tr("memory.intro"))
 
-ui.seed_from_url("memory_preset", PRESETS, "write_read_2d")
-preset = st.selectbox(ui.tr("memory.preset"), list(PRESETS), key="memory_preset",
-                      format_func=ui.label_maker("memory.preset_"))
+replay = st.session_state.get("memory_replay")        # a real head sent here by the real-model page
+options = list(PRESETS) + (["replay"] if replay else [])
+ui.seed_from_url("memory_preset", options, "write_read_2d")
+preset_label = ui.label_maker("memory.preset_")
+preset = st.selectbox(ui.tr("memory.preset"), options, key="memory_preset",
+                      format_func=lambda p: ui.tr("memory.preset_replay", title=replay["title"]) if p == "replay"
+                      else preset_label(p))
 ui.sync_to_url("memory_preset", "write_read_2d")
+token_names = None
 if preset == "random":
     c1, c2, c3, c4 = st.columns(4)
     K = c1.slider(ui.tr("memory.dk"), 2, 8, 4, key="memory_dk", bind="query-params")
@@ -24,9 +29,12 @@ if preset == "random":
     T = c3.slider(ui.tr("memory.tokens"), 1, 16, 8, key="memory_T", bind="query-params")
     seed = c4.number_input(ui.tr("memory.seed"), 0, 9999, 0, key="memory_seed", bind="query-params")
     base, edit_key = random_stream(T=T, K=K, V=V, seed=int(seed)), f"memory_edit_random_{K}_{V}_{T}_{seed}"
+elif preset == "replay":
+    base, edit_key, token_names = replay_stream(replay), f"memory_edit_replay_{replay['title']}", replay["tokens"]
 else:
     base, edit_key = PRESETS[preset](), f"memory_edit_{preset}"
-st.info(ui.tr(f"memory.story_{preset}"), icon=":material/lightbulb:")
+story = ui.tr("memory.story_replay", title=replay["title"]) if preset == "replay" else ui.tr(f"memory.story_{preset}")
+st.info(story, icon=":material/lightbulb:")
 
 with st.expander(ui.tr("memory.edit"), expanded=False):
     st.caption(ui.tr("memory.edit_help", K=base.shape[1], V=base.shape[2]))
@@ -53,7 +61,8 @@ def draw(t: int, stage: str) -> None:
     left, right = st.columns([3, 2], vertical_alignment="center")
     left.latex(r"\begin{aligned}" + r"\\[2pt]".join(lines) + r"\end{aligned}")
     with right:
-        st.markdown(f"**{ui.tr('common.stage_' + stage)}** · {ui.tr('memory.token_n', t=t)}")
+        name = f" · “{token_names[t]}”" if token_names and t < len(token_names) else ""
+        st.markdown(f"**{ui.tr('common.stage_' + stage)}** · {ui.tr('memory.token_n', t=t)}{name}")
         st.markdown(ui.tr(f"memory.explain_{stage}"))
         st.latex(CLOSED_FORM)
     titles = {n: ui.tr(f"memory.panel_{n}") for n in
@@ -64,7 +73,8 @@ def draw(t: int, stage: str) -> None:
     ui.show_figure(fig, key="memory_fig", alt=ui.tr("memory.alt", t=t, stage=ui.tr("common.stage_" + stage)))
     st.caption(ui.tr("memory.shape_note", K=K, V=V))
     labels = {"alpha": "α", "beta": "β", "token": ui.tr("common.token")}
-    ui.show_figure(fig_timeline(rec, t, labels=labels, font_size=ui.font_size()), key="memory_timeline",
+    timeline = fig_timeline(rec, t, labels=labels, font_size=ui.font_size(), token_names=token_names)
+    ui.show_figure(timeline, key="memory_timeline",
                    alt=ui.tr("memory.timeline_alt"))
 
 

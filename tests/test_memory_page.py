@@ -73,3 +73,22 @@ def test_bad_link_values_fall_back_to_defaults():
     assert not at.exception
     assert at.session_state["memory_preset"] == "write_read_2d"
     assert at.session_state["memory_t"] == 2 and at.session_state["memory_stage"] == "decay"
+
+
+def test_replay_of_a_real_head_runs_on_its_gates():
+    from tests.apptest import APP
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["lang"] = "en"
+    at.session_state["memory_replay"] = {
+        "title": "layer 0 head 3", "tokens": ["the", " password", " is"],
+        "k": [[1, 0], [0, 1], [1, 0]], "v": [[1, 2], [3, 4], [5, 6]], "q": [[1, 0], [0, 1], [1, 0]],
+        "alpha": [0.9, 0.5, 0.25], "beta": [1.0, 0.5, 0.1]}
+    at.session_state["memory_preset"] = "replay"
+    at.run()
+    assert not at.exception
+    assert at.selectbox(key="memory_preset").value == "replay"
+    timeline = json.loads(at.get("plotly_chart")[1].proto.spec)
+    assert timeline["layout"]["xaxis"]["ticktext"] == ["0 the", "1  password", "2  is"]
+    assert any("password" in m.value for m in at.markdown)

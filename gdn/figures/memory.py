@@ -79,8 +79,10 @@ def _frame(fig: go.Figure, row: int, col: int) -> None:
                   y0=y0 - 0.012, y1=y1 + 0.012, line=dict(color=ACTIVE, width=4))
 
 
-def fig_timeline(rec: StepRecords, t: int, *, labels: dict[str, str], font_size: int = 14) -> go.Figure:
-    """alpha_t and beta_t of every token as bars, the current token marked: the scrub bar's context."""
+def fig_timeline(rec: StepRecords, t: int, *, labels: dict[str, str], font_size: int = 14,
+                 token_names: list[str] | None = None) -> go.Figure:
+    """alpha_t and beta_t of every token as bars, the current token marked: the scrub bar's context.
+    token_names: the text of each token (real prompts), shown as tick labels."""
     T = rec.stream.shape[0]
     tokens = list(range(T))
     beta = rec.stream.beta if rec.stream.beta.ndim == 1 else rec.stream.beta.mean(axis=1)
@@ -88,6 +90,7 @@ def fig_timeline(rec: StepRecords, t: int, *, labels: dict[str, str], font_size:
         go.Bar(x=tokens, y=rec.stream.alpha, name=labels["alpha"], marker_color="#64748b"),
         go.Bar(x=tokens, y=beta, name=labels["beta"], marker_color="#f59e0b")])
     fig.add_vrect(x0=t - 0.5, x1=t + 0.5, fillcolor=ACTIVE, opacity=0.18, line_width=0)
-    fig.update_layout(barmode="group", yaxis_range=[0, 1.05], xaxis=dict(title=labels["token"], dtick=1),
+    ticks = dict(tickvals=tokens, ticktext=[f"{i} {n}" for i, n in enumerate(token_names)]) if token_names else {}
+    fig.update_layout(barmode="group", yaxis_range=[0, 1.05], xaxis=dict(title=labels["token"], dtick=1, **ticks),
                       legend=dict(orientation="h", y=1.15, x=0))
     return base_layout(fig, height=190, font_size=font_size).update_layout(margin=dict(l=50, t=30, b=45))
