@@ -1,0 +1,179 @@
+"""What the real-model page asks of a Qwen3.5 checkpoint, built on the public API of gdn.qwen35.
+
+    info = describe(folder)                 # sizes from config.json and the safetensors headers only
+    for stage, i, n in load_stages(model):  # read the weights layer by layer (for a progress bar)
+        ...
+    run = gate_run(model, ids)              # every GDN layer's g, beta, ||S_t|| as numpy [L, T, HV]
+    inputs = layer_inputs(model, ids, 4)    # one layer's kernel inputs (q, k, v, g, beta), on demand
+    error_kind(str(value_error))            # which translated message a loader error gets
+
+Nothing here keeps per-token states: a run holds [L, T, HV] arrays, and one layer's q, k, v are
+rebuilt when a page asks for a head's table, the kernel check or a replay.
+"""
+from __future__ import annotations
+
+import json
+import math
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from gdn.qwen35.checkpoint import INDEX_FILE, SKIPPED
+from gdn.qwen35.config import Qwen35Config, load_config
+
+DTYPE_BYTES = {"F64": 8, "F32": 4, "BF16": 2, "F16": 2, "I64": 8, "I32": 4, "I16": 2, "I8": 1, "U8": 1, "BOOL": 1}
+HEADER_LIMIT = 100 << 20            # a safetensors header larger than this is treated as corrupt
+
+
+@dataclass(frozen=True)
+class CheckpointInfo:
+    config: Qwen35Config
+    n_params: int           # text-decoder parameters (what load_model reads)
+    read_bytes: int         # bytes of those tensors on disk
+    disk_bytes: int         # size of every *.safetensors file (vision tower and MTP head included)
+    n_tensors: int          # text-decoder tensors to read
+    n_files: int
+
+    @property
+    def gdn_layers(self) -> list[int]:
+        return [i for i, kind in enumerate(self.config.layer_types) if kind == "linear_attention"]
+
+
+def _header(path: Path) -> dict:
+    """The JSON header of a safetensors file (name -> {dtype, shape, data_offsets}); ValueError if corrupt."""
+    try:
+        with open(path, "rb") as f:
+            (n,) = struct.unpack("<Q", f.read(8))
+            if n > HEADER_LIMIT:
+                raise ValueError("header length out of range")
+            header = json.loads(f.read(n))
+    except (OSError, struct.error, ValueError) as e:
+        raise ValueError(f"{path}: corrupt safetensors file ({e}); delete it and re-download the checkpoint") from None
+    header.pop("__metadata__", None)
+    return header
+
+
+def describe(folder: str | Path) -> CheckpointInfo:
+    """Model size and what loading will read, from config.json and the headers (no tensor data)."""
+    folder = Path(folder)
+    cfg = load_config(folder)
+    files = sorted(folder.glob("*.safetensors"))
+    if (folder / INDEX_FILE).is_file():
+        try:
+            names = set(json.loads((folder / INDEX_FILE).read_text(encoding="utf-8"))["weight_map"].values())
+        except (ValueError, KeyError, TypeError) as e:
+            raise ValueError(f"{folder / INDEX_FILE}: not a valid safetensors index ({e!r})") from None
+        files = sorted({*files, *(folder / n for n in names if (folder / n).is_file())})
+    n_params = read_bytes = n_tensors = 0
+    for path in files:
+        for name, meta in _header(path).items():
+            if name.startswith(SKIPPED) or not isinstance(meta, dict):
+                continue
+            numel = math.prod(meta.get("shape", []))
+            n_params += numel
+            read_bytes += numel * DTYPE_BYTES.get(meta.get("dtype"), 4)
+            n_tensors += 1
+    return CheckpointInfo(cfg, n_params, read_bytes, sum(p.stat().st_size for p in files), n_tensors, len(files))
+
+
+def load_stages(model):
+    """Read the weights one layer at a time; yields ("layer", i, L) before layer i and ("head", L, L) last.
+
+    Already-read layers are skipped by the model, so iterating again on a loaded model is instant.
+    """
+    L = model.cfg.num_hidden_layers
+    for i in range(L):
+        yield "layer", i, L
+        model.load_layers(i)
+    yield "head", L, L
+    model.load_layers(None)
+
+
+def last_gdn_layer(cfg: Qwen35Config) -> int:
+    gdn = [i for i, kind in enumerate(cfg.layer_types) if kind == "linear_attention"]
+    if not gdn:
+        raise ValueError("this checkpoint has no Gated DeltaNet (linear_attention) layer")
+    return gdn[-1]
+
+
+@dataclass
+class GateRun:
+    """Every GDN layer's gates for one prompt (numpy, small: L x T x HV floats each)."""
+    layers: list[int]       # decoder-layer index of each GDN layer
+    g: np.ndarray           # [L, T, HV] log decay <= 0 (alpha = exp g)
+    beta: np.ndarray        # [L, T, HV] write strength in (0, 1)
+    state_norms: np.ndarray  # [L, T, HV] ||S_t||_F after token t
+    A: np.ndarray           # [L, HV] exp(A_log): each head's fixed forgetting speed
+    dt_bias: np.ndarray     # [L, HV]
+
+
+def gate_run(model, ids, kernel: str = "chunk") -> GateRun:
+    """Trace the prompt up to the last GDN layer (the head and later layers are skipped: no logits)."""
+    trace = model.trace(ids, kernel=kernel, upto_layer=last_gdn_layer(model.cfg))
+    gdn = [lt for lt in trace.layers if lt.kind == "linear_attention"]
+    attn = [model.model.layers[lt.index].linear_attn for lt in gdn]
+    stack = lambda xs: np.stack([x.detach().float().numpy() for x in xs])
+    return GateRun(layers=[lt.index for lt in gdn], g=stack(lt.g for lt in gdn), beta=stack(lt.beta for lt in gdn),
+                   state_norms=stack(lt.state_norms for lt in gdn), A=stack(a.A_log.float().exp() for a in attn),
+                   dt_bias=stack(a.dt_bias.float() for a in attn))
+
+
+@dataclass
+class LayerInputs:
+    """One GDN layer's kernel inputs for a prompt, float32: q, k [1, T, HK, K], v [1, T, HV, V],
+    g, beta [1, T, HV]; q and k before the kernel's L2 normalisation."""
+    q: torch.Tensor
+    k: torch.Tensor
+    v: torch.Tensor
+    g: torch.Tensor
+    beta: torch.Tensor
+
+    def head(self, h: int) -> dict[str, np.ndarray]:
+        """Value head h as numpy: q, k [T, K] (its key head), v [T, V], g, beta [T]."""
+        kh = h // (self.v.shape[2] // self.k.shape[2])
+        n = lambda x: x[0].float().numpy()
+        return {"q": n(self.q[:, :, kh]), "k": n(self.k[:, :, kh]), "v": n(self.v[:, :, h]),
+                "g": n(self.g[:, :, h]), "beta": n(self.beta[:, :, h])}
+
+
+@torch.inference_mode()
+def layer_inputs(model, ids, layer: int) -> LayerInputs:
+    """Rebuild layer `layer`'s q, k, v, g, beta: trace the layers before it, then the layer's projections."""
+    if model.cfg.layer_types[layer] != "linear_attention":
+        raise ValueError(f"layer {layer} is full attention: it has no gates")
+    if layer == 0:
+        model.load_layers(0)
+        x = model.model.embed_tokens(torch.as_tensor(list(ids), dtype=torch.long))          # [T, D]
+    else:
+        x = model.trace(ids, upto_layer=layer - 1, state_norms=False).layers[-1].output       # [T, D]
+    block = model.model.layers[layer]
+    q, k, v, g, beta, _ = block.linear_attn.kernel_inputs(block.input_layernorm(x[None]))   # [1, T, ...]
+    return LayerInputs(q.float(), k.float(), v.float(), g.float(), beta.float())
+
+
+# Loader errors are ValueErrors with English sentences; the page shows a translated headline for
+# each kind (the sentence itself follows as the detail). Order matters: the first match wins.
+ERROR_KINDS = (
+    ("outside the allowed model folders", "outside_roots"),
+    ("no such folder", "no_folder"),
+    ("no config.json", "no_config"),
+    ("is not a Qwen3.5 checkpoint", "model_type"),
+    ("not valid JSON", "bad_config"),
+    ("missing tensor", "missing_tensor"),
+    ("expected shape", "bad_shape"),
+    ("corrupt", "corrupt"),
+    ("truncated", "corrupt"),
+    ("NaN or Inf", "not_finite"),
+    ("no *.safetensors", "no_weights"),
+    ("tokenizer.json", "tokenizer"),
+    ("huggingface_hub", "no_hub"),
+    ("repo id", "repo_id"),
+)
+
+
+def error_kind(message: str) -> str:
+    """Which kind of loader error `message` is (a key of ERROR_KINDS' second column, or "other")."""
+    return next((kind for needle, kind in ERROR_KINDS if needle in message), "other")
