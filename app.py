@@ -3,13 +3,18 @@ import streamlit as st
 
 from pages import _ui as ui
 
-st.set_page_config(page_title="Gated DeltaNet Explorer", page_icon="🧠", layout="wide")
 ui.init_session()
+st.set_page_config(page_title="Gated DeltaNet Explorer", page_icon="🧠", layout="wide",
+                   initial_sidebar_state="collapsed" if ui.lecture() else "auto")
 
 pages = [
     st.Page("pages/memory_table.py", title=ui.tr("nav.memory"), icon="🧮", url_path="memory", default=True),
+    st.Page("pages/playground.py", title=ui.tr("nav.playground"), icon="🎛️", url_path="playground"),
     st.Page("pages/compare.py", title=ui.tr("nav.compare"), icon="⚖️", url_path="compare"),
 ]
 page = st.navigation(pages, position="top")
 ui.sidebar_chrome()
 page.run()
+prefix = page.url_path or "memory"                       # the default page's link path is empty
+ui.share_panel(page.url_path, prefix)
+ui.teacher_notes(prefix)

@@ -47,7 +47,7 @@ def answer(o: np.ndarray) -> str:
 
 def draw(t: int, stage: str) -> None:
     st.markdown(f"**{ui.tr(f'compare.tok_{name}_{t}')}** · {ui.tr('common.stage_' + stage)}")
-    titles = {r: ui.tr(f"compare.rule_{r}") for r in RULES}
+    titles = {r: f"<b>{ui.tr(f'compare.rule_short_{r}')}</b><br>{ui.tr(f'compare.rule_{r}')}" for r in RULES}
     rows = {n: ui.tr(f"compare.row_{n}") for n in VECTOR_ROWS}
     axis = {"key": ui.tr("common.key_dim"), "value": ui.tr("common.value_dim")}
     fig = fig_compare_step(recs, preset.target, t, stage, titles=titles, row_labels=rows, axis=axis,

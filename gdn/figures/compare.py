@@ -39,7 +39,7 @@ def fig_compare_step(recs: dict[str, StepRecords], target: np.ndarray, t: int, s
                      titles: dict[str, str], row_labels: dict[str, str], axis: dict[str, str],
                      font_size: int = 14, height: int = 560) -> go.Figure:
     """recs: rule -> records of the same stream (gdn.rules.run_all); target: [T, V].
-    titles: rule -> column title; row_labels: VECTOR_ROWS name -> label; axis: {"key", "value"}."""
+    titles: rule -> column title (may hold "<br>" for a second line); row_labels: VECTOR_ROWS name -> label; axis: {"key", "value"}."""
     if stage not in STAGES:
         raise ValueError(f"stage must be one of {STAGES}, got {stage!r}")
     rules = list(recs)
@@ -62,9 +62,12 @@ def fig_compare_step(recs: dict[str, StepRecords], target: np.ndarray, t: int, s
                                titles[rule]), row=2, col=col)
         fig.update_xaxes(title_text=axis["value"], title_standoff=2, row=1, col=col)
     fig.update_yaxes(autorange="reversed")
+    for col in range(2, len(rules) + 1):                     # row labels once, at the left: no overlap
+        fig.update_yaxes(showticklabels=False, row=1, col=col)
+        fig.update_yaxes(showticklabels=False, row=2, col=col)
     fig.update_yaxes(title_text=axis["key"], row=1, col=1)
     fig.update_annotations(font_size=font_size + 1)
-    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60))
+    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, t=80))
 
 
 def _heatmap(z, text, x, y, zmax, font_size, name) -> go.Heatmap:

@@ -1,0 +1,206 @@
+"""The playground's experiments (teaching-content.md §3-5): pure functions returning numpy arrays.
+
+    overwrite  re-write one key among n stored pairs; split the readout's error into the old value
+               left behind, interference from the other keys and the new value's shortfall
+    repeated   write the same (k, v) again and again: the delta rule's distance to v shrinks by
+               |1 - beta ||k||^2| per write, linear attention's readout drifts as t beta ||k||^2 v
+    key norm   the factor (1 - beta c^2) along k for a key of norm c: overshoot past 1, divergence past 2
+    capacity   recall error of N random unit keys in d_k dims, for the three rules (beta = 1, q = k)
+    half-life  alpha^n, and ln 0.5 / ln alpha tokens until half is left
+Everything is float64 numpy and deterministic given the seed.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from gdn.rules import RULES, run_rule
+from gdn.steps import Stream
+
+GEOMETRIES = ("orthogonal", "random", "angle")
+EXPLODE = 1e6            # relative errors above this are clipped for display (and flagged)
+
+
+# ---- keys ------------------------------------------------------------------------------------
+
+def unit_rows(x: np.ndarray) -> np.ndarray:
+    return x / np.linalg.norm(x, axis=-1, keepdims=True)
+
+
+def make_keys(n: int, K: int, geometry: str, *, angle_deg: float = 90.0, seed: int = 0) -> np.ndarray:
+    """n unit keys [n, K]. "orthogonal": orthonormal for the first min(n, K) (Gram-Schmidt of random
+    draws), random beyond (no more room); "random": independent random directions; "angle": keys 0
+    and 1 at angle_deg in the (e0, e1) plane, the rest as "orthogonal" in the remaining dims."""
+    if geometry not in GEOMETRIES:
+        raise ValueError(f"geometry must be one of {GEOMETRIES}, got {geometry!r}")
+    rng = np.random.RandomState(seed)
+    keys = unit_rows(rng.randn(n, K))                                  # [n, K]
+    if geometry == "random":
+        return keys
+    if geometry == "orthogonal":
+        m = min(n, K)
+        q, r = np.linalg.qr(keys[:m].T)                                 # q: [K, m]
+        keys[:m] = (q * np.sign(np.diag(r))).T                          # keep each draw's direction
+        return keys
+    theta = np.deg2rad(angle_deg)
+    out = np.zeros((n, K))
+    out[0, 0] = 1.0
+    if n > 1:
+        out[1, :2] = np.cos(theta), np.sin(theta)
+    if n > 2:                                                           # the others, out of the plane
+        out[2:] = make_keys(n - 2, K - 2, "orthogonal", seed=seed) @ np.eye(K - 2, K, 2) if K > 2 else keys[2:]
+    return out
+
+
+# ---- overwrite vs blur -----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Overwrite:
+    """Result of storing n pairs, then re-writing key 0 with a new value and reading key 0.
+
+    All per-rule arrays are indexed in gdn.rules.RULES order.
+    readout: [3, V] what key 0 reads after the re-write; target: [V] the new value; old: [V] the old one.
+    parts: [3, 3] norms of (old value left behind, interference from other keys, new value missed),
+        each relative to ||target||; error: [3] ||readout - target|| / ||target||.
+    disturbed: [3] mean over the other keys of how far the re-write moved their readout, relative to
+        their own value (nan-free: 0 when there are no other keys); cosine: [n, n] key similarities."""
+    readout: np.ndarray
+    target: np.ndarray
+    old: np.ndarray
+    parts: np.ndarray
+    error: np.ndarray
+    disturbed: np.ndarray
+    cosine: np.ndarray
+
+
+def _coefficients(rule: str, keys: np.ndarray, alpha: float, beta: float) -> np.ndarray:
+    """[n + 1, n + 1]: row j = how much of each written value (n pairs, then the re-write) key j reads.
+    Every rule is linear in the values, so writing one-hot values gives the mixing weights exactly."""
+    n = keys.shape[0]
+    k = np.vstack([keys, keys[:1]])                                     # [n + 1, K]: re-write key 0
+    s = Stream(k=k, v=np.eye(n + 1), q=k, alpha=np.full(n + 1, alpha), beta=np.full(n + 1, beta),
+               S0=np.zeros((keys.shape[1], n + 1)))
+    S = run_rule(rule, s).S_new[-1]                                     # [K, n + 1]
+    return keys @ S                                                     # [n, n + 1]
+
+
+def overwrite(n: int, K: int, V: int, *, geometry: str = "orthogonal", angle_deg: float = 90.0,
+              alpha: float = 1.0, beta: float = 1.0, knorm: float = 1.0, seed: int = 0) -> Overwrite:
+    keys = knorm * make_keys(n, K, geometry, angle_deg=angle_deg, seed=seed)       # [n, K]
+    rng = np.random.default_rng(seed + 1)
+    values = np.round(rng.normal(size=(n + 1, V)), 1)                   # [n + 1, V]; last = new value
+    values[-1] = np.where(np.abs(values[-1]) < 0.1, 1.0, values[-1])    # never an all-zero target
+    target, old = values[-1], values[0]
+    readout, parts, error, disturbed = [], [], [], []
+    for rule in RULES:
+        c = _coefficients(rule, keys, alpha, beta)                      # [n, n + 1]
+        r = c[0] @ values                                               # [V]
+        pieces = (c[0, 0] * old, c[0, 1:n] @ values[1:n], (c[0, n] - 1.0) * target)
+        readout.append(r)
+        parts.append([np.linalg.norm(p) / np.linalg.norm(target) for p in pieces])
+        error.append(np.linalg.norm(r - target) / np.linalg.norm(target))
+        before = _coefficients_before(rule, keys, alpha, beta) @ values[:n]          # [n, V]
+        moved = np.linalg.norm(c[1:] @ values - before[1:], axis=1)
+        size = np.maximum(np.linalg.norm(values[1:n], axis=1), 1e-12)
+        disturbed.append(float(np.mean(moved / size)) if n > 1 else 0.0)
+    unit = keys / np.maximum(np.linalg.norm(keys, axis=1, keepdims=True), 1e-12)
+    return Overwrite(readout=np.array(readout), target=target, old=old, parts=np.array(parts),
+                     error=np.array(error), disturbed=np.array(disturbed), cosine=unit @ unit.T)
+
+
+def _coefficients_before(rule: str, keys: np.ndarray, alpha: float, beta: float) -> np.ndarray:
+    """[n, n]: mixing weights of each key's readout after the n pairs, before the re-write."""
+    n = keys.shape[0]
+    s = Stream(k=keys, v=np.eye(n), q=keys, alpha=np.full(n, alpha), beta=np.full(n, beta),
+               S0=np.zeros((keys.shape[1], n)))
+    return keys @ run_rule(rule, s).S_new[-1]
+
+
+# ---- repeated writes and key norm ------------------------------------------------------------
+
+def repeated_writes(T: int, *, beta: float, alpha: float = 1.0, knorm: float = 1.0) -> dict[str, np.ndarray]:
+    """Write (k, v) = (c e0, (3, 4)) T times and read with q = k after each write.
+    Returns rule -> [T + 1] distance ||o_t - v|| / ||v|| (entry 0: the empty table, distance 1)."""
+    k = np.tile([knorm, 0.0], (T, 1))                                   # [T, 2]
+    v = np.tile([3.0, 4.0], (T, 1))                                     # [T, 2]
+    s = Stream(k=k, v=v, q=k, alpha=np.full(T, alpha), beta=np.full(T, beta), S0=np.zeros((2, 2)))
+    return {rule: np.concatenate([[1.0], np.linalg.norm(run_rule(rule, s).output - v, axis=1) / 5.0])
+            for rule in RULES}
+
+
+def along_k_factor(knorm: np.ndarray, beta: float) -> np.ndarray:
+    """(1 - beta ||k||^2): what one delta-rule step multiplies the stored component along k by."""
+    return 1.0 - beta * np.asarray(knorm, dtype=float) ** 2
+
+
+def clip_for_display(x: np.ndarray, limit: float = EXPLODE) -> tuple[np.ndarray, bool]:
+    """Finite values no larger than limit (inf and nan become limit), and whether any were clipped."""
+    x = np.asarray(x, dtype=float)
+    bad = ~np.isfinite(x) | (np.abs(x) > limit)
+    return np.where(bad, np.sign(np.nan_to_num(x, nan=1.0)) * limit, x), bool(bad.any())
+
+
+# ---- capacity --------------------------------------------------------------------------------
+
+CAPACITY_NS = (8, 16, 32, 64, 96, 128, 160, 192, 256, 384, 512, 768, 1024)
+SPLIT = 16                # "most recent" and "oldest" groups in the split
+
+
+def capacity_stream(N: int, K: int, V: int, *, seed: int = 0, geometry: str = "random"):
+    """The reference protocol (teaching §4): RandomState(seed) draws keys [N, K] then values [N, V],
+    both standard normal; keys are scaled to unit length (or made orthonormal up to K)."""
+    rng = np.random.RandomState(seed)
+    keys, values = unit_rows(rng.randn(N, K)), rng.randn(N, V)
+    if geometry == "orthogonal":
+        m = min(N, K)
+        q, r = np.linalg.qr(keys[:m].T)
+        keys[:m] = (q * np.sign(np.diag(r))).T
+    return keys, values
+
+
+def recall_errors(rule: str, keys: np.ndarray, values: np.ndarray, *, alpha: float = 1.0) -> np.ndarray:
+    """[N] relative recall error ||S^T k_i - v_i|| / ||v_i|| after writing all N pairs with beta = 1,
+    reading each key with q = k_i (oldest first). alpha is used by "gated" only."""
+    if rule == "linear":
+        S = keys.T @ values                                             # [K, V]: sum of k_i v_i^T
+    elif rule in ("delta", "gated"):
+        a = alpha if rule == "gated" else 1.0
+        S = np.zeros((keys.shape[1], values.shape[1]))
+        for k, v in zip(keys, values):                                  # the recurrence, one pair a step
+            S *= a
+            S += np.outer(k, v - S.T @ k)                               # [K, V]
+    else:
+        raise ValueError(f"rule must be one of {RULES}, got {rule!r}")
+    return np.linalg.norm(keys @ S - values, axis=1) / np.linalg.norm(values, axis=1)
+
+
+def capacity_curve(rule: str, K: int, V: int, *, alpha: float = 1.0, seed: int = 0,
+                   geometry: str = "random", Ns=CAPACITY_NS) -> np.ndarray:
+    """[len(Ns), 3]: per N (its own seeded stream), mean relative error over all pairs, over the
+    SPLIT most recent and over the SPLIT oldest."""
+    out = []
+    for N in Ns:
+        e = recall_errors(rule, *capacity_stream(N, K, V, seed=seed, geometry=geometry), alpha=alpha)
+        out.append((e.mean(), e[-SPLIT:].mean(), e[:SPLIT].mean()))
+    return np.array(out)
+
+
+# ---- half-life -------------------------------------------------------------------------------
+
+def half_life(alpha: float) -> float:
+    """Tokens until alpha^n = 1/2: ln 0.5 / ln alpha. alpha = 1 never forgets (inf); alpha = 0 forgets
+    everything at the next token (0)."""
+    if not 0.0 <= alpha <= 1.0:
+        raise ValueError(f"alpha is a keep-fraction in [0, 1], got {alpha}")
+    if alpha >= 1.0:
+        return float("inf")
+    if alpha <= 0.0:
+        return 0.0
+    return float(np.log(0.5) / np.log(alpha))
+
+
+def decay_curves(alphas, n_max: int) -> np.ndarray:
+    """[len(alphas), n_max + 1]: alpha^n for n = 0 .. n_max (0^0 = 1: nothing has decayed yet)."""
+    n = np.arange(n_max + 1)
+    return np.asarray(alphas, dtype=float)[:, None] ** n[None, :]

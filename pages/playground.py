@@ -1,0 +1,150 @@
+"""Playground (游乐场): overwrite vs blur, repeated writes, key norm, capacity and half-life.
+
+One experiment at a time; each is a fragment, so a slider reruns only its own panel, and every
+computation is cached by its parameters (bench/bench_pages.py times a slider change).
+"""
+import numpy as np
+import streamlit as st
+
+from gdn import experiments as ex
+from gdn.figures import playground as figs
+from gdn.rules import RULES
+from pages import _ui as ui
+
+PANELS = ("overwrite", "repeat", "knorm", "capacity", "halflife")
+DIMS = [16, 32, 64, 128]
+cached = st.cache_data(max_entries=64, show_spinner=False)
+overwrite, repeated, curve = cached(ex.overwrite), cached(ex.repeated_writes), cached(ex.capacity_curve)
+
+st.title(ui.tr("playground.title"))
+st.caption(ui.tr("playground.intro"))
+ui.seed_from_url("playground_panel", PANELS, "overwrite")
+panel = st.segmented_control(ui.tr("playground.panel"), PANELS, key="playground_panel", required=True,
+                             format_func=ui.label_maker("playground.panel_"))
+ui.sync_to_url("playground_panel", "overwrite")
+rule_name = {r: ui.tr(f"playground.rule_{r}") for r in RULES}
+fs, lecture = ui.font_size(), ui.lecture()
+
+
+def slider(name, lo, hi, default, step=None, where=st, label=None):
+    return where.slider(ui.tr(label or f"playground.{name}"), lo, hi, default, step=step,
+                        key=f"playground_{panel}_{name}", bind="query-params")
+
+
+def metrics(values: dict[str, str]) -> None:
+    for col, (label, value) in zip(st.columns(len(values)), values.items()):
+        col.metric(label, value)
+
+
+@st.fragment
+def overwrite_panel():
+    st.markdown(ui.tr("playground.ow_story"))
+    c = st.columns(4)
+    geometries = list(ex.GEOMETRIES)
+    ui.seed_from_url("playground_geometry", geometries, "orthogonal")
+    geometry = c[0].selectbox(ui.tr("playground.geometry"), geometries, key="playground_geometry",
+                              format_func=ui.label_maker("playground.geometry_"))
+    ui.sync_to_url("playground_geometry", "orthogonal")
+    angle = slider("angle", 0, 180, 60, where=c[0]) if geometry == "angle" else 90
+    n, K, V = slider("pairs", 1, 8, 3, where=c[1]), slider("dk", 2, 8, 3, where=c[1]), slider("dv", 1, 8, 3, where=c[1])
+    alpha, beta = slider("alpha", 0.0, 1.0, 1.0, 0.01, where=c[2]), slider("beta", 0.0, 1.0, 1.0, 0.01, where=c[2])
+    knorm = slider("knorm", 0.1, 3.0, 1.0, 0.05, where=c[3])
+    ow = overwrite(n, K, V, geometry=geometry, angle_deg=float(angle), alpha=alpha, beta=beta, knorm=knorm)
+    bars = np.column_stack([ow.parts, ow.error, ow.disturbed])
+    labels = [ui.tr(f"playground.ow_{p}") for p in ("old", "interference", "missed", "total", "disturbed")]
+    rows = [ui.tr(f"playground.ow_row_{r}") for r in ("old", "target", *RULES)]
+    fig = figs.fig_overwrite(ow.readout, ow.target, ow.old, bars, rule_titles=list(rule_name.values()),
+                             bar_labels=labels, row_labels=rows, font_size=fs, height=520 if lecture else 440,
+                             titles=(ui.tr("playground.ow_bars_title"), ui.tr("playground.ow_rows_title")))
+    ui.show_figure(fig, key="playground_ow_fig", alt=ui.tr("playground.ow_alt"))
+    metrics({ui.tr("playground.ow_metric", rule=rule_name[r]): f"{e:.0%}" for r, e in zip(RULES, ow.error)})
+    others = np.abs(ow.cosine[0, 1:])
+    if others.size:
+        st.caption(ui.tr("playground.ow_cos", cos=f"{others.max():.2f}"))
+    if geometry != "random" and n > K:
+        st.caption(ui.tr("playground.ow_no_orth", K=K))
+
+
+@st.fragment
+def repeat_panel():
+    st.markdown(ui.tr("playground.rw_story"))
+    c = st.columns(3)
+    beta, alpha = slider("beta", 0.0, 1.0, 0.5, 0.01, where=c[0]), slider("alpha", 0.0, 1.0, 1.0, 0.01, where=c[1])
+    T = slider("writes", 1, 20, 8, where=c[2])
+    dist = repeated(T, beta=beta, alpha=alpha)
+    fig = figs.fig_repeated(dist, rule_titles=rule_name, xlabel=ui.tr("playground.rw_x"),
+                            ylabel=ui.tr("playground.rw_y"), font_size=fs, height=460 if lecture else 380)
+    ui.show_figure(fig, key="playground_rw_fig", alt=ui.tr("playground.rw_alt"))
+    metrics({ui.tr("playground.rw_metric", rule=rule_name[r], T=T): f"{dist[r][-1]:.1%}" for r in RULES})
+
+
+@st.fragment
+def knorm_panel():
+    st.markdown(ui.tr("playground.kn_story"))
+    c = st.columns(3)
+    knorm, beta = slider("knorm", 0.1, 3.0, 1.0, 0.05, where=c[0]), slider("beta", 0.0, 1.0, 1.0, 0.01, where=c[1])
+    T = slider("writes", 1, 30, 10, where=c[2])
+    grid = np.linspace(0.0, 3.0, 121)
+    errors, clipped = ex.clip_for_display(repeated(T, beta=beta, knorm=knorm)["delta"])
+    labels = {n: ui.tr(f"playground.kn_{n}") for n in ("factor_title", "error_title", "factor", "knorm", "distance",
+                                                       "shrink", "overshoot", "diverge", "clipped")}
+    labels["writes"] = ui.tr("playground.rw_x")
+    fig = figs.fig_key_norm(grid, ex.along_k_factor(grid, beta), knorm, errors, clipped=clipped, labels=labels,
+                            font_size=fs, height=500 if lecture else 420)
+    ui.show_figure(fig, key="playground_kn_fig", alt=ui.tr("playground.kn_alt"))
+    x = beta * knorm ** 2
+    metrics({ui.tr("playground.kn_new_term"): f"× {knorm:.2f}", ui.tr("playground.kn_correction"): f"× {knorm ** 2:.2f}",
+             ui.tr("playground.kn_factor_metric"): f"{1 - x:.2f}"})
+    state = ("exact" if np.isclose(x, 1) else "edge" if np.isclose(x, 2) else
+             "shrink" if x < 1 else "overshoot" if x < 2 else "diverge")
+    show = {"diverge": st.error, "edge": st.warning, "overshoot": st.warning}.get(state, st.success)
+    show(ui.tr(f"playground.kn_state_{state}", x=f"{x:.2f}"))
+
+
+@st.fragment
+def capacity_panel():
+    st.markdown(ui.tr("playground.cap_story"))
+    c = st.columns(4)
+    K = c[0].select_slider(ui.tr("playground.dk"), DIMS, 128, key="playground_cap_dk", bind="query-params")
+    V = c[0].select_slider(ui.tr("playground.dv"), DIMS, 128, key="playground_cap_dv", bind="query-params")
+    N = c[1].select_slider(ui.tr("playground.cap_N"), ex.CAPACITY_NS, 256, key="playground_cap_N", bind="query-params")
+    alpha = slider("alpha", 0.8, 1.0, 0.99, 0.005, where=c[2], label="playground.cap_alpha")
+    ui.seed_from_url("playground_cap_geometry", ["random", "orthogonal"], "random")
+    geometry = c[3].selectbox(ui.tr("playground.geometry"), ["random", "orthogonal"], key="playground_cap_geometry",
+                              format_func=ui.label_maker("playground.geometry_"))
+    ui.sync_to_url("playground_cap_geometry", "random")
+    seed = c[3].number_input(ui.tr("playground.seed"), 0, 9999, 0, key="playground_cap_seed", bind="query-params")
+    curves = {r: curve(r, K, V, alpha=alpha if r == "gated" else 1.0, seed=int(seed), geometry=geometry)
+              for r in RULES}
+    split = [ui.tr(f"playground.cap_{s}") for s in ("all", "recent", "oldest")]
+    labels = {"curve_title": ui.tr("playground.cap_curve_title"), "split_title": ui.tr("playground.cap_split_title", N=N),
+              "knee": ui.tr("playground.cap_knee", K=K), "N": ui.tr("playground.cap_x"),
+              "error": ui.tr("playground.cap_error")}
+    fig = figs.fig_capacity(np.array(ex.CAPACITY_NS), curves, K, N, rule_titles=rule_name, split_labels=split,
+                            labels=labels, font_size=fs, height=520 if lecture else 440)
+    ui.show_figure(fig, key="playground_cap_fig", alt=ui.tr("playground.cap_alt"))
+    i = ex.CAPACITY_NS.index(N)
+    table = {ui.tr("playground.cap_table_rule"): list(rule_name.values())}
+    table |= {s: [f"{curves[r][i, j]:.1%}" for r in RULES] for j, s in enumerate(split)}
+    st.dataframe(table, hide_index=True, key="playground_cap_table")
+    st.caption(ui.tr("playground.cap_protocol", seed=int(seed)))
+
+
+@st.fragment
+def halflife_panel():
+    st.markdown(ui.tr("playground.hl_story"))
+    alpha = slider("alpha", 0.0, 1.0, 0.97, 0.01, label="playground.hl_alpha")
+    half = ex.half_life(alpha)
+    refs = [0.5, 0.9, 0.97, 0.99]
+    curves = ex.decay_curves([*refs, alpha], 100)
+    labels = {"n": ui.tr("playground.hl_n"), "kept": ui.tr("playground.hl_kept"), "half_at": ui.tr("playground.hl_half_at")}
+    fig = figs.fig_half_life(curves, refs, alpha, half, labels=labels, font_size=fs, height=460 if lecture else 380)
+    ui.show_figure(fig, key="playground_hl_fig", alt=ui.tr("playground.hl_alt"))
+    text = (ui.tr("playground.hl_never") if np.isinf(half) else ui.tr("playground.hl_at_once") if half == 0
+            else ui.tr("playground.hl_tokens", n=f"{half:.1f}"))
+    metrics({ui.tr("playground.hl_half"): text,
+             **{ui.tr("playground.hl_after", n=n): f"{curves[-1, n]:.3g}" for n in (10, 50)}})
+
+
+{"overwrite": overwrite_panel, "repeat": repeat_panel, "knorm": knorm_panel,
+ "capacity": capacity_panel, "halflife": halflife_panel}[panel]()
