@@ -28,6 +28,8 @@ from gdn.kernel_inputs import check_shapes, l2_normalize, working_dtype
 # exp(-200) ~ 1e-87 is zero for every practical purpose; clamping g keeps the in-chunk
 # differences gamma_i - gamma_j finite when a token decays fully (alpha = 0, g = -inf).
 G_MIN = -200.0
+# Chunks batched together per block, by device type (absent: all of them). See _scan.
+CHUNKS_PER_BLOCK = {"cpu": 1}
 
 
 def chunk_gated_delta_rule(q, k, v, g, beta, *, chunk_size=64, scale=None, initial_state=None,
@@ -76,20 +78,34 @@ def _per_channel_beta(q, k, v, g, beta, S, C, qk_scale, l2norm):
 
 def _scan(q, k, v, g, beta, S, C, qk_scale, l2norm):
     """q, k: [B, T, HK, K]; v: [B, T, HV, V]; g, beta: [B, T, HV]; S: [B, HV, K, V] in the working dtype.
-    Returns o: [B, T, HV, V] in v's dtype and the final state."""
+    Returns o: [B, T, HV, V] in v's dtype and the final state.
+
+    Tokens go in blocks of n equal chunks: the state-free work of a block is batched over its chunks,
+    then a short loop carries the state through them. On a CPU n = 1 keeps every temporary small (see
+    the module docstring); on a GPU, where kernel launches cost more than memory, n covers all full chunks.
+    A ragged tail is a last block of one shorter chunk: no padding anywhere."""
     B, T, HK, K = q.shape
     HV, V = v.shape[2], v.shape[3]
-    dtype = S.dtype
-    heads = lambda x: x.to(dtype).transpose(1, 2).reshape(B * HV, x.shape[1], -1)  # [B, c, HV, *] -> [B*HV, c, *]
+    chunks_per_block = CHUNKS_PER_BLOCK.get(q.device.type, max(1, T // C))
     S = S.reshape(B * HV, K, V)                                        # [B*HV, K, V]  heads as one batch dim
     o = torch.empty(v.shape, dtype=v.dtype, device=v.device)          # [B, T, HV, V]
-    for start in range(0, T, C):
-        chunk = slice(start, min(start + C, T))                        # the last chunk may be shorter
-        qc, kc = _load_queries_keys(q[:, chunk], k[:, chunk], dtype, qk_scale, l2norm, HV // HK)
-        o_chunk, S = _chunk_step(heads(qc), heads(kc), heads(v[:, chunk]),
-                                 heads(g[:, chunk, :, None])[..., 0], heads(beta[:, chunk, :, None])[..., 0], S)
-        o[:, chunk] = o_chunk.view(B, HV, -1, V).transpose(1, 2)       # [B, c, HV, V]
+    start = 0
+    while start < T:
+        c = min(C, T - start)                                          # chunk length in this block
+        n = min(chunks_per_block, (T - start) // c)                    # chunks in this block
+        block = slice(start, start + n * c)
+        qb, kb = _load_queries_keys(q[:, block], k[:, block], S.dtype, qk_scale, l2norm, HV // HK)
+        o_block, S = _block(*(_by_chunk(x.to(S.dtype), n) for x in (qb, kb, v[:, block])),
+                            *(_by_chunk(x[:, block, :, None].to(S.dtype), n)[..., 0] for x in (g, beta)), S)
+        o[:, block].view(B, n, c, HV, V).copy_(o_block.view(n, B, HV, c, V).permute(1, 0, 3, 2, 4))
+        start += n * c
     return o, S.view(B, HV, K, V)
+
+
+def _by_chunk(x, n):
+    """[B, n*c, H, D] -> [n, B*H, c, D]: chunk first, heads as one batch dim (a view when n = B = 1)."""
+    B, L, H, D = x.shape
+    return x.view(B, n, L // n, H, D).permute(1, 0, 3, 2, 4).reshape(n, B * H, L // n, D)
 
 
 def _load_queries_keys(q, k, dtype, qk_scale, l2norm, group):
@@ -104,26 +120,33 @@ def _load_queries_keys(q, k, dtype, qk_scale, l2norm, group):
     return q, k
 
 
-def _chunk_step(q, k, v, g, beta, S):
-    """One chunk of c tokens, the B*H heads stacked in the first dim (strided views are fine).
-    q, k: [BH, c, K]; v: [BH, c, V]; g, beta: [BH, c]; S: [BH, K, V] the state before the chunk.
-    Returns the chunk's output [BH, c, V] and the state after it."""
-    c = q.shape[1]
-    gamma = g.clamp(min=G_MIN).cumsum(-1)                              # [BH, c]  log decay since chunk start
+def _block(q, k, v, g, beta, S):
+    """n chunks of c tokens each, the B*H heads stacked in dim 1 (strided views are fine).
+    q, k: [n, BH, c, K]; v: [n, BH, c, V]; g, beta: [n, BH, c]; S: [BH, K, V] the state before the block.
+    Returns the outputs [n, BH, c, V] and the state after the block."""
+    n, BH, c, K = q.shape
+    # 1. Everything that does not depend on the state, for all n chunks at once.
+    gamma = g.clamp(min=G_MIN).cumsum(-1)                              # [n, BH, c]  log decay since chunk start
     causal = torch.ones(c, c, dtype=torch.bool, device=q.device).tril()  # [c, c]  j <= i
     # Gamma_ij = exp(gamma_i - gamma_j) for j <= i: masked before exp so it never overflows.
-    Gamma = (gamma[:, :, None] - gamma[:, None, :]).masked_fill(~causal, float("-inf")).exp()  # [BH, c, c]
+    Gamma = (gamma[..., :, None] - gamma[..., None, :]).masked_fill(~causal, float("-inf")).exp()  # [n, BH, c, c]
     # The UT system's strictly-lower part. solve_triangular(unitriangular=True) reads neither the
     # diagonal nor the upper triangle, so A's diagonal (beta_i |k_i|^2) never needs masking.
-    A = torch.bmm(k, k.transpose(1, 2)).mul_(Gamma).mul_(beta[:, :, None])  # [BH, c, c]
+    A = torch.matmul(k, k.transpose(-1, -2)).mul_(Gamma).mul_(beta[..., None])  # [n, BH, c, c]
     eye = torch.eye(c, dtype=q.dtype, device=q.device)
-    inv_L = torch.linalg.solve_triangular(A, eye.expand_as(A), upper=False, unitriangular=True)  # [BH, c, c]
-    decay = gamma.exp()[:, :, None]                                    # [BH, c, 1]  e^gamma_i
-    # new values: diag(beta) (V - diag(e^gamma) K S), pushed through the triangular system
-    rhs = torch.baddbmm(v, k * decay, S, alpha=-1).mul_(beta[:, :, None])  # [BH, c, V]
-    new_v = torch.bmm(inv_L, rhs)                                      # [BH, c, V]  what each token writes
-    scores = torch.bmm(q, k.transpose(1, 2)).mul_(Gamma)               # [BH, c, c]  lower incl. diagonal
-    o = torch.baddbmm(torch.bmm(q * decay, S), scores, new_v)          # [BH, c, V]  old state + this chunk
-    k_to_end = k * (gamma[:, -1:, None] - gamma[:, :, None]).exp()     # [BH, c, K]  decayed to the chunk end
-    S = torch.baddbmm(S * decay[:, -1:], k_to_end.transpose(1, 2), new_v)  # [BH, K, V]
+    inv_L = torch.linalg.solve_triangular(A, eye.expand_as(A), upper=False, unitriangular=True)  # [n, BH, c, c]
+    decay = gamma.exp()[..., None]                                     # [n, BH, c, 1]  e^gamma_i
+    # WY form: each token writes new_v = U - W S (U, W: Yang et al.'s u and w), with S the chunk's start state.
+    U = torch.matmul(inv_L, v * beta[..., None])                       # [n, BH, c, V]
+    W = torch.matmul(inv_L, k * (beta[..., None] * decay))             # [n, BH, c, K]
+    scores = torch.matmul(q, k.transpose(-1, -2)).mul_(Gamma)          # [n, BH, c, c]  lower incl. diagonal
+    q_decayed = q * decay                                              # [n, BH, c, K]
+    k_to_end = k * (gamma[..., -1:, None] - gamma[..., None]).exp()    # [n, BH, c, K]  decayed to the chunk end
+    chunk_decay = decay[..., -1:, :]                                   # [n, BH, 1, 1]  e^gamma_c
+    # 2. The state, chunk after chunk.
+    o = torch.empty(n, BH, c, v.shape[-1], dtype=v.dtype, device=v.device)  # [n, BH, c, V]
+    for i in range(n):
+        new_v = torch.baddbmm(U[i], W[i], S, alpha=-1)                 # [BH, c, V]  what each token writes
+        torch.baddbmm(torch.bmm(q_decayed[i], S), scores[i], new_v, out=o[i])  # [BH, c, V]  old state + chunk
+        S = torch.baddbmm(S * chunk_decay[i], k_to_end[i].transpose(-1, -2), new_v)  # [BH, K, V]
     return o, S
