@@ -8,9 +8,9 @@ st.set_page_config(page_title="Gated DeltaNet Explorer", page_icon="🧠", layou
                    initial_sidebar_state="collapsed" if ui.lecture() else "auto")
 
 pages = [
-    st.Page("pages/memory_table.py", title=ui.tr("nav.memory"), icon="🧮", url_path="memory", default=True),
-    st.Page("pages/playground.py", title=ui.tr("nav.playground"), icon="🎛️", url_path="playground"),
-    st.Page("pages/compare.py", title=ui.tr("nav.compare"), icon="⚖️", url_path="compare"),
+    st.Page("pages/memory_table.py", title=ui.tr("nav.memory"), icon=":material/grid_on:", url_path="memory", default=True),
+    st.Page("pages/playground.py", title=ui.tr("nav.playground"), icon=":material/tune:", url_path="playground"),
+    st.Page("pages/compare.py", title=ui.tr("nav.compare"), icon=":material/compare:", url_path="compare"),
 ]
 page = st.navigation(pages, position="top")
 ui.sidebar_chrome()

@@ -78,3 +78,18 @@ def step_records(s: Stream) -> StepRecords:
     empty = {"S_prev": (0, K, V), "S_decayed": (0, K, V), "write": (0, K, V), "S_new": (0, K, V)}
     arrays = {n: np.array(v) if v else np.zeros(empty.get(n, (0, V))) for n, v in rec.items()}
     return StepRecords(stream=s, **arrays)
+
+
+def records_csv(rec: StepRecords) -> str:
+    """Every number of the animation in long form: token, quantity, key dim, value dim, value.
+    Vectors (prediction, error, output) have an empty key dim."""
+    lines = ["token,quantity,key_dim,value_dim,value"]
+    T, K, V = rec.stream.shape
+    for t in range(T):
+        for name in ("S_prev", "S_decayed", "write", "S_new"):
+            table = getattr(rec, name)[t]
+            lines += [f"{t},{name},{i},{j},{table[i, j]!r}" for i in range(K) for j in range(V)]
+        for name in ("prediction", "error", "output"):
+            lines += [f"{t},{name},,{j},{getattr(rec, name)[t][j]!r}" for j in range(V)]
+        lines.append(f"{t},alpha,,,{rec.stream.alpha[t]!r}")
+    return "\n".join(lines) + "\n"

@@ -9,7 +9,8 @@ from pathlib import Path
 import plotly.graph_objects as go
 import streamlit as st
 
-from gdn.i18n import LANGS, pick_language, t
+from gdn.i18n import LANGS, pick_language, t, table
+from gdn.share import qr_svg, share_url
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
 LANG_NAMES = {"zh": "简体中文", "en": "English"}
@@ -81,7 +82,50 @@ def sync_to_url(key: str, default) -> None:
         st.query_params[key] = str(value)
 
 
-def show_figure(fig: go.Figure, key: str, alt: str) -> None:
-    """One place that sets how charts are drawn: full width, PNG export at slide resolution."""
+def note(text: str) -> None:
+    """Explanatory text: a callout normally, folded away in lecture mode (the teacher says it)."""
+    if lecture():
+        with st.expander(tr("common.notes")):
+            st.markdown(text)
+    else:
+        st.info(text, icon=":material/lightbulb:")
+
+
+def show_figure(fig: go.Figure, key: str, alt: str, export: bool = True) -> None:
+    """One place that sets how charts are drawn: full width, toolbar PNG at slide resolution (3x),
+    and a standalone HTML download that works offline (plotly.js inlined)."""
     config = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 3, "filename": key}}
     st.plotly_chart(fig, key=key, config=config, alt=alt, theme=None)
+    if export and not lecture():
+        st.download_button(tr("common.download_html"), data=lambda: fig.to_html(include_plotlyjs=True),
+                           file_name=f"{key}.html", mime="text/html", key=f"{key}_html",
+                           icon=":material/download:", type="tertiary", on_click="ignore")
+
+
+def page_params(prefix: str) -> dict:
+    """The plain values (numbers, strings) of the current page's widgets, for a link that reopens them.
+    Keys are page-prefixed ("memory_t"); editors and internal play state are left out."""
+    skip = ("_edit", "_playing", "_tick", "_html", "_csv")
+    return {k: v for k, v in st.session_state.items()
+            if k.startswith(prefix + "_") and isinstance(v, (int, float, str)) and not isinstance(v, bool)
+            and not any(s in k for s in skip)}
+
+
+def share_panel(page_path: str, prefix: str) -> None:
+    """Sidebar: the link to exactly this view (copy button on the code block) and its QR code."""
+    base = st.context.url or "http://127.0.0.1:8501/"
+    params = {"lang": lang(), **({"mode": "lecture"} if lecture() else {}), **page_params(prefix)}
+    url = share_url(base, page_path, params)
+    with st.sidebar.expander(tr("common.share"), icon=":material/qr_code_2:"):
+        st.code(url, language=None, wrap_lines=True)
+        st.html(f'<div style="background:white;display:inline-block">{qr_svg(url)}</div>')
+        if "127.0.0.1" in base or "localhost" in base:
+            st.caption(tr("common.share_local"))
+
+
+def teacher_notes(page: str) -> None:
+    """Sidebar: how to explain this page in five minutes (classroom.notes_<page>)."""
+    key = f"classroom.notes_{page}"
+    if key in table(lang()):
+        with st.sidebar.expander(tr("common.teacher_notes"), icon=":material/school:"):
+            st.markdown(tr(key))

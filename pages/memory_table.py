@@ -2,10 +2,10 @@
 import pandas as pd
 import streamlit as st
 
-from gdn.figures import fig_memory_step, fig_timeline
+from gdn.figures import fig_memory_player, fig_memory_step, fig_timeline
 from gdn.formulas import CLOSED_FORM, stage_formulas
 from gdn.presets import PRESETS, random_stream, replay_stream
-from gdn.steps import STAGES, step_records
+from gdn.steps import STAGES, records_csv, step_records
 from gdn.stream_table import InputError, rows_to_stream, stream_to_rows
 from pages import _ui as ui
 from pages._stepper import stepper
@@ -34,7 +34,7 @@ elif preset == "replay":
 else:
     base, edit_key = PRESETS[preset](), f"memory_edit_{preset}"
 story = ui.tr("memory.story_replay", title=replay["title"]) if preset == "replay" else ui.tr(f"memory.story_{preset}")
-st.info(story, icon=":material/lightbulb:")
+ui.note(story)
 
 with st.expander(ui.tr("memory.edit"), expanded=False):
     st.caption(ui.tr("memory.edit_help", K=base.shape[1], V=base.shape[2]))
@@ -55,6 +55,17 @@ rec = step_records(stream)
 T, K, V = stream.shape
 
 
+TITLES = {n: ui.tr(f"memory.panel_{n}") for n in ("S_prev", "S_decayed", "write", "S_new", "keys", "read", "output")}
+AXIS = {"key": ui.tr("common.key_dim"), "value": ui.tr("common.value_dim")}
+
+
+def animation_html() -> str:
+    stage_name = ui.label_maker("common.stage_")
+    fig = fig_memory_player(rec, titles=TITLES, axis=AXIS, play=ui.tr("common.play"), pause=ui.tr("common.pause"),
+                            step_label=lambda t, s: f"{ui.tr('memory.token_n', t=t)} · {stage_name(s)}")
+    return fig.to_html(include_plotlyjs=True, auto_play=False)
+
+
 def draw(t: int, stage: str) -> None:
     formulas = stage_formulas(rec, t)
     lines = [rf"\colorbox{{#fde68a}}{{${f}$}}" if s == stage else f for s, f in formulas.items()]
@@ -64,11 +75,9 @@ def draw(t: int, stage: str) -> None:
         name = f" · “{token_names[t]}”" if token_names and t < len(token_names) else ""
         st.markdown(f"**{ui.tr('common.stage_' + stage)}** · {ui.tr('memory.token_n', t=t)}{name}")
         st.markdown(ui.tr(f"memory.explain_{stage}"))
-        st.latex(CLOSED_FORM)
-    titles = {n: ui.tr(f"memory.panel_{n}") for n in
-              ("S_prev", "S_decayed", "write", "S_new", "keys", "read", "output")}
-    axis = {"key": ui.tr("common.key_dim"), "value": ui.tr("common.value_dim")}
-    fig = fig_memory_step(rec, t, stage, titles=titles, axis=axis, font_size=ui.font_size(),
+        if not ui.lecture():
+            st.latex(CLOSED_FORM)
+    fig = fig_memory_step(rec, t, stage, titles=TITLES, axis=AXIS, font_size=ui.font_size(),
                           height=680 if ui.lecture() else 560)
     ui.show_figure(fig, key="memory_fig", alt=ui.tr("memory.alt", t=t, stage=ui.tr("common.stage_" + stage)))
     st.caption(ui.tr("memory.shape_note", K=K, V=V))
@@ -79,3 +88,9 @@ def draw(t: int, stage: str) -> None:
 
 
 stepper("memory", T, STAGES, draw)
+if not ui.lecture():
+    bar = st.container(horizontal=True)
+    bar.download_button(ui.tr("memory.export_player"), data=animation_html, file_name="memory_table_player.html",
+                        mime="text/html", key="memory_player_html", icon=":material/movie:", on_click="ignore")
+    bar.download_button(ui.tr("memory.export_csv"), data=lambda: records_csv(rec), file_name="memory_table.csv",
+                        mime="text/csv", key="memory_csv", icon=":material/table:", on_click="ignore")

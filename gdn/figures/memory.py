@@ -94,3 +94,29 @@ def fig_timeline(rec: StepRecords, t: int, *, labels: dict[str, str], font_size:
     fig.update_layout(barmode="group", yaxis_range=[0, 1.05], xaxis=dict(title=labels["token"], dtick=1, **ticks),
                       legend=dict(orientation="h", y=1.15, x=0))
     return base_layout(fig, height=190, font_size=font_size).update_layout(margin=dict(l=50, t=30, b=45))
+
+
+def fig_memory_player(rec: StepRecords, *, titles: dict[str, str], axis: dict[str, str], step_label,
+                      play: str, pause: str, font_size: int = 14, height: int = 620) -> go.Figure:
+    """Every (token, stage) of fig_memory_step as client-side frames with a slider and play button:
+    a self-contained animation for slides (fig.to_html(include_plotlyjs=True) plays offline).
+    step_label(t, stage) -> the slider's label of one step."""
+    T = rec.stream.shape[0]
+    steps = [(t, s) for t in range(T) for s in STAGES]
+    figs = [fig_memory_step(rec, t, s, titles=titles, axis=axis, font_size=font_size, height=height)
+            for t, s in steps]
+    fig = go.Figure(figs[0])
+    # Heatmap frames must redraw (plotly.js cannot tween heatmaps); shapes carry the stage frame.
+    fig.frames = [go.Frame(data=f.data, layout=dict(shapes=f.layout.shapes), name=str(i))
+                  for i, f in enumerate(figs)]
+    animate = lambda names, mode: dict(method="animate", args=[names, dict(
+        mode=mode, frame=dict(duration=900, redraw=True), transition=dict(duration=0), fromcurrent=True)])
+    fig.update_layout(
+        height=height + 90, margin=dict(b=110),
+        updatemenus=[dict(type="buttons", direction="left", x=0, y=-0.08, xanchor="left", yanchor="top",
+                          buttons=[dict(label=play, **animate(None, "immediate")),
+                                   dict(label=pause, **animate([None], "immediate"))])],
+        sliders=[dict(active=0, x=0.15, len=0.85, y=-0.05, yanchor="top", currentvalue=dict(prefix=""),
+                      steps=[dict(label=step_label(t, s), **animate([str(i)], "immediate"))
+                             for i, (t, s) in enumerate(steps)])])
+    return fig

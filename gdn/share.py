@@ -1,0 +1,17 @@
+"""Links that reopen a view, and their QR codes, made locally (no web service)."""
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+import segno
+
+
+def share_url(base: str, page_path: str, params: dict) -> str:
+    """base: the app's address ("http://host:8501/"); page_path: "" for the default page."""
+    query = urlencode({k: v for k, v in params.items() if v is not None})
+    return f"{base.rstrip('/')}/{page_path}" + (f"?{query}" if query else "")
+
+
+def qr_svg(text: str, *, scale: int = 4) -> str:
+    """An inline SVG QR code of `text` (error correction M: survives a slightly blurred projector)."""
+    return segno.make(text, error="m").svg_inline(scale=scale, border=2)
