@@ -135,7 +135,7 @@ def halflife_panel():
     st.markdown(ui.tr("playground.hl_story"))
     alpha = slider("alpha", 0.0, 1.0, 0.97, 0.01, label="playground.hl_alpha")
     half = ex.half_life(alpha)
-    refs = [0.5, 0.9, 0.97, 0.99]
+    refs = [a for a in (0.5, 0.9, 0.97, 0.99) if not np.isclose(a, alpha)]
     curves = ex.decay_curves([*refs, alpha], 100)
     labels = {"n": ui.tr("playground.hl_n"), "kept": ui.tr("playground.hl_kept"), "half_at": ui.tr("playground.hl_half_at")}
     fig = figs.fig_half_life(curves, refs, alpha, half, labels=labels, font_size=fs, height=460 if lecture else 380)

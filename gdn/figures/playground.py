@@ -24,11 +24,12 @@ def fig_overwrite(readout: np.ndarray, target: np.ndarray, old: np.ndarray, bars
                   font_size: int = 14, height: int = 420) -> go.Figure:
     """readout: [3, V] per rule; target, old: [V]; bars: [3 rules, B] relative sizes (one trace per
     bar label). Left: grouped bars; right: old value, target and each rule's readout as rows."""
-    fig = make_subplots(rows=1, cols=2, column_widths=[0.55, 0.45], horizontal_spacing=0.1,
+    fig = make_subplots(rows=1, cols=2, column_widths=[0.55, 0.45], horizontal_spacing=0.2,
                         subplot_titles=titles)
     for j, label in enumerate(bar_labels):
         fig.add_trace(go.Bar(x=rule_titles, y=bars[:, j], name=label, marker_color=PART_COLORS[j],
-                             text=[f"{b:.0%}" for b in bars[:, j]], textposition="outside", cliponaxis=False),
+                             text=[f"{b:.0%}" if b >= 0.005 else "" for b in bars[:, j]], textposition="outside",
+                             cliponaxis=False, textfont=dict(size=font_size - 2)),
                       row=1, col=1)
     rows = np.vstack([old, target, readout])                           # [5, V]
     fig.add_trace(go.Heatmap(z=rows, y=row_labels, x=[f"v{j}" for j in range(rows.shape[1])],
@@ -41,7 +42,7 @@ def fig_overwrite(readout: np.ndarray, target: np.ndarray, old: np.ndarray, bars
     fig.update_yaxes(tickformat=".0%", rangemode="tozero", row=1, col=1)
     fig.update_layout(barmode="group", bargap=0.25)
     fig.update_annotations(font_size=font_size + 1)
-    return _legend_top(base_layout(fig, height=height, font_size=font_size)).update_layout(margin=dict(t=110))
+    return _legend_top(base_layout(fig, height=height, font_size=font_size)).update_layout(margin=dict(l=70, r=20, t=110, b=60))
 
 
 def fig_repeated(dist: dict[str, np.ndarray], *, rule_titles: dict[str, str], xlabel: str, ylabel: str,
@@ -54,7 +55,7 @@ def fig_repeated(dist: dict[str, np.ndarray], *, rule_titles: dict[str, str], xl
                                  hovertemplate="%{x}: %{y:.4g}<extra></extra>"))
     fig.update_xaxes(title_text=xlabel, dtick=1 if len(next(iter(dist.values()))) <= 21 else None)
     fig.update_yaxes(title_text=ylabel, type="log" if log_y else "linear", tickformat=None if log_y else ".0%")
-    return _legend_top(base_layout(fig, height=height, font_size=font_size)).update_layout(margin=dict(l=70, t=50))
+    return _legend_top(base_layout(fig, height=height, font_size=font_size)).update_layout(margin=dict(l=70, r=20, t=80, b=60))
 
 
 def fig_key_norm(c_grid: np.ndarray, factor: np.ndarray, c: float, errors: np.ndarray, *, clipped: bool,
@@ -64,18 +65,18 @@ def fig_key_norm(c_grid: np.ndarray, factor: np.ndarray, c: float, errors: np.nd
     (already clipped by gdn.experiments.clip_for_display; `clipped` adds a visible warning)."""
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.12,
                         subplot_titles=(labels["factor_title"], labels["error_title"]))
-    lo, hi = min(-3.0, float(factor.min())), 1.2
-    for zone, (y0, y1) in {"shrink": (0, 1), "overshoot": (-1, 0), "diverge": (lo, -1)}.items():
-        fig.add_hrect(y0=y0, y1=y1, fillcolor=ZONE_COLORS[zone], line_width=0, layer="below", row=1, col=1,
-                      annotation_text=labels[zone], annotation_position="top right",
-                      annotation_font_size=font_size - 2)
+    lo, hi = min(-3.0, float(factor.min()) - 0.3), 1.3
     fig.add_trace(go.Scatter(x=c_grid, y=factor, mode="lines", line=dict(color="#0f172a", width=3),
                              name=labels["factor"], showlegend=False), row=1, col=1)
     here = float(np.interp(c, c_grid, factor))
     fig.add_trace(go.Scatter(x=[c], y=[here], mode="markers+text", marker=dict(size=14, color="#dc2626"),
                              text=[f"{here:.2f}"], textposition="middle left", showlegend=False,
                              textfont=dict(size=font_size + 2)), row=1, col=1)
-    fig.update_yaxes(range=[max(lo, -3.0), hi], title_text=labels["factor"], row=1, col=1)
+    for zone, (y0, y1) in {"shrink": (0, 1), "overshoot": (-1, 0), "diverge": (lo, -1)}.items():
+        fig.add_hrect(y0=y0, y1=y1, fillcolor=ZONE_COLORS[zone], line_width=0, layer="below", row=1, col=1,
+                      annotation_text=labels[zone], annotation_position="bottom left",
+                      annotation_font_size=font_size - 1)
+    fig.update_yaxes(range=[lo, hi], title_text=labels["factor"], row=1, col=1)
     fig.update_xaxes(title_text=labels["knorm"], row=1, col=1)
     fig.add_trace(go.Scatter(x=np.arange(len(errors)), y=np.maximum(errors, 1e-16), mode="lines+markers",
                              line=dict(color=RULE_COLORS["delta"], width=3), showlegend=False,
@@ -87,7 +88,7 @@ def fig_key_norm(c_grid: np.ndarray, factor: np.ndarray, c: float, errors: np.nd
                            showarrow=False, xanchor="left", yanchor="top", bgcolor="#fee2e2",
                            bordercolor="#dc2626", font=dict(size=font_size, color="#991b1b"))
     fig.update_annotations(font_size=font_size + 1, selector=dict(xref="paper"))
-    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=70, t=60))
+    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=70, r=20, t=60, b=60))
 
 
 def fig_capacity(Ns: np.ndarray, curves: dict[str, np.ndarray], K: int, N_sel: int, *,
@@ -102,20 +103,24 @@ def fig_capacity(Ns: np.ndarray, curves: dict[str, np.ndarray], K: int, N_sel: i
         fig.add_trace(go.Scatter(x=Ns, y=c[:, 0], mode="lines+markers", name=rule_titles[rule],
                                  line=dict(color=RULE_COLORS[rule], width=3), legendgroup=rule,
                                  hovertemplate="N=%{x}: %{y:.1%}<extra></extra>"), row=1, col=1)
-    fig.add_vline(x=K, line=dict(color="#0f172a", dash="dash"), row=1, col=1,
-                  annotation_text=labels["knee"], annotation_position="top left")
-    fig.add_vline(x=N_sel, line=dict(color="#f59e0b", width=6), opacity=0.35, row=1, col=1)
+    top = max(1.0, max(float(c[:, 0].max()) for c in curves.values())) * 1.08
+    for x, text, style in ((K, labels["knee"], dict(color="#0f172a", dash="dash", width=2)),
+                           (N_sel, "", dict(color="#f59e0b", width=6))):     # lines as traces: exact on log axes
+        fig.add_trace(go.Scatter(x=[x, x], y=[0, top], mode="lines+text", text=["", text], line=style,
+                                 textposition="bottom left", showlegend=False, hoverinfo="skip",
+                                 opacity=1.0 if text else 0.4, textfont=dict(size=font_size)), row=1, col=1)
     fig.update_xaxes(type="log", title_text=labels["N"], row=1, col=1)
     fig.update_yaxes(tickformat=".0%", title_text=labels["error"], rangemode="tozero", row=1, col=1)
     for j, name in enumerate(split_labels):
         ys = [curves[r][i, j] for r in curves]
         fig.add_trace(go.Bar(x=[rule_titles[r] for r in curves], y=ys, name=name, marker_color=PART_COLORS[j + 2],
-                             text=[f"{y:.0%}" for y in ys], textposition="outside", cliponaxis=False),
+                             text=[f"{y:.0%}" for y in ys], textposition="outside", cliponaxis=False,
+                             textfont=dict(size=font_size - 2)),
                       row=1, col=2)
     fig.update_yaxes(tickformat=".0%", rangemode="tozero", row=1, col=2)
     fig.update_layout(barmode="group")
     fig.update_annotations(font_size=font_size + 1)
-    return _legend_top(base_layout(fig, height=height, font_size=font_size)).update_layout(margin=dict(l=70, t=110))
+    return _legend_top(base_layout(fig, height=height, font_size=font_size)).update_layout(margin=dict(l=70, r=20, t=110, b=60))
 
 
 def fig_half_life(curves: np.ndarray, alphas: list[float], alpha: float, half: float, *,
@@ -136,4 +141,4 @@ def fig_half_life(curves: np.ndarray, alphas: list[float], alpha: float, half: f
                                  showlegend=False, textfont=dict(size=font_size + 1)))
     fig.update_xaxes(title_text=labels["n"])
     fig.update_yaxes(title_text=labels["kept"], range=[0, 1.05])
-    return _legend_top(base_layout(fig, height=height, font_size=font_size)).update_layout(margin=dict(l=70, t=50))
+    return _legend_top(base_layout(fig, height=height, font_size=font_size)).update_layout(margin=dict(l=70, r=20, t=80, b=60))
