@@ -87,6 +87,12 @@ def keeps_fp32(name: str) -> bool:
     return name.endswith(FP32_TENSORS)
 
 
+def _all_finite(t: torch.Tensor, block: int = 1 << 22) -> bool:
+    """isfinite in blocks of 4M values: no weights-sized boolean temporary (the embedding is 254M values)."""
+    flat = t.reshape(-1)
+    return all(bool(torch.isfinite(flat[i:i + block]).all()) for i in range(0, flat.numel(), block))
+
+
 class Checkpoint:
     """Headers of a checkpoint folder; tensors are read on demand with `load`."""
 
@@ -175,7 +181,7 @@ class Checkpoint:
             raise ValueError(f"{disk}: could not be read from {self.file_of[disk].name} ({e}); the file is "
                              "truncated or corrupt, re-download it") from None
         t = t.to(torch.float32 if keeps_fp32(name) else dtype)
-        if not torch.isfinite(t).all():
+        if not _all_finite(t):
             raise ValueError(f"{disk}: contains NaN or Inf values; the checkpoint is damaged, re-download it")
         return t
 

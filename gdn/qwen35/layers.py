@@ -55,11 +55,11 @@ class GDNCache:
 
 @dataclass
 class GDNRecord:
-    """What the trace keeps from one GDN layer call (all float32)."""
+    """What the trace takes from one GDN layer call (k and v only for the state norms, then dropped)."""
     g: torch.Tensor       # [B, T, HV] log decay (<= 0); alpha = exp(g)
     beta: torch.Tensor    # [B, T, HV] write strength in (0, 1)
-    k: torch.Tensor       # [B, T, HK, K] kernel input after conv + SiLU (before L2 norm)
-    v: torch.Tensor       # [B, T, HV, V]
+    k: torch.Tensor       # [B, T, HK, K] kernel input after conv + SiLU (before L2 norm), model dtype
+    v: torch.Tensor       # [B, T, HV, V] model dtype
 
 
 class GatedDeltaNet(nn.Module):
@@ -120,7 +120,7 @@ class GatedDeltaNet(nn.Module):
                                    output_final_state=True, use_qk_l2norm_in_kernel=True)  # o [B, T, HV, V]
         z = self.in_proj_z(x).reshape(B, T, self.HV, self.V)               # [B, T, HV, V] output gate
         o = self.norm(o, z).reshape(B, T, self.HV * self.V)                # [B, T, HV*V]
-        record = GDNRecord(g=g, beta=beta.float(), k=k.float(), v=v.float())
+        record = GDNRecord(g=g, beta=beta.float(), k=k, v=v)
         return self.out_proj(o), GDNCache(conv=conv_cache, state=state.float()), record
 
 
@@ -176,9 +176,9 @@ class Attention(nn.Module):
         if cache is not None:
             k = torch.cat([cache.k, k], dim=2)                             # [B, Hkv, past+T, hd]
             v = torch.cat([cache.v, v], dim=2)
-        # query i sits at position past + i and sees keys 0 .. past + i
-        mask = torch.ones(T, past + T, dtype=torch.bool, device=x.device).tril(past)  # [T, past+T]
-        o = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=self.hd ** -0.5,
+        # query i sits at position past + i and sees keys 0 .. past + i (plain causal when there is no past)
+        mask = None if past == 0 else torch.ones(T, past + T, dtype=torch.bool, device=x.device).tril(past)
+        o = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=past == 0, scale=self.hd ** -0.5,
                                            enable_gqa=self.Hq != self.Hkv)  # [B, Hq, T, hd]
         o = o.transpose(1, 2).reshape(B, T, self.Hq * self.hd) * torch.sigmoid(gate)  # [B, T, Hq*hd]
         return self.o_proj(o), KVCache(k=k, v=v)

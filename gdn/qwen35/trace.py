@@ -26,35 +26,43 @@ def state_norm_scan(k, v, g, beta, S0=None, chunk: int = NORM_CHUNK):
 
     Inside a chunk with cumulative log decay gamma and start state S0 (Yang et al. 2024, UT transform):
         S_t = e^{gamma_t} S0 + sum_{j<=t} D_tj k_j u_j^T,   D_tj = e^{gamma_t - gamma_j} (j <= t)
-    with u the "new values" solving (I + strict_lower(diag(beta) K K^T * D)) U = diag(beta)(V - diag(e^gamma) K S0).
-    Then ||S_t||^2 = e^{2 gamma_t}||S0||^2 + 2 e^{gamma_t} sum_j D_tj k_j^T S0 u_j + sum_ij D_ti D_tj (k_i.k_j)(u_i.u_j).
+    where the "new values" u solve (I + strict_lower(diag(beta) K K^T * D)) U = diag(beta)(V - diag(e^gamma) K S0),
+    i.e. U = U0 - W S0 with U0, W independent of S0 (computed for all chunks at once). Then
+        ||S_t||^2 = e^{2 gamma_t}||S0||^2 + 2 e^{gamma_t} sum_j D_tj k_j^T S0 u_j + sum_ij D_ti D_tj (k_i.k_j)(u_i.u_j).
+    Only S0 -> S0' between chunks is sequential.
     """
     B, T, HK, K = k.shape
     HV, V = v.shape[2], v.shape[3]
-    k = _l2(k.float())                                                 # [B, T, HK, K]
-    k = k.repeat_interleave(HV // HK, dim=2).transpose(1, 2)              # [B, HV, T, K] value head j -> key head j // r
-    v, g, beta = v.float().transpose(1, 2), g.float().transpose(1, 2), beta.float().transpose(1, 2)  # [B, HV, T, *]
+    C = chunk
+    N = -(-T // C)
+    pad = N * C - T
+    # Zero padding is inert (k = 0, beta = 0, g = 0: no write, no decay); padded rows are dropped at the end.
+    k = _l2(k.float()).repeat_interleave(HV // HK, dim=2)                 # [B, T, HV, K] value head j -> key head j // r
+    k = F.pad(k.transpose(1, 2), (0, 0, 0, pad)).reshape(B, HV, N, C, K)  # [B, HV, N, C, K]
+    v = F.pad(v.float().transpose(1, 2), (0, 0, 0, pad)).reshape(B, HV, N, C, V)  # [B, HV, N, C, V]
+    g = F.pad(g.float().transpose(1, 2).clamp(min=-200.0), (0, pad)).reshape(B, HV, N, C)
+    beta = F.pad(beta.float().transpose(1, 2), (0, pad)).reshape(B, HV, N, C)
+    gamma = g.cumsum(-1)                                                   # [B, HV, N, C]
+    causal = torch.ones(C, C, dtype=torch.bool).tril()
+    D = (gamma[..., :, None] - gamma[..., None, :]).masked_fill(~causal, float("-inf")).exp()  # [B, HV, N, C, C]
+    KK = k @ k.transpose(-1, -2)                                           # [B, HV, N, C, C]
+    eye = torch.eye(C)
+    L_inv = torch.linalg.solve_triangular(eye + (beta[..., None] * KK * D).tril(-1), eye.expand(B, HV, N, C, C),
+                                          upper=False, unitriangular=True)  # [B, HV, N, C, C]
+    U0 = L_inv @ (beta[..., None] * v)                                     # [B, HV, N, C, V]
+    W = L_inv @ (beta[..., None] * gamma.exp()[..., None] * k)             # [B, HV, N, C, K]
+    k_to_end = k * (gamma[..., -1:] - gamma).exp()[..., None]              # [B, HV, N, C, K] decayed to chunk end
     S = torch.zeros(B, HV, K, V) if S0 is None else S0.float().clone()
-    norms = torch.empty(B, HV, T)
-    for s in range(0, T, chunk):
-        kc, vc, bc = k[:, :, s:s + chunk], v[:, :, s:s + chunk], beta[:, :, s:s + chunk]
-        gamma = g[:, :, s:s + chunk].clamp(min=-200.0).cumsum(-1)          # [B, HV, C]
-        C = kc.shape[2]
-        causal = torch.ones(C, C, dtype=torch.bool).tril()
-        D = (gamma[..., :, None] - gamma[..., None, :]).masked_fill(~causal, float("-inf")).exp()  # [B, HV, C, C]
-        KK = kc @ kc.transpose(-1, -2)                                     # [B, HV, C, C]
-        L = torch.eye(C) + (bc[..., None] * KK * D).tril(-1)               # unit lower-triangular
-        KS = kc @ S                                                        # [B, HV, C, V] what S0 recalls for k_j
-        rhs = bc[..., None] * (vc - gamma.exp()[..., None] * KS)           # [B, HV, C, V]
-        U = torch.linalg.solve_triangular(L, rhs, upper=False, unitriangular=True)  # [B, HV, C, V]
-        s0 = S.pow(2).sum((-1, -2))[..., None]                             # [B, HV, 1]
-        cross = (D * (KS * U).sum(-1)[..., None, :]).sum(-1)               # [B, HV, C] sum_j D_tj k_j^T S0 u_j
-        G = KK * (U @ U.transpose(-1, -2))                                 # [B, HV, C, C]
-        gram = ((D @ G) * D).sum(-1)                                       # [B, HV, C]
-        sq = (2 * gamma).exp() * s0 + 2 * gamma.exp() * cross + gram
-        norms[:, :, s:s + C] = sq.clamp(min=0).sqrt()
-        decay_to_end = (gamma[..., -1:] - gamma).exp()                     # [B, HV, C]
-        S = gamma[..., -1].exp()[..., None, None] * S + (kc * decay_to_end[..., None]).transpose(-1, -2) @ U  # [B, HV, K, V]
+    U, KS, s0 = torch.empty_like(U0), torch.empty_like(U0), torch.empty(B, HV, N, 1)
+    for n in range(N):                                                     # the only sequential part
+        s0[:, :, n] = S.pow(2).sum((-1, -2))[..., None]
+        KS[:, :, n] = k[:, :, n] @ S                                       # [B, HV, C, V] what S0 recalls for k_j
+        U[:, :, n] = U0[:, :, n] - W[:, :, n] @ S                          # [B, HV, C, V]
+        S = gamma[:, :, n, -1].exp()[..., None, None] * S + k_to_end[:, :, n].transpose(-1, -2) @ U[:, :, n]
+    cross = (D * (KS * U).sum(-1)[..., None, :]).sum(-1)                   # [B, HV, N, C]
+    gram = ((D @ (KK * (U @ U.transpose(-1, -2)))) * D).sum(-1)            # [B, HV, N, C]
+    sq = (2 * gamma).exp() * s0 + 2 * gamma.exp() * cross + gram
+    norms = sq.clamp(min=0).sqrt().reshape(B, HV, N * C)[..., :T]          # [B, HV, T]
     return norms.transpose(1, 2), S
 
 
