@@ -1,0 +1,53 @@
+"""Classroom content as data: predict-then-reveal exercises (teaching-content.md §10), the live demo
+that proves each answer, the history timeline (§11) and the glossary. Words live in the i18n
+tables under classroom.*; this module only says which option is right and where the demo is.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Demo:
+    """Open `page` with these session-state values (widget keys of that page)."""
+    page: str
+    state: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Exercise:
+    id: str
+    n_options: int
+    answer: int          # index of the right option
+    demo: Demo
+
+
+# A one-head stream for the alpha = 0 question: two pairs stored, then a token with alpha = 0.
+ALPHA_ZERO_STREAM = {"title": "α = 0", "tokens": ["k1→(3,1)", "k2→(−1,2)", "α=0: k1→(5,0)"],
+                     "k": [[1, 0], [0, 1], [1, 0]], "v": [[3, 1], [-1, 2], [5, 0]],
+                     "q": [[1, 0], [0, 1], [0, 1]], "alpha": [1, 1, 0], "beta": [1, 1, 1]}
+# beta = 0.5 on a unit key: the readout moves halfway from the old row to v.
+HALF_BETA_STREAM = {"title": "β = 0.5", "tokens": ["k→(1,1)", "β=0.5: k→(3,4)"],
+                    "k": [[1, 0], [1, 0]], "v": [[1, 1], [3, 4]], "q": [[1, 0], [1, 0]],
+                    "alpha": [1, 1], "beta": [1, 0.5]}
+
+EXERCISES = [
+    Exercise("alpha_zero", 4, 2, Demo("pages/memory_table.py", {
+        "memory_replay": ALPHA_ZERO_STREAM, "memory_preset": "replay", "memory_t": 2, "memory_stage": "write"})),
+    Exercise("beta_zero", 3, 1, Demo("pages/memory_table.py", {
+        "memory_preset": "write_read_2d", "memory_t": 2, "memory_stage": "query"})),
+    Exercise("no_error", 3, 0, Demo("pages/compare.py", {"compare_preset": "k1_update"})),
+    Exercise("transpose", 3, 1, Demo("pages/compare.py", {"compare_bug_dk": 2, "compare_bug_dv": 3})),
+    Exercise("crossover", 4, 1, Demo("pages/cost.py")),
+    Exercise("unit_key", 4, 0, Demo("pages/memory_table.py", {
+        "memory_preset": "unit_overwrite", "memory_t": 0, "memory_stage": "query"})),
+    Exercise("half_beta", 4, 2, Demo("pages/memory_table.py", {
+        "memory_replay": HALF_BETA_STREAM, "memory_preset": "replay", "memory_t": 1, "memory_stage": "query"})),
+    Exercise("extreme_heads", 3, 2, Demo("pages/playground.py", {"playground_panel": "halflife"})),
+]
+
+TIMELINE = [("2021", "fwp"), ("2024", "parallel"), ("2024-12", "gated"), ("2025", "hybrid")]
+GLOSSARY = ["memory_table", "decay", "beta", "key_value_query", "outer_product", "delta_rule",
+            "linear_attention", "half_life", "chunking", "wy", "kv_cache", "hybrid", "l2norm",
+            "gated_norm", "conv"]
+NOTES_PAGES = ["memory", "playground", "compare", "chunking", "real_model", "cost"]

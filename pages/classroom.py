@@ -1,0 +1,60 @@
+"""Classroom (课堂): predict-then-reveal exercises with live demos, teacher notes, history, glossary."""
+import pandas as pd
+import streamlit as st
+
+from gdn.classroom import EXERCISES, GLOSSARY, NOTES_PAGES, TIMELINE
+from gdn.i18n import t
+from pages import _ui as ui
+
+st.title(ui.tr("classroom.title"))
+st.caption(ui.tr("classroom.intro"))
+
+
+def open_demo(demo) -> None:
+    """Put the demo's widget values in the session (a page reads them on its first run), then go."""
+    for key, value in demo.state.items():
+        st.session_state[key] = value
+    st.switch_page(demo.page)
+
+
+def exercise_card(n: int, ex) -> None:
+    with st.container(border=True):
+        st.markdown(f"**{n}. {ui.tr(f'classroom.q_{ex.id}')}**")
+        option = ui.label_maker(f"classroom.o_{ex.id}_")
+        choice = st.radio(ui.tr("classroom.your_answer"), range(ex.n_options), index=None, format_func=option,
+                          key=f"classroom_pick_{ex.id}", label_visibility="collapsed")
+        revealed = st.session_state.get(f"classroom_shown_{ex.id}", False)
+        if st.button(ui.tr("classroom.check"), key=f"classroom_check_{ex.id}", icon=":material/visibility:"):
+            if choice is None:
+                st.warning(ui.tr("classroom.pick_first"))
+            else:
+                st.session_state[f"classroom_shown_{ex.id}"] = revealed = True
+        if revealed and choice is not None:
+            if choice == ex.answer:
+                st.success(ui.tr("classroom.right"), icon=":material/check_circle:")
+            else:
+                st.error(ui.tr("classroom.wrong", answer=option(ex.answer)), icon=":material/cancel:")
+            st.markdown(ui.tr(f"classroom.e_{ex.id}"))
+            if st.button(ui.tr("classroom.show_demo"), key=f"classroom_demo_{ex.id}", icon=":material/play_circle:",
+                         type="primary"):
+                open_demo(ex.demo)
+
+
+exercises, notes, history, glossary = st.tabs([ui.tr(f"classroom.tab_{n}") for n in
+                                               ("exercises", "notes", "timeline", "glossary")])
+with exercises:
+    left, right = st.columns(2)
+    for n, ex in enumerate(EXERCISES, start=1):
+        with left if n % 2 else right:
+            exercise_card(n, ex)
+with notes:
+    for page in NOTES_PAGES:
+        st.subheader(ui.tr(f"nav.{page}"))
+        st.markdown(ui.tr(f"classroom.notes_{page}"))
+with history:
+    for year, event in TIMELINE:
+        st.markdown(f"**{year}** · {ui.tr(f'classroom.timeline_{event}')}")
+with glossary:
+    rows = [{ui.tr("classroom.col_zh"): t(f"classroom.term_{g}", "zh"), ui.tr("classroom.col_en"): t(f"classroom.term_{g}", "en"),
+             ui.tr("classroom.col_meaning"): ui.tr(f"classroom.def_{g}")} for g in GLOSSARY]
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="classroom_glossary")

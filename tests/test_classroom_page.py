@@ -1,0 +1,57 @@
+"""Classroom page: exercises reveal the right answer and their demo opens the page that proves it."""
+import numpy as np
+import pytest
+
+from gdn.classroom import ALPHA_ZERO_STREAM, EXERCISES, GLOSSARY, HALF_BETA_STREAM
+from gdn.i18n import t
+from gdn.presets import replay_stream
+from gdn.steps import step_records
+from tests.apptest import open_app
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_every_exercise_reveals_and_judges(lang):
+    at = open_app(lang, page="pages/classroom.py")
+    assert not at.exception
+    for ex in EXERCISES:
+        wrong = (ex.answer + 1) % ex.n_options
+        at.radio(key=f"classroom_pick_{ex.id}").set_value(wrong).run()
+        at.button(key=f"classroom_check_{ex.id}").click().run()
+    assert len(at.error) == len(EXERCISES) and not at.success
+    for ex in EXERCISES:
+        at.radio(key=f"classroom_pick_{ex.id}").set_value(ex.answer).run()
+    assert len(at.success) == len(EXERCISES) and not at.error and not at.exception
+
+
+def test_reveal_without_a_prediction_asks_for_one():
+    at = open_app("en", page="pages/classroom.py")
+    at.button(key="classroom_check_beta_zero").click().run()
+    assert at.warning and "Pick an answer" in at.warning[0].value
+
+
+@pytest.mark.parametrize("ex", EXERCISES, ids=[e.id for e in EXERCISES])
+def test_each_demo_opens_its_page_without_error(ex):
+    at = open_app("en", page="pages/classroom.py")
+    at.radio(key=f"classroom_pick_{ex.id}").set_value(ex.answer).run()
+    at.button(key=f"classroom_check_{ex.id}").click().run()
+    at.button(key=f"classroom_demo_{ex.id}").click().run()
+    assert not at.exception
+    for key, value in ex.demo.state.items():
+        assert at.session_state[key] == value
+
+
+def test_the_demo_streams_prove_the_answers():
+    rec = step_records(replay_stream(ALPHA_ZERO_STREAM))                  # alpha = 0: only beta k v^T is left
+    np.testing.assert_array_equal(rec.S_new[2], np.outer([1, 0], [5, 0]))
+    rec = step_records(replay_stream(HALF_BETA_STREAM))                   # beta = 0.5: halfway
+    np.testing.assert_allclose(rec.output[1], [2, 2.5])
+    state_bytes, kv_bytes_per_token = 16 * 128 * 128 * 4, 2 * 256 * 2 * 4  # Qwen3.5-0.8B, fp32
+    crossover = next(e for e in EXERCISES if e.id == "crossover")
+    assert t(f"classroom.o_crossover_{crossover.answer}", "en").startswith(str(state_bytes // kv_bytes_per_token))
+
+
+def test_glossary_shows_both_languages():
+    at = open_app("zh", page="pages/classroom.py")
+    table = at.dataframe[0].value
+    assert len(table) == len(GLOSSARY)
+    assert "记忆表（状态 S）" in table.iloc[:, 0].tolist() and "memory table (state S)" in table.iloc[:, 1].tolist()
