@@ -1,0 +1,45 @@
+"""Memory against context length, log-log: fixed GDN state, growing KV cache, their sum, and an
+all-attention model of the same depth; vertical marks for crossovers and the user's prompt."""
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from gdn.figures.common import base_layout
+
+CURVE_STYLE = {"state": dict(color="#1d4ed8", width=3), "kv": dict(color="#f59e0b", width=3),
+               "hybrid": dict(color="#0f172a", width=4), "full": dict(color="#dc2626", width=3, dash="dash")}
+BYTE_TICKS = [2.0 ** p for p in range(10, 61, 10)]          # KiB, MiB, GiB, TiB, PiB, EiB
+BYTE_NAMES = ["1 KiB", "1 MiB", "1 GiB", "1 TiB", "1 PiB", "1 EiB"]
+
+
+def fig_cost(T: np.ndarray, curves: dict[str, np.ndarray], marks: list[tuple[float, str, str]], *,
+             labels: dict[str, str], font_size: int = 14, height: int = 480) -> go.Figure:
+    """T: [n] context lengths; curves: name -> [n] bytes (names as in CURVE_STYLE, labels[name] the
+    legend text); marks: (T, text, colour) vertical lines, drawn only inside the T range."""
+    fig = go.Figure()
+    for name, y in curves.items():
+        fig.add_trace(go.Scatter(x=T, y=np.maximum(y, 1.0), mode="lines", name=labels[name], line=CURVE_STYLE[name],
+                                 hovertemplate="T=%{x:,.0f}: %{customdata}<extra>" + labels[name] + "</extra>",
+                                 customdata=[_fmt(b) for b in y]))
+    finite = np.concatenate([y[y > 0] for y in curves.values()])
+    lo, hi = float(finite.min()) / 3, float(finite.max()) * 3
+    for i, (x, text, color) in enumerate(marks):
+        if not (T[0] <= x <= T[-1]):
+            continue                                          # lines as traces: exact on log axes
+        fig.add_trace(go.Scatter(x=[x, x], y=[lo, hi], mode="lines+text", text=["", text], showlegend=False,
+                                 textposition="bottom right" if i % 2 == 0 else "bottom left", hoverinfo="skip",
+                                 line=dict(color=color, width=2, dash="dot"), textfont=dict(size=font_size, color=color)))
+    ticks = [t for t in BYTE_TICKS if lo <= t <= hi]
+    fig.update_xaxes(type="log", title_text=labels["x"], exponentformat="power")
+    fig.update_yaxes(type="log", title_text=labels["y"], range=[np.log10(lo), np.log10(hi)],
+                     tickvals=ticks or None, ticktext=[BYTE_NAMES[BYTE_TICKS.index(t)] for t in ticks] or None)
+    fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0))
+    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=80, r=20, t=80, b=60))
+
+
+def _fmt(n: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if n < 1024 or unit == "PiB":
+            return f"{n:.3g} {unit}"
+        n /= 1024

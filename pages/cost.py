@@ -1,0 +1,71 @@
+"""Memory cost (内存账): GDN state vs KV cache for every released Qwen3.5 size."""
+import numpy as np
+import streamlit as st
+
+from gdn import cost
+from gdn.figures.cost import fig_cost
+from pages import _ui as ui
+
+SIZES = cost.load_sizes()
+INTERVALS = [1, 2, 3, 4, 6, 8, 0]                       # 1 full-attention layer every n; 0 = none
+LENGTHS = [2 ** p for p in range(0, 19)]                # 1 .. 262144 tokens
+
+st.title(ui.tr("cost.title"))
+st.caption(ui.tr("cost.intro"))
+c1, c2, c3, c4 = st.columns([3, 2, 2, 3])
+ui.seed_from_url("cost_model", list(SIZES), "Qwen3.5-0.8B")
+name = c1.selectbox(ui.tr("cost.model"), list(SIZES), key="cost_model")
+ui.sync_to_url("cost_model", "Qwen3.5-0.8B")
+ui.seed_from_url("cost_dtype", list(cost.DTYPE_BYTES), "fp32")
+dtype = c2.segmented_control(ui.tr("cost.dtype"), list(cost.DTYPE_BYTES), key="cost_dtype", required=True,
+                             format_func=ui.label_maker("cost.dtype_"))
+ui.sync_to_url("cost_dtype", "fp32")
+batch = int(c3.number_input(ui.tr("cost.batch"), 1, 1024, 1, key="cost_batch", bind="query-params"))
+interval_labels = {n: ui.tr(f"cost.interval_{n}") if n in (0, 1) else ui.tr("cost.interval_n", n=n) for n in INTERVALS}
+interval = c4.select_slider(ui.tr("cost.interval"), INTERVALS, 4, key="cost_interval", bind="query-params",
+                            format_func=interval_labels.get)
+T_read = st.select_slider(ui.tr("cost.context"), LENGTHS, 32768, key="cost_T", bind="query-params",
+                          format_func=lambda n: f"{n:,}")
+
+cfg = SIZES[name]
+n_gdn, n_attn = cost.layer_counts(cfg, interval)
+T = np.unique(np.geomspace(1, LENGTHS[-1], 200).round())
+curves = cost.memory_curves(cfg, T, batch=batch, dtype=dtype, interval=interval)
+cross, kv_pass = cost.crossover_tokens(cfg), cost.kv_passes_state_tokens(cfg, interval)
+prompt = st.session_state.get("real_model_prompt_tokens")
+marks = [(cross, ui.tr("cost.mark_crossover", n=f"{cross:,.0f}"), "#dc2626"),
+         (T_read, ui.tr("cost.mark_T", n=f"{T_read:,}"), "#64748b")]
+if 0 < kv_pass < np.inf:
+    marks.insert(1, (kv_pass, ui.tr("cost.mark_kv", n=f"{kv_pass:,.0f}"), "#f59e0b"))
+if isinstance(prompt, (int, np.integer)) and prompt > 0:
+    marks.append((float(prompt), ui.tr("cost.mark_prompt", n=f"{prompt:,}"), "#7c3aed"))
+shown = {k: v for k, v in curves.items() if (k != "state" or n_gdn) and (k != "kv" or n_attn)}
+labels = {k: ui.tr(f"cost.curve_{k}") for k in curves} | {"x": ui.tr("cost.x"), "y": ui.tr("cost.y")}
+fig = fig_cost(T, shown, marks, labels=labels, font_size=ui.font_size(), height=580 if ui.lecture() else 480)
+
+st.caption(ui.tr("cost.layers", gdn=n_gdn, attn=n_attn, L=cfg["num_hidden_layers"]))
+ui.show_figure(fig, key="cost_fig", alt=ui.tr("cost.alt", model=name))
+at = cost.memory_curves(cfg, np.array([T_read]), batch=batch, dtype=dtype, interval=interval)
+m = st.columns(4)
+m[0].metric(ui.tr("cost.state_per_layer"), cost.fmt_bytes(cost.state_bytes(cfg, batch=batch, dtype=dtype)))
+m[1].metric(ui.tr("cost.kv_per_token"), cost.fmt_bytes(cost.kv_bytes_per_token(cfg, batch=batch, dtype=dtype)))
+m[2].metric(ui.tr("cost.total_at", T=f"{T_read:,}"), cost.fmt_bytes(at["hybrid"][0]))
+m[3].metric(ui.tr("cost.full_at", T=f"{T_read:,}"), cost.fmt_bytes(at["full"][0]))
+s = cost.DTYPE_BYTES[dtype]
+st.markdown(ui.tr("cost.formula", B=batch, Hv=cfg["linear_num_value_heads"], K=cfg["linear_key_head_dim"],
+                  V=cfg["linear_value_head_dim"], s=s, state=cost.fmt_bytes(cost.state_bytes(cfg, batch=batch, dtype=dtype)),
+                  Hkv=cfg["num_key_value_heads"], hd=cfg["head_dim"],
+                  kv=cost.fmt_bytes(cost.kv_bytes_per_token(cfg, batch=batch, dtype=dtype)), cross=f"{cross:,.0f}"))
+if isinstance(prompt, (int, np.integer)) and prompt > 0:
+    st.caption(ui.tr("cost.prompt_note", n=f"{prompt:,}"))
+st.info(ui.tr("cost.leaves_out", conv=cost.fmt_bytes(cost.conv_cache_bytes(cfg, batch=batch, dtype=dtype))),
+        icon=":material/info:")
+
+st.subheader(ui.tr("cost.table_title"))
+rows = cost.summary(SIZES, T_read, batch=batch, dtype=dtype, interval=interval)
+col = lambda k: ui.tr(f"cost.col_{k}")
+st.dataframe([{col("model"): r["model"], col("layers"): f"{r['layers'][0]} + {r['layers'][1]}",
+               col("state"): cost.fmt_bytes(r["state"]), col("kv"): cost.fmt_bytes(r["kv"]),
+               col("cross"): f"{r['crossover']:,.0f}", col("hybrid"): cost.fmt_bytes(r["hybrid"]),
+               col("full"): cost.fmt_bytes(r["full"])} for r in rows], hide_index=True, key="cost_table")
+st.caption(ui.tr("cost.source_note"))
