@@ -51,7 +51,8 @@ def draw(t: int, stage: str) -> None:
     rows = {n: ui.tr(f"compare.row_{n}") for n in VECTOR_ROWS}
     axis = {"key": ui.tr("common.key_dim"), "value": ui.tr("common.value_dim")}
     fig = fig_compare_step(recs, preset.target, t, stage, titles=titles, row_labels=rows, axis=axis,
-                           font_size=ui.font_size(), height=640 if ui.lecture() else 540)
+                           font_size=ui.font_size(), height=640 if ui.lecture() else 540,
+                           value_names=[ui.tr(f"compare.label_{n}") for n in preset.value_labels])
     ui.show_figure(fig, key="compare_fig", alt=ui.tr("compare.alt", t=t, stage=ui.tr("common.stage_" + stage)))
     for col, rule in zip(st.columns(len(RULES)), RULES):
         o = recs[rule].output[t]

@@ -12,7 +12,7 @@ LENGTHS = [2 ** p for p in range(0, 19)]                # 1 .. 262144 tokens
 
 st.title(ui.tr("cost.title"))
 st.caption(ui.tr("cost.intro"))
-c1, c2, c3, c4 = st.columns([3, 2, 2, 3])
+c1, c2, c3, c4 = st.columns([3, 3, 2, 3])
 ui.seed_from_url("cost_model", list(SIZES), "Qwen3.5-0.8B")
 name = c1.selectbox(ui.tr("cost.model"), list(SIZES), key="cost_model")
 ui.sync_to_url("cost_model", "Qwen3.5-0.8B")

@@ -37,8 +37,9 @@ def _vector_text(rows: np.ndarray, stage: str, reads: bool) -> np.ndarray:
 
 def fig_compare_step(recs: dict[str, StepRecords], target: np.ndarray, t: int, stage: str, *,
                      titles: dict[str, str], row_labels: dict[str, str], axis: dict[str, str],
-                     font_size: int = 14, height: int = 560) -> go.Figure:
-    """recs: rule -> records of the same stream (gdn.rules.run_all); target: [T, V].
+                     font_size: int = 14, height: int = 560, value_names: list[str] | None = None) -> go.Figure:
+    """recs: rule -> records of the same stream (gdn.rules.run_all); target: [T, V];
+    value_names: optional names of the value dims (e.g. the city story's labels) for the x axes.
     titles: rule -> column title (may hold "<br>" for a second line); row_labels: VECTOR_ROWS name -> label; axis: {"key", "value"}."""
     if stage not in STAGES:
         raise ValueError(f"stage must be one of {STAGES}, got {stage!r}")
@@ -49,7 +50,7 @@ def fig_compare_step(recs: dict[str, StepRecords], target: np.ndarray, t: int, s
     fig = make_subplots(rows=2, cols=len(rules), row_heights=[0.55, 0.45], vertical_spacing=0.14,
                         horizontal_spacing=0.06, subplot_titles=[titles[r] for r in rules])
     after_write = STAGES.index(stage) >= STAGES.index("write")
-    x = [f"v{j}" for j in range(V)]
+    x = list(value_names) if value_names else [f"v{j}" for j in range(V)]
     for col, rule in enumerate(rules, start=1):
         rec = recs[rule]
         S = rec.S_new[t] if after_write else rec.S_decayed[t]                     # [K, V]
@@ -67,7 +68,7 @@ def fig_compare_step(recs: dict[str, StepRecords], target: np.ndarray, t: int, s
         fig.update_yaxes(showticklabels=False, row=2, col=col)
     fig.update_yaxes(title_text=axis["key"], row=1, col=1)
     fig.update_annotations(font_size=font_size + 1)
-    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, t=80))
+    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=120, t=80))
 
 
 def _heatmap(z, text, x, y, zmax, font_size, name) -> go.Heatmap:

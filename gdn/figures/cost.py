@@ -9,8 +9,7 @@ from gdn.figures.common import base_layout
 
 CURVE_STYLE = {"state": dict(color="#1d4ed8", width=3), "kv": dict(color="#f59e0b", width=3),
                "hybrid": dict(color="#0f172a", width=4), "full": dict(color="#dc2626", width=3, dash="dash")}
-BYTE_TICKS = [2.0 ** p for p in range(10, 61, 10)]          # KiB, MiB, GiB, TiB, PiB, EiB
-BYTE_NAMES = ["1 KiB", "1 MiB", "1 GiB", "1 TiB", "1 PiB", "1 EiB"]
+BYTE_TICKS = [2.0 ** p for p in range(0, 56, 5)]           # 1 B, 32 B, 1 KiB, 32 KiB, 1 MiB, ...
 
 
 def fig_cost(T: np.ndarray, curves: dict[str, np.ndarray], marks: list[tuple[float, str, str]], *,
@@ -24,16 +23,18 @@ def fig_cost(T: np.ndarray, curves: dict[str, np.ndarray], marks: list[tuple[flo
                                  customdata=[_fmt(b) for b in y]))
     finite = np.concatenate([y[y > 0] for y in curves.values()])
     lo, hi = float(finite.min()) / 3, float(finite.max()) * 3
-    for i, (x, text, color) in enumerate(marks):
-        if not (T[0] <= x <= T[-1]):
-            continue                                          # lines as traces: exact on log axes
-        fig.add_trace(go.Scatter(x=[x, x], y=[lo, hi], mode="lines+text", text=["", text], showlegend=False,
-                                 textposition="bottom right" if i % 2 == 0 else "bottom left", hoverinfo="skip",
-                                 line=dict(color=color, width=2, dash="dot"), textfont=dict(size=font_size, color=color)))
+    inside = [m for m in marks if T[0] <= m[0] <= T[-1]]
+    for i, (x, text, color) in enumerate(inside):             # lines as traces: exact on log axes
+        fig.add_trace(go.Scatter(x=[x, x], y=[lo, hi], mode="lines", showlegend=False, hoverinfo="skip",
+                                 line=dict(color=color, width=2, dash="dot")))
+        y = hi / (hi / lo) ** (0.06 + 0.09 * i)                # labels on separate heights: no overlap
+        fig.add_trace(go.Scatter(x=[x], y=[y], mode="text", text=[text], showlegend=False, hoverinfo="skip",
+                                 textposition="middle left" if x > np.sqrt(T[0] * T[-1]) else "middle right",
+                                 textfont=dict(size=font_size - 1, color=color)))
     ticks = [t for t in BYTE_TICKS if lo <= t <= hi]
     fig.update_xaxes(type="log", title_text=labels["x"], exponentformat="power")
     fig.update_yaxes(type="log", title_text=labels["y"], range=[np.log10(lo), np.log10(hi)],
-                     tickvals=ticks or None, ticktext=[BYTE_NAMES[BYTE_TICKS.index(t)] for t in ticks] or None)
+                     tickvals=ticks or None, ticktext=[_fmt(t) for t in ticks] or None)
     fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0))
     return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=80, r=20, t=80, b=60))
 
@@ -42,4 +43,5 @@ def _fmt(n: float) -> str:
     for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
         if n < 1024 or unit == "PiB":
             return f"{n:.3g} {unit}"
+    return f"{n:.3g} PiB"
         n /= 1024
