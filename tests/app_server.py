@@ -57,9 +57,9 @@ def launch_chromium(playwright):
     return playwright.chromium.launch(executable_path=shutil.which("chromium"), args=CHROMIUM_FLAGS)
 
 
-def wait_for_app(page, timeout_ms: int = 60_000) -> None:
-    """Wait until the script finished running and a chart is drawn."""
-    page.wait_for_selector(".js-plotly-plot", timeout=timeout_ms)
+def wait_for_app(page, timeout_ms: int = 60_000, chart: bool = True) -> None:
+    """Wait until the script finished running and (if the page has one) a chart is drawn."""
+    page.wait_for_selector(".js-plotly-plot" if chart else "h1", timeout=timeout_ms)
     page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout_ms)
     page.wait_for_timeout(500)
 
@@ -74,7 +74,7 @@ if __name__ == "__main__":
         page = browser.new_page(viewport={"width": w, "height": h})
         for out, path in shots:
             page.goto(f"{base}/{path}")
-            wait_for_app(page)
+            wait_for_app(page, chart="classroom" not in path)
             page.screenshot(path=out, full_page=os.environ.get("FULL") == "1")
             print("saved", out)
         browser.close()

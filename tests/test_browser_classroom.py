@@ -1,0 +1,59 @@
+"""Lecture mode on projector-sized screens, keyboard play, and an app that never leaves 127.0.0.1."""
+from urllib.parse import urlparse
+
+import pytest
+
+from tests.app_server import wait_for_app
+
+pytestmark = pytest.mark.browser
+
+# Smallest text we accept in lecture mode, in CSS px at the projected resolution. A 1280-px-wide
+# image projected 3 m wide makes 1 px = 2.3 mm, so 20 px body text has letters ~3 cm tall:
+# readable from ~15 m (about 1 m of distance per 2 mm of letter height). Chart numbers >= 18 px.
+MIN_BODY_PX, MIN_CHART_PX = 20, 18
+
+FONT_SIZES = """() => {
+  const px = el => parseFloat(getComputedStyle(el).fontSize);
+  const body = [...document.querySelectorAll('[data-testid="stMarkdownContainer"] p')].filter(e => e.offsetParent);
+  const cells = [...document.querySelectorAll('.js-plotly-plot .textpoint text, .js-plotly-plot .annotation-text')];
+  return {body: Math.min(...body.map(px)), chart: Math.min(...cells.map(px)), cells: cells.length};
+}"""
+
+
+@pytest.mark.parametrize("width,height", [(1920, 1080), (1280, 720)])
+def test_lecture_mode_text_is_large_on_a_projector(browser, app_url, width, height, tmp_path):
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    page.goto(f"{app_url}/?lang=zh&mode=lecture&memory_preset=k1_update&memory_t=2&memory_stage=write")
+    wait_for_app(page)
+    sizes = page.evaluate(FONT_SIZES)
+    page.screenshot(path=str(tmp_path / f"lecture_{width}x{height}.png"))
+    assert sizes["cells"] > 0
+    assert sizes["body"] >= MIN_BODY_PX and sizes["chart"] >= MIN_CHART_PX, sizes
+    assert page.locator('[data-testid="stSidebar"][aria-expanded="true"]').count() == 0   # sidebar folded
+    context.close()
+
+
+def test_space_plays_and_pauses(page, app_url):
+    page.goto(f"{app_url}/?lang=en&memory_preset=k1_update")
+    wait_for_app(page)
+    page.locator("h1").click()
+    page.keyboard.press("Space")
+    page.wait_for_function("document.body.innerText.includes('Step 3 of 20')", timeout=20_000)
+    page.locator("h1").click()
+    page.keyboard.press("Space")                                  # pause
+    page.wait_for_timeout(3000)
+    step = page.evaluate("document.body.innerText.match(/Step (\\d+) of 20/)[1]")
+    page.wait_for_timeout(2500)
+    assert page.evaluate("document.body.innerText.match(/Step (\\d+) of 20/)[1]") == step
+    assert not page.problems, page.problems
+
+
+def test_every_request_stays_on_this_machine(page, app_url):
+    requests = []
+    page.on("request", lambda r: requests.append(r.url))
+    for path in ["?lang=zh", "classroom?lang=en", "?lang=en&mode=lecture"]:
+        page.goto(f"{app_url}/{path}")
+        wait_for_app(page, chart="classroom" not in path)
+    hosts = {urlparse(u).hostname for u in requests if urlparse(u).scheme in ("http", "https", "ws", "wss")}
+    assert requests and hosts == {"127.0.0.1"}, hosts
