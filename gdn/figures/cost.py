@@ -40,8 +40,8 @@ def fig_cost(T: np.ndarray, curves: dict[str, np.ndarray], marks: list[tuple[flo
 
 
 def _fmt(n: float) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
-        if n < 1024 or unit == "PiB":
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if n < 1024:
             return f"{n:.3g} {unit}"
-    return f"{n:.3g} PiB"
         n /= 1024
+    return f"{n:.3g} PiB"

@@ -1,0 +1,110 @@
+"""Memory cost: bytes from the config dicts against hand-written formulas and the reference table; AppTest; browser."""
+import json
+
+import numpy as np
+import pytest
+
+from gdn import cost
+from tests.apptest import open_app
+
+SIZES = cost.load_sizes()
+# qwen35-reference.md §1.4: (L, full, linear, conv_dim)
+TABLE = {"Qwen3.5-0.8B": (24, 6, 18, 6144), "Qwen3.5-2B": (24, 6, 18, 6144), "Qwen3.5-4B": (32, 8, 24, 8192),
+         "Qwen3.5-9B": (32, 8, 24, 8192), "Qwen3.5-27B": (64, 16, 48, 10240),
+         "Qwen3.5-35B-A3B": (40, 10, 30, 8192), "Qwen3.5-397B-A17B": (60, 15, 45, 12288)}
+
+
+def test_every_size_matches_the_reference_table():
+    assert list(SIZES) == list(TABLE)
+    for name, (L, full, linear, conv_dim) in TABLE.items():
+        cfg = SIZES[name]
+        assert cost.layer_counts(cfg) == (linear, full) and cfg["num_hidden_layers"] == L
+        assert cost.conv_cache_bytes(cfg, dtype="bf16") == conv_dim * 3 * 2
+
+
+def test_qwen35_08b_teaching_numbers():
+    cfg = SIZES["Qwen3.5-0.8B"]
+    assert cost.state_bytes(cfg) == 16 * 128 * 128 * 4 == 2 ** 20                  # 1 MiB in fp32
+    assert cost.kv_bytes_per_token(cfg) == 2 * 2 * 256 * 4 == 4096                 # 4 KiB per token
+    assert cost.crossover_tokens(cfg) == 256
+    assert cost.state_bytes(cfg, batch=3, dtype="bf16") == 3 * 2 ** 19
+    assert cost.fmt_bytes(2 ** 20) == "1 MiB" and cost.fmt_bytes(4096) == "4 KiB" and cost.fmt_bytes(12) == "12 B"
+
+
+@pytest.mark.parametrize("name", list(SIZES))
+@pytest.mark.parametrize("interval", [0, 1, 3, 4])
+def test_curves_against_an_independent_formula(name, interval):
+    cfg = SIZES[name]
+    T = np.array([1, 100, 4096, 262144])
+    B, s = 2, 2
+    L = cfg["num_hidden_layers"]
+    n_attn = sum((i + 1) % interval == 0 for i in range(L)) if interval else 0      # the layer_types rule
+    state = (L - n_attn) * B * cfg["linear_num_value_heads"] * 128 * 128 * s
+    kv = n_attn * 2 * B * T * cfg["num_key_value_heads"] * 256 * s
+    c = cost.memory_curves(cfg, T, batch=B, dtype="bf16", interval=interval)
+    np.testing.assert_array_equal(c["state"], state)
+    np.testing.assert_array_equal(c["hybrid"], state + kv)
+    np.testing.assert_array_equal(c["full"], L * 2 * B * T * cfg["num_key_value_heads"] * 256 * s)
+    x = cost.kv_passes_state_tokens(cfg, interval)
+    if 0 < x < np.inf:
+        at = cost.memory_curves(cfg, np.array([x]), interval=interval)
+        assert at["kv"][0] == pytest.approx(at["state"][0])
+    cross = cost.crossover_tokens(cfg)
+    at = cost.memory_curves(cfg, np.array([cross]), interval=interval)
+    assert at["hybrid"][0] == pytest.approx(at["full"][0])                         # hybrid = all-attention there
+
+
+def metrics(at):
+    return [m.value for m in at.metric]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_page_controls(lang):
+    at = open_app(lang, "pages/cost.py")
+    assert not at.exception
+    assert metrics(at) == ["1 MiB", "4 KiB", "786 MiB", "3 GiB"]                    # 18 MiB + 6*4 KiB*32768
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert spec["layout"]["xaxis"]["type"] == "log" and spec["layout"]["yaxis"]["type"] == "log"
+    assert any("256" in str(d.get("text")) for d in spec["data"])                  # the crossover is marked
+    at.segmented_control(key="cost_dtype").set_value("bf16").run()
+    at.number_input(key="cost_batch").set_value(8).run()
+    assert metrics(at)[:2] == ["4 MiB", "16 KiB"]
+    for interval in (0, 1):
+        at.select_slider(key="cost_interval").set_value(interval).run()
+        assert not at.exception
+    assert metrics(at)[2] == metrics(at)[3]                                         # all attention = full
+    at.selectbox(key="cost_model").set_value("Qwen3.5-397B-A17B").run()
+    at.select_slider(key="cost_T").set_value(1).run()
+    assert not at.exception and len(at.dataframe[0].value) == len(SIZES)
+
+
+def test_page_marks_the_real_model_prompt():
+    at = open_app("en", "pages/cost.py")
+    at.session_state["real_model_prompt_tokens"] = 512
+    at.run()
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert any("your prompt: 512" in str(d.get("text")) for d in spec["data"])
+
+
+@pytest.mark.browser
+def test_browser_cost_slider_changes_a_number():
+    from playwright.sync_api import sync_playwright
+    from tests.app_server import app_server, launch_chromium, wait_for_app
+
+    with app_server() as base, sync_playwright() as p:
+        browser = launch_chromium(p)
+        page = browser.new_page(viewport={"width": 1280, "height": 1400})
+        errors = []
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.goto(f"{base}/?lang=en")
+        wait_for_app(page)
+        page.goto(f"{base}/cost?lang=en")
+        wait_for_app(page)
+        metric = page.locator('[data-testid="stMetricValue"]').nth(2)
+        before = metric.inner_text()
+        page.locator('[data-testid="stSlider"]', has_text="Context length").get_by_role("slider").press("Home")
+        page.wait_for_function("(b) => document.querySelectorAll('[data-testid=\"stMetricValue\"]')[2].innerText !== b",
+                               arg=before, timeout=20_000)
+        assert metric.inner_text() != before
+        browser.close()
+    assert not [e for e in errors if "status of 404" not in e], errors     # 404s: Streamlit's base-path probes

@@ -1,0 +1,192 @@
+"""Playground: every experiment against an independent computation, AppTest at the slider extremes, browser."""
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from gdn import experiments as ex
+from gdn import recurrent_gated_delta_rule
+from tests.apptest import open_app
+
+# teaching-content.md §4 (seed 0, d_k = d_v = 128): N -> (linear, delta, delta recent 16, delta oldest 16), in %
+REFERENCE = {256: (143, 100, 31, 131), 1024: (283, 131, 33, 145)}
+
+
+@pytest.mark.parametrize("N", [256, 1024])
+def test_capacity_default_settings_reproduce_the_reference(N):
+    lin = ex.capacity_curve("linear", 128, 128, Ns=(N,))[0]
+    delta = ex.capacity_curve("delta", 128, 128, Ns=(N,))[0]
+    got = 100 * np.array([lin[0], delta[0], delta[1], delta[2]])
+    np.testing.assert_allclose(got, REFERENCE[N], atol=3.0)       # same protocol; the reference is rounded
+
+
+def test_recall_errors_match_the_kernel_and_the_linear_closed_form():
+    keys, values = ex.capacity_stream(200, 32, 16, seed=1)
+    t = lambda x: torch.tensor(x)[None, :, None]                      # [1, N, 1, ...] float64
+    ones = torch.ones(1, 200, 1, dtype=torch.float64)
+    for rule, g in (("delta", 0.0), ("gated", np.log(0.98))):
+        _, S = recurrent_gated_delta_rule(t(keys), t(keys), t(values), g=ones * g, beta=ones, scale=1.0,
+                                          output_final_state=True)
+        S = S[0, 0].numpy()                                           # [K, V]
+        want = np.linalg.norm(keys @ S - values, axis=1) / np.linalg.norm(values, axis=1)
+        np.testing.assert_allclose(ex.recall_errors(rule, keys, values, alpha=0.98), want, atol=1e-10)
+    interference = np.einsum("ik,jk,jv->iv", keys, keys, values) - values      # sum_j (k_i.k_j) v_j - v_i
+    want = np.linalg.norm(interference, axis=1) / np.linalg.norm(values, axis=1)
+    np.testing.assert_allclose(ex.recall_errors("linear", keys, values), want, atol=1e-10)
+    assert ex.capacity_stream(5, 8, 3)[0] == pytest.approx(ex.unit_rows(np.random.RandomState(0).randn(5, 8)))
+
+
+def test_orthogonal_keys_up_to_d_k_are_recalled_exactly():
+    for rule in ("linear", "delta"):
+        assert ex.capacity_curve(rule, 128, 128, geometry="orthogonal", Ns=(128,))[0, 0] < 1e-10
+    assert ex.capacity_curve("delta", 16, 16, geometry="orthogonal", Ns=(64,))[0, 0] > 0.3   # no more room
+
+
+def test_repeated_writes_halve_and_drift():
+    d = ex.repeated_writes(10, beta=0.5)
+    t = np.arange(11)
+    np.testing.assert_allclose(d["delta"], 0.5 ** t, atol=1e-12)
+    np.testing.assert_allclose(d["linear"], np.abs(t * 0.5 - 1), atol=1e-12)  # reads t*beta*v
+    for beta, c in ((1.0, 1.3), (0.7, 2.0), (0.3, 0.5)):
+        d = ex.repeated_writes(6, beta=beta, knorm=c)["delta"]
+        np.testing.assert_allclose(d, np.abs(1 - beta * c * c) ** np.arange(7), rtol=1e-9)
+    np.testing.assert_allclose(ex.along_k_factor([0, 1, np.sqrt(2)], 1.0), [1, 0, -1], atol=1e-12)
+
+
+def test_explosions_are_clipped_never_nan():
+    d = ex.repeated_writes(30, beta=1.0, knorm=3.0)["delta"]          # factor -8: 8^30
+    shown, clipped = ex.clip_for_display(d)
+    assert clipped and np.isfinite(shown).all() and shown.max() == ex.EXPLODE
+    shown, clipped = ex.clip_for_display(np.array([1.0, np.inf, np.nan, -np.inf]))
+    assert clipped and np.isfinite(shown).all()
+    assert ex.clip_for_display(np.array([0.5, 2.0]))[1] is False
+
+
+def test_half_life_and_decay_curves():
+    assert ex.half_life(0.97) == pytest.approx(np.log(0.5) / np.log(0.97)) and round(ex.half_life(0.97)) == 23
+    assert ex.half_life(1.0) == np.inf and ex.half_life(0.0) == 0.0
+    c = ex.decay_curves([0.9, 0.5], 50)
+    assert c[0, 10] == pytest.approx(0.349, abs=5e-4) and c[0, 50] == pytest.approx(0.005, abs=2e-4)
+    assert c[1, 10] == pytest.approx(0.001, abs=5e-5) and (c[:, 0] == 1).all()
+    with pytest.raises(ValueError):
+        ex.half_life(1.5)
+
+
+def test_overwrite_split_is_exact():
+    # orthogonal unit keys, beta = 1: the delta rule overwrites exactly, linear attention keeps the old value
+    ow = ex.overwrite(3, 4, 3, geometry="orthogonal")
+    assert ow.error[1] == pytest.approx(0, abs=1e-12) and ow.parts[0, 1] == pytest.approx(0, abs=1e-12)
+    assert ow.parts[0, 0] == pytest.approx(np.linalg.norm(ow.old) / np.linalg.norm(ow.target))
+    # two keys at 60 degrees, linear attention: interference = cos(60) |v_2| / |v_new|
+    ow = ex.overwrite(2, 2, 2, geometry="angle", angle_deg=60)
+    v2 = np.round(np.random.default_rng(1).normal(size=(3, 2)), 1)[1]
+    assert ow.parts[0, 1] == pytest.approx(0.5 * np.linalg.norm(v2) / np.linalg.norm(ow.target))
+    assert ow.cosine[0, 1] == pytest.approx(0.5)
+    # beta = 0 writes nothing: all of the new value is missed
+    ow = ex.overwrite(3, 3, 2, beta=0.0)
+    np.testing.assert_allclose(ow.readout, 0, atol=1e-12)
+    np.testing.assert_allclose(ow.parts[:, 2], 1.0)
+    np.testing.assert_allclose(ow.error, 1.0)
+
+
+def test_overwrite_parts_add_up_to_the_error_vector():
+    for geometry in ex.GEOMETRIES:
+        ow = ex.overwrite(4, 3, 5, geometry=geometry, alpha=0.8, beta=0.6, knorm=1.4, angle_deg=30)
+        # triangle inequality both ways: parts can not be smaller than the error they add up to
+        assert (ow.parts.sum(axis=1) + 1e-12 >= ow.error).all()
+        assert np.isfinite(ow.parts).all() and np.isfinite(ow.disturbed).all()
+
+
+def charts(at):
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def assert_clean(at):
+    assert not at.exception
+    for spec in charts(at):
+        assert "NaN" not in json.dumps(spec) and "Infinity" not in json.dumps(spec)
+
+
+EXTREMES = {
+    "overwrite": [("alpha", 0.0), ("alpha", 1.0), ("beta", 0.0), ("beta", 1.0), ("knorm", 3.0), ("dk", 2), ("dv", 8),
+                  ("pairs", 8), ("pairs", 1)],
+    "repeat": [("alpha", 0.0), ("beta", 0.0), ("beta", 1.0), ("writes", 20), ("writes", 1)],
+    "knorm": [("knorm", 3.0), ("beta", 0.0), ("beta", 1.0), ("knorm", 0.1), ("writes", 30)],
+    "halflife": [("alpha", 0.0), ("alpha", 1.0)],
+}
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("panel", list(EXTREMES))
+def test_page_sliders_at_the_extremes(lang, panel):
+    at = open_app(lang, "pages/playground.py", playground_panel=panel)
+    assert_clean(at)
+    first = [m.value for m in at.metric]
+    for name, value in EXTREMES[panel]:
+        at.slider(key=f"playground_{panel}_{name}").set_value(value).run()
+        assert_clean(at)
+    assert [m.value for m in at.metric] != first
+
+
+def test_page_geometry_angle_and_key_norm_warnings():
+    at = open_app("en", "pages/playground.py", playground_geometry="angle", playground_overwrite_angle="0")
+    assert_clean(at)
+    assert any("|cos|" in c.value and "1.00" in c.value for c in at.caption)   # |cos| = 1 at 0 degrees
+    at = open_app("en", "pages/playground.py", playground_panel="knorm", playground_knorm_knorm="3.0",
+                  playground_knorm_writes="30")
+    assert_clean(at)
+    assert len(at.error) == 1 and "diverges" in at.error[0].value
+    assert any("clipped" in json.dumps(s) for s in charts(at))
+    assert at.metric[2].value == "-8.00"
+    at.slider(key="playground_knorm_knorm").set_value(1.2).run()
+    assert len(at.warning) == 1 and "overshoots" in at.warning[0].value
+
+
+def test_page_half_life_numbers():
+    at = open_app("zh", "pages/playground.py", playground_panel="halflife", playground_halflife_alpha="0.9")
+    assert_clean(at)
+    assert [m.value for m in at.metric] == ["6.6 个 token", "0.349", "0.00515"]
+    at.slider(key="playground_halflife_alpha").set_value(1.0).run()
+    assert at.metric[0].value == "永不遗忘"
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_page_capacity_defaults_show_the_reference(lang):
+    at = open_app(lang, "pages/playground.py", playground_panel="capacity")
+    assert_clean(at)
+    table = at.dataframe[0].value
+    row = table.iloc[1].tolist()                                      # DeltaNet: all / recent / oldest
+    got = [float(x.rstrip("%")) for x in row[1:]]
+    np.testing.assert_allclose(got, REFERENCE[256][1:], atol=3.0)
+    assert float(table.iloc[0, 1].rstrip("%")) == pytest.approx(REFERENCE[256][0], abs=3.0)
+    at.select_slider(key="playground_cap_N").set_value(1024).run()
+    got = [float(x.rstrip("%")) for x in at.dataframe[0].value.iloc[1].tolist()[1:]]
+    np.testing.assert_allclose(got, REFERENCE[1024][1:], atol=3.0)
+    at.select_slider(key="playground_cap_dk").set_value(16).run()
+    at.slider(key="playground_capacity_alpha").set_value(0.8).run()
+    assert_clean(at)
+
+
+@pytest.mark.browser
+def test_browser_playground_slider_changes_a_number():
+    from playwright.sync_api import sync_playwright
+    from tests.app_server import app_server, launch_chromium, wait_for_app
+
+    with app_server() as base, sync_playwright() as p:
+        browser = launch_chromium(p)
+        page = browser.new_page(viewport={"width": 1280, "height": 1400})
+        errors = []
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.goto(f"{base}/?lang=en")
+        wait_for_app(page)
+        page.goto(f"{base}/playground?lang=en")
+        wait_for_app(page)
+        metric = page.locator('[data-testid="stMetricValue"]').first
+        before = metric.inner_text()
+        page.locator('[data-testid="stSlider"]', has_text="key norm").get_by_role("slider").press("End")
+        page.wait_for_function("(b) => document.querySelector('[data-testid=\"stMetricValue\"]').innerText !== b",
+                               arg=before, timeout=20_000)
+        assert metric.inner_text() != before
+        browser.close()
+    assert not [e for e in errors if "status of 404" not in e], errors     # 404s: Streamlit's base-path probes
