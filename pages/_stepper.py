@@ -57,16 +57,18 @@ def stepper(prefix: str, n_tokens: int, stages: tuple[str, ...], draw: Callable[
                 st.rerun(scope="app")
             _go(prefix, stages, n_tokens, pos + 1)
         go = lambda to: _go(prefix, stages, n_tokens, to)
+        # Lecture mode: icon-only buttons so the stage picker fits on the same row (the keys do the work).
+        label = (lambda key: "") if ui.lecture() else ui.tr
         bar = st.container(horizontal=True, vertical_alignment="center")
-        bar.button(ui.tr("common.reset"), key=f"{prefix}_reset", shortcut="Home", icon=":material/first_page:",
+        bar.button(label("common.reset"), key=f"{prefix}_reset", shortcut="Home", icon=":material/first_page:",
                    on_click=go, args=(0,), help=ui.tr("common.key_home"))
-        bar.button(ui.tr("common.prev"), key=f"{prefix}_prev", shortcut="Left", icon=":material/chevron_left:",
+        bar.button(label("common.prev"), key=f"{prefix}_prev", shortcut="Left", icon=":material/chevron_left:",
                    on_click=lambda: go(_position(prefix, stages) - 1), help=ui.tr("common.key_left"))
-        bar.button(ui.tr("common.next"), key=f"{prefix}_next", shortcut="Right", icon=":material/chevron_right:",
+        bar.button(label("common.next"), key=f"{prefix}_next", shortcut="Right", icon=":material/chevron_right:",
                    on_click=lambda: go(_position(prefix, stages) + 1), help=ui.tr("common.key_right"))
-        label, icon = (("common.pause", ":material/pause:") if st.session_state[f"{prefix}_playing"]
-                       else ("common.play", ":material/play_arrow:"))
-        if bar.button(ui.tr(label), key=f"{prefix}_play", shortcut="Space", icon=icon, type="primary",
+        play, icon = (("common.pause", ":material/pause:") if st.session_state[f"{prefix}_playing"]
+                      else ("common.play", ":material/play_arrow:"))
+        if bar.button(label(play), key=f"{prefix}_play", shortcut="Space", icon=icon, type="primary",
                       help=ui.tr("common.key_space")):
             if not st.session_state[f"{prefix}_playing"] and _position(prefix, stages) >= last:
                 go(0)                                   # play from the start after reaching the end
@@ -77,7 +79,8 @@ def stepper(prefix: str, n_tokens: int, stages: tuple[str, ...], draw: Callable[
         ui.sync_to_url(f"{prefix}_stage", stages[0])
         bar.caption(ui.tr("common.step_of", step=_position(prefix, stages) + 1, total=last + 1))
         if n_tokens > 1:
-            st.slider(ui.tr("common.token"), 0, n_tokens - 1, key=f"{prefix}_t", bind="query-params")
+            st.slider(ui.tr("common.token"), 0, n_tokens - 1, key=f"{prefix}_t", bind="query-params",
+                      label_visibility="collapsed" if ui.lecture() else "visible")
         draw(st.session_state[f"{prefix}_t"], st.session_state[f"{prefix}_stage"])
 
     body()

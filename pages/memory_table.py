@@ -12,40 +12,43 @@ from pages._stepper import stepper
 
 st.title(ui.tr("memory.title"))
 st.caption(ui.tr("memory.intro"))
-
 replay = st.session_state.get("memory_replay")        # a real head sent here by the real-model page
-options = list(PRESETS) + (["replay"] if replay else [])
-ui.seed_from_url("memory_preset", options, "write_read_2d")
-preset_label = ui.label_maker("memory.preset_")
-preset = st.selectbox(ui.tr("memory.preset"), options, key="memory_preset",
-                      format_func=lambda p: ui.tr("memory.preset_replay", title=replay["title"]) if p == "replay"
-                      else preset_label(p))
-ui.sync_to_url("memory_preset", "write_read_2d")
-token_names = None
-if preset == "random":
-    c1, c2, c3, c4 = st.columns(4)
-    K = c1.slider(ui.tr("memory.dk"), 2, 8, 4, key="memory_dk", bind="query-params")
-    V = c2.slider(ui.tr("memory.dv"), 2, 8, 3, key="memory_dv", bind="query-params")
-    T = c3.slider(ui.tr("memory.tokens"), 1, 16, 8, key="memory_T", bind="query-params")
-    seed = c4.number_input(ui.tr("memory.seed"), 0, 9999, 0, key="memory_seed", bind="query-params")
-    base, edit_key = random_stream(T=T, K=K, V=V, seed=int(seed)), f"memory_edit_random_{K}_{V}_{T}_{seed}"
-elif preset == "replay":
-    base, edit_key, token_names = replay_stream(replay), f"memory_edit_replay_{replay['title']}", replay["tokens"]
-else:
-    base, edit_key = PRESETS[preset](), f"memory_edit_{preset}"
-story = ui.tr("memory.story_replay", title=replay["title"]) if preset == "replay" else ui.tr(f"memory.story_{preset}")
-ui.note(story)
 
-with st.expander(ui.tr("memory.edit"), expanded=False):
-    st.caption(ui.tr("memory.edit_help", K=base.shape[1], V=base.shape[2]))
-    text = {c: st.column_config.TextColumn(ui.tr(f"memory.col_{c}")) for c in ("k", "v", "q")}
-    gates = {c: st.column_config.NumberColumn(ui.tr(f"memory.col_{c}"), min_value=0.0, max_value=1.0,
-                                              step=0.01, format="%.2f") for c in ("alpha", "beta")}
-    edited = st.data_editor(pd.DataFrame(stream_to_rows(base)), key=edit_key, num_rows="dynamic",
-                            width="stretch", column_config=text | gates)
-    if st.button(ui.tr("memory.undo_edits"), key="memory_undo"):
-        st.session_state.pop(edit_key, None)
-        st.rerun()
+# Lecture mode keeps the screen for the stepper and the figure: the settings move to the sidebar.
+settings = st.sidebar if ui.lecture() else st.container()
+with settings:
+    options = list(PRESETS) + (["replay"] if replay else [])
+    ui.seed_from_url("memory_preset", options, "write_read_2d")
+    preset_label = ui.label_maker("memory.preset_")
+    preset = st.selectbox(ui.tr("memory.preset"), options, key="memory_preset",
+                          format_func=lambda p: ui.tr("memory.preset_replay", title=replay["title"]) if p == "replay"
+                          else preset_label(p))
+    ui.sync_to_url("memory_preset", "write_read_2d")
+    token_names = None
+    if preset == "random":
+        c1, c2, c3, c4 = st.columns(4)
+        K = c1.slider(ui.tr("memory.dk"), 2, 8, 4, key="memory_dk", bind="query-params")
+        V = c2.slider(ui.tr("memory.dv"), 2, 8, 3, key="memory_dv", bind="query-params")
+        T = c3.slider(ui.tr("memory.tokens"), 1, 16, 8, key="memory_T", bind="query-params")
+        seed = c4.number_input(ui.tr("memory.seed"), 0, 9999, 0, key="memory_seed", bind="query-params")
+        base, edit_key = random_stream(T=T, K=K, V=V, seed=int(seed)), f"memory_edit_random_{K}_{V}_{T}_{seed}"
+    elif preset == "replay":
+        base, edit_key, token_names = replay_stream(replay), f"memory_edit_replay_{replay['title']}", replay["tokens"]
+    else:
+        base, edit_key = PRESETS[preset](), f"memory_edit_{preset}"
+    story = ui.tr("memory.story_replay", title=replay["title"]) if preset == "replay" else ui.tr(f"memory.story_{preset}")
+    ui.note(story)
+
+    with st.expander(ui.tr("memory.edit"), expanded=False):
+        st.caption(ui.tr("memory.edit_help", K=base.shape[1], V=base.shape[2]))
+        text = {c: st.column_config.TextColumn(ui.tr(f"memory.col_{c}")) for c in ("k", "v", "q")}
+        gates = {c: st.column_config.NumberColumn(ui.tr(f"memory.col_{c}"), min_value=0.0, max_value=1.0,
+                                                  step=0.01, format="%.2f") for c in ("alpha", "beta")}
+        edited = st.data_editor(pd.DataFrame(stream_to_rows(base)), key=edit_key, num_rows="dynamic",
+                                width="stretch", column_config=text | gates)
+        if st.button(ui.tr("memory.undo_edits"), key="memory_undo"):
+            st.session_state.pop(edit_key, None)
+            st.rerun()
 try:
     stream = rows_to_stream(edited.to_dict("records"), K=base.shape[1], V=base.shape[2], S0=base.S0)
 except InputError as e:
@@ -66,25 +69,36 @@ def animation_html() -> str:
     return fig.to_html(include_plotlyjs=True, auto_play=False)
 
 
+def heading(t: int, stage: str) -> None:
+    name = f" · “{token_names[t]}”" if token_names and t < len(token_names) else ""
+    st.markdown(f"**{ui.tr('common.stage_' + stage)}** · {ui.tr('memory.token_n', t=t)}{name}")
+
+
 def draw(t: int, stage: str) -> None:
     formulas = stage_formulas(rec, t)
-    lines = [rf"\colorbox{{#fde68a}}{{${f}$}}" if s == stage else f for s, f in formulas.items()]
-    left, right = st.columns([3, 2], vertical_alignment="center")
-    left.latex(r"\begin{aligned}" + r"\\[2pt]".join(lines) + r"\end{aligned}")
-    with right:
-        name = f" · “{token_names[t]}”" if token_names and t < len(token_names) else ""
-        st.markdown(f"**{ui.tr('common.stage_' + stage)}** · {ui.tr('memory.token_n', t=t)}{name}")
-        st.markdown(ui.tr(f"memory.explain_{stage}"))
-        if not ui.lecture():
-            st.latex(CLOSED_FORM)
+    if ui.lecture():                                   # one line: the formula of this stage, with numbers
+        heading(t, stage)
+        st.latex(formulas[stage])
+    else:
+        explain(formulas, t, stage)
     fig = fig_memory_step(rec, t, stage, titles=TITLES, axis=AXIS, font_size=ui.font_size(),
-                          height=680 if ui.lecture() else 560)
+                          height=600 if ui.lecture() else 560)
     ui.show_figure(fig, key="memory_fig", alt=ui.tr("memory.alt", t=t, stage=ui.tr("common.stage_" + stage)))
     st.caption(ui.tr("memory.shape_note", K=K, V=V))
     labels = {"alpha": "α", "beta": "β", "token": ui.tr("common.token")}
     timeline = fig_timeline(rec, t, labels=labels, font_size=ui.font_size(), token_names=token_names)
-    ui.show_figure(timeline, key="memory_timeline",
-                   alt=ui.tr("memory.timeline_alt"))
+    ui.show_figure(timeline, key="memory_timeline", alt=ui.tr("memory.timeline_alt"))
+
+
+def explain(formulas: dict, t: int, stage: str) -> None:
+    """All five formulas with this token's numbers, the current one highlighted, and what it does."""
+    lines = [rf"\colorbox{{#fde68a}}{{${f}$}}" if s == stage else f for s, f in formulas.items()]
+    left, right = st.columns([3, 2], vertical_alignment="center")
+    left.latex(r"\begin{aligned}" + r"\\[2pt]".join(lines) + r"\end{aligned}")
+    with right:
+        heading(t, stage)
+        st.markdown(ui.tr(f"memory.explain_{stage}"))
+        st.latex(CLOSED_FORM)
 
 
 stepper("memory", T, STAGES, draw)
