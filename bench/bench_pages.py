@@ -1,0 +1,119 @@
+"""Server time from a slider change to a new figure, for the playground, compare and cost pages.
+
+Each case calls what the page calls on a cache miss (the gdn computation with fresh parameters,
+then the fig_* builder, then the JSON the browser receives) and reports the median per change, next
+to a peer measured in the same run: building and serialising a trivial one-trace figure.
+The target is <= 100 ms per change on the toy sizes. Run: python bench/bench_pages.py [--repeats N]
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import plotly.graph_objects as go
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from gdn import cost, experiments as ex                                   # noqa: E402
+from gdn.figures import compare as fc, cost as fco, playground as fp     # noqa: E402
+from gdn.rules import COMPARE_PRESETS, RULES, run_all                     # noqa: E402
+
+RULE_TITLES = {r: r for r in RULES}
+
+
+def trivial(i):
+    return go.Figure(go.Scatter(x=[0, 1], y=[0, i]))
+
+
+def overwrite(i):
+    ow = ex.overwrite(3 + i % 4, 3, 3, geometry="angle", angle_deg=10.0 + i, alpha=0.9, beta=0.5 + i / 100)
+    bars = np.column_stack([ow.parts, ow.error, ow.disturbed])
+    return fp.fig_overwrite(ow.readout, ow.target, ow.old, bars, rule_titles=list(RULES), bar_labels=list("abcde"),
+                            row_labels=list("otldg"), titles=("a", "b"))
+
+
+def repeat(i):
+    return fp.fig_repeated(ex.repeated_writes(8 + i % 12, beta=0.3 + i / 100), rule_titles=RULE_TITLES,
+                           xlabel="t", ylabel="d")
+
+
+def knorm(i):
+    grid = np.linspace(0, 3, 121)
+    errors, clipped = ex.clip_for_display(ex.repeated_writes(30, beta=1.0, knorm=0.5 + i / 10)["delta"])
+    labels = dict.fromkeys(["factor_title", "error_title", "factor", "knorm", "distance", "shrink", "overshoot",
+                            "diverge", "clipped", "writes"], "x")
+    return fp.fig_key_norm(grid, ex.along_k_factor(grid, 1.0), 0.5 + i / 10, errors, clipped=clipped, labels=labels)
+
+
+def halflife(i):
+    alpha = 0.5 + i / 50
+    return fp.fig_half_life(ex.decay_curves([0.5, 0.9, 0.99, alpha], 100), [0.5, 0.9, 0.99], alpha,
+                            ex.half_life(alpha), labels={"n": "n", "kept": "k", "half_at": "{n}"})
+
+
+FIXED = {}
+
+
+def capacity_toy(i):
+    """An alpha move: the page's cache still holds the linear and delta curves; only gated is new."""
+    FIXED.update({r: FIXED.get(r) if r in FIXED else ex.capacity_curve(r, 16, 16) for r in ("linear", "delta")})
+    curves = {**FIXED, "gated": ex.capacity_curve("gated", 16, 16, alpha=0.9 + i / 1000)}
+    return fp.fig_capacity(np.array(ex.CAPACITY_NS), curves, 16, 256, rule_titles=RULE_TITLES,
+                           split_labels=list("abc"), labels=dict.fromkeys(["curve_title", "split_title", "knee", "N",
+                                                                           "error"], "x"))
+
+
+def capacity_128_alpha(i):
+    """d_k = 128 (not a toy size): moving the alpha slider recomputes only the gated curve."""
+    ex.capacity_curve("gated", 128, 128, alpha=0.95 + i / 1000)
+    return trivial(i)
+
+
+def compare(i):
+    p = COMPARE_PRESETS["city" if i % 2 else "k1_update"]()
+    recs = run_all(p.stream)
+    t = i % p.stream.shape[0]
+    return fc.fig_compare_step(recs, p.target, t, "query", titles=RULE_TITLES,
+                               row_labels={n: n for n in fc.VECTOR_ROWS}, axis={"key": "k", "value": "v"})
+
+
+def cost_page(i):
+    cfg = list(cost.load_sizes().values())[i % 7]
+    T = np.unique(np.geomspace(1, 2 ** 18, 200).round())
+    curves = cost.memory_curves(cfg, T, batch=1 + i, dtype="bf16", interval=1 + i % 6)
+    return fco.fig_cost(T, curves, [(256.0, "a", "red"), (768.0, "b", "blue")],
+                        labels={k: k for k in ("state", "kv", "hybrid", "full", "x", "y")})
+
+
+CASES = {"trivial figure (peer)": trivial, "playground overwrite": overwrite, "playground repeated writes": repeat,
+         "playground key norm": knorm, "playground half-life": halflife, "playground capacity d_k=16": capacity_toy,
+         "compare step": compare, "cost": cost_page, "playground capacity d_k=128, alpha (not toy)": capacity_128_alpha}
+
+
+def time_case(fn, repeats: int) -> float:
+    fn(0).to_json()                                                       # warm imports and plotly validators
+    times = []
+    for i in range(1, repeats + 1):
+        start = time.perf_counter()
+        fn(i).to_json()                                                   # what st.plotly_chart serialises
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=15)
+    args = parser.parse_args()
+    peer = time_case(trivial, args.repeats)
+    print(f"peer: trivial figure build + JSON = {peer:.2f} ms")
+    for name, fn in list(CASES.items())[1:]:
+        ms = time_case(fn, max(3, args.repeats // 3) if "not toy" in name else args.repeats)
+        verdict = "" if "not toy" in name else ("  ok (<= 100 ms)" if ms <= 100 else "  SLOW (> 100 ms)")
+        print(f"slider -> figure, {name}: {ms:.1f} ms per change ({ms / peer:.1f}x the trivial figure){verdict}")
+
+
+if __name__ == "__main__":
+    main()
