@@ -75,3 +75,32 @@ class SlotPool:
             finally:
                 self._line.remove(ticket)
                 self._cond.notify_all()
+
+
+class SharedLRU:
+    """A small thread-safe least-recently-used map shared by all sessions (bounded memory)."""
+
+    def __init__(self, maxsize: int):
+        from collections import OrderedDict
+        self.maxsize, self._items, self._lock = maxsize, OrderedDict(), threading.Lock()
+
+    def get(self, key, default=None):
+        with self._lock:
+            if key not in self._items:
+                return default
+            self._items.move_to_end(key)
+            return self._items[key]
+
+    def put(self, key, value) -> None:
+        with self._lock:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self.maxsize:
+                self._items.popitem(last=False)
+
+    def __contains__(self, key) -> bool:
+        with self._lock:
+            return key in self._items
+
+    def __len__(self) -> int:
+        return len(self._items)

@@ -131,6 +131,9 @@ class LayerInputs:
     g: torch.Tensor
     beta: torch.Tensor
 
+    def tensors(self) -> tuple[torch.Tensor, ...]:
+        return self.q, self.k, self.v, self.g, self.beta
+
     def head(self, h: int) -> dict[str, np.ndarray]:
         """Value head h as numpy: q, k [T, K] (its key head), v [T, V], g, beta [T]."""
         kh = h // (self.v.shape[2] // self.k.shape[2])

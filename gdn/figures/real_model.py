@@ -1,0 +1,137 @@
+"""Figures of the real-model page: gates of a real Qwen3.5 prompt. Pure functions, arrays in, Figure out.
+
+Every hover names the token, the layer, the head and the value. T tokens, H value heads, L GDN layers.
+`labels` carries the translated words: token, layer, head, alpha, beta, norm, half_life, key, value, ...
+"""
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from gdn.figures.common import DIVERGING, SEQUENTIAL, base_layout, symmetric_range
+
+TICK_TOKENS = 48            # up to this many tokens, the token axis shows the tokens themselves
+ALPHA_COLORS = "Blues"      # dark = remembers (α near 1)
+BETA_COLORS = "Oranges"     # dark = writes hard (β near 1)
+
+
+def token_ticks(tokens, limit: int = TICK_TOKENS) -> dict:
+    """Axis settings for a token axis: the pieces themselves when there are few, else indices."""
+    T = len(tokens)
+    if T > limit:
+        return dict(title_standoff=4)
+    text = [f"{i}·{_show(p)}" for i, p in enumerate(tokens)]
+    return dict(tickmode="array", tickvals=list(range(T)), ticktext=text, tickangle=-60)
+
+
+def _show(piece: str) -> str:
+    """A token piece as it should read on an axis or in a hover: spaces and newlines made visible."""
+    return (piece or "·").replace("\n", "↵").replace(" ", "␣")[:16]
+
+
+def fig_gate_heatmap(z: np.ndarray, *, tokens, layer: int, name: str, title: str, labels: dict[str, str],
+                     colorscale=ALPHA_COLORS, zmin: float = 0.0, zmax: float = 1.0, font_size: int = 14,
+                     height: int = 360) -> go.Figure:
+    """z: [T, H] one gate (α or β) of one GDN layer; drawn heads (rows) x tokens (columns)."""
+    T, H = z.shape
+    pieces = np.array([_show(p) for p in tokens], dtype=object)
+    custom = np.broadcast_to(pieces, (H, T))                                  # [H, T] token piece per cell
+    hover = (f"{labels['token']} %{{x}} «%{{customdata}}»<br>{labels['layer']} {layer} · "
+             f"{labels['head']} %{{y}}<br>{name} = %{{z:.3f}}<extra></extra>")
+    fig = go.Figure(go.Heatmap(z=z.T, x=list(range(T)), y=list(range(H)), customdata=custom, zmin=zmin, zmax=zmax,
+                               colorscale=colorscale, colorbar=dict(title=dict(text=name), thickness=14),
+                               hovertemplate=hover, xgap=1 if T <= 64 else 0, ygap=1))
+    fig.update_xaxes(title_text=labels["token"], **token_ticks(tokens))
+    fig.update_yaxes(title_text=labels["head"], autorange="reversed", dtick=1 if H <= 16 else None)
+    fig.update_layout(title=dict(text=title))
+    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, b=40))
+
+
+def fig_overview(summary: dict[str, np.ndarray], *, layers: list[int], selected: int | None,
+                 titles: dict[str, str], labels: dict[str, str], font_size: int = 14,
+                 height: int = 360) -> go.Figure:
+    """summary: {"alpha", "beta", "half_life"} -> [L, H] (gdn.gates.head_summary over all GDN layers).
+
+    Three panels, GDN layers (rows) x heads (columns): mean α, mean β, half-life on a log colour scale
+    (inf = never forgets, shown at the top of the scale). The chosen layer gets a frame.
+    """
+    L, H = summary["alpha"].shape
+    hl = summary["half_life"]
+    hl_log = np.log10(np.clip(np.where(np.isfinite(hl), hl, 1e4), 0.1, 1e4))
+    hl_text = np.vectorize(lambda x: "∞" if not np.isfinite(x) else f"{x:.3g}")(hl)
+    panels = [("alpha", summary["alpha"], ALPHA_COLORS, 0.0, 1.0, np.vectorize(lambda x: f"{x:.3f}")(summary["alpha"])),
+              ("beta", summary["beta"], BETA_COLORS, 0.0, 1.0, np.vectorize(lambda x: f"{x:.3f}")(summary["beta"])),
+              ("half_life", hl_log, SEQUENTIAL, -1.0, 4.0, hl_text)]
+    fig = make_subplots(rows=1, cols=3, subplot_titles=[titles[p[0]] for p in panels], horizontal_spacing=0.07)
+    y = [str(i) for i in layers]
+    for col, (key, z, scale, lo, hi, text) in enumerate(panels, start=1):
+        bar = dict(orientation="h", x=(col - 0.5) / 3, y=-0.08, yanchor="top", len=0.27, thickness=10)
+        if key == "half_life":
+            bar.update(tickvals=[-1, 0, 1, 2, 3, 4], ticktext=["0.1", "1", "10", "100", "1k", "≥10k"])
+        hover = (f"{labels['layer']} %{{y}} · {labels['head']} %{{x}}<br>{titles[key]} = %{{text}}<extra></extra>")
+        fig.add_trace(go.Heatmap(z=z, x=list(range(H)), y=y, text=text, zmin=lo, zmax=hi, colorscale=scale,
+                                 colorbar=bar, hovertemplate=hover, xgap=1, ygap=1), row=1, col=col)
+        fig.update_xaxes(title_text=labels["head"], title_standoff=2, row=1, col=col)
+        if selected in layers:
+            r = layers.index(selected)
+            fig.add_shape(type="rect", x0=-0.5, x1=H - 0.5, y0=r - 0.5, y1=r + 0.5, line=dict(color="#f59e0b", width=3),
+                          row=1, col=col)
+    fig.update_yaxes(autorange="reversed", type="category")
+    fig.update_yaxes(title_text=labels["layer"], row=1, col=1)
+    fig.update_annotations(font_size=font_size)
+    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, b=70))
+
+
+def fig_head_detail(alpha: np.ndarray, beta: np.ndarray, norms: np.ndarray, *, tokens, layer: int, head: int,
+                    marked: int | None, titles: dict[str, str], labels: dict[str, str], font_size: int = 14,
+                    height: int = 420) -> go.Figure:
+    """alpha, beta, norms: [T] of one head. Top: α_t and β_t; bottom: ||S_t||. `marked` draws a line."""
+    T = len(alpha)
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.1, row_heights=[0.55, 0.45],
+                        subplot_titles=[titles["gates"], titles["norm"]])
+    pieces = [_show(p) for p in tokens]
+    where = f"{labels['token']} %{{x}} «%{{customdata}}»<br>{labels['layer']} {layer} · {labels['head']} {head}<br>"
+    mode = "lines+markers" if T <= 128 else "lines"
+    for y, name, color, row in ((alpha, "α", "#1d4ed8", 1), (beta, "β", "#ea580c", 1),
+                                (norms, labels["norm"], "#059669", 2)):
+        fig.add_trace(go.Scatter(x=list(range(T)), y=y, name=name, mode=mode, line=dict(color=color, width=2),
+                                 marker=dict(size=5), customdata=pieces,
+                                 hovertemplate=where + f"{name} = %{{y:.3f}}<extra></extra>"), row=row, col=1)
+    fig.update_yaxes(range=[0, 1.05], row=1, col=1)
+    fig.update_yaxes(rangemode="tozero", row=2, col=1)
+    fig.update_xaxes(title_text=labels["token"], row=2, col=1, **token_ticks(tokens))
+    if marked is not None:
+        fig.add_vline(x=marked, line=dict(color="#f59e0b", width=2, dash="dot"))
+    fig.update_annotations(font_size=font_size)
+    fig.update_layout(legend=dict(orientation="h", y=1.12, x=1, xanchor="right"), hovermode="x unified")
+    return base_layout(fig, height=height, font_size=font_size)
+
+
+def fig_state_block(block: np.ndarray, rows: np.ndarray, cols: np.ndarray, *, title: str, labels: dict[str, str],
+                    layer: int, head: int, token: int, font_size: int = 14, height: int = 460) -> go.Figure:
+    """block: [n, n] = S_t[rows][:, cols] of one head (gdn.gates.top_block); rows are key dims, cols value dims."""
+    zmax = symmetric_range(block)
+    hover = (f"{labels['token']} {token} · {labels['layer']} {layer} · {labels['head']} {head}<br>"
+             f"{labels['key']} %{{y}} · {labels['value']} %{{x}}<br>S = %{{z:.4f}}<extra></extra>")
+    fig = go.Figure(go.Heatmap(z=block, x=[f"v{j}" for j in cols], y=[f"k{i}" for i in rows], zmin=-zmax, zmax=zmax,
+                               colorscale=DIVERGING, zmid=0, xgap=1, ygap=1, hovertemplate=hover,
+                               colorbar=dict(thickness=12)))
+    fig.update_xaxes(title_text=labels["value"], type="category")
+    fig.update_yaxes(title_text=labels["key"], autorange="reversed", type="category")
+    fig.update_layout(title=dict(text=title))
+    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60))
+
+
+def fig_head_params(A: np.ndarray, dt_bias: np.ndarray, *, layer: int, titles: dict[str, str],
+                    labels: dict[str, str], font_size: int = 14, height: int = 300) -> go.Figure:
+    """A = exp(A_log) [H] (fixed forgetting speed: bigger forgets faster) and dt_bias [H] of one layer."""
+    H = len(A)
+    fig = make_subplots(rows=1, cols=2, subplot_titles=[titles["A"], titles["dt_bias"]], horizontal_spacing=0.1)
+    for col, (y, color, name) in enumerate(((A, "#7c3aed", "exp(A_log)"), (dt_bias, "#0891b2", "dt_bias")), start=1):
+        fig.add_trace(go.Bar(x=list(range(H)), y=y, marker_color=color, name=name, showlegend=False,
+                             hovertemplate=f"{labels['layer']} {layer} · {labels['head']} %{{x}}<br>{name} = "
+                                           f"%{{y:.4f}}<extra></extra>"), row=1, col=col)
+        fig.update_xaxes(title_text=labels["head"], dtick=1 if H <= 32 else None, row=1, col=col)
+    fig.update_annotations(font_size=font_size)
+    return base_layout(fig, height=height, font_size=font_size)

@@ -1,0 +1,96 @@
+"""Streamlit glue for heavy work on the real-model page: one slot pool and a few bounded result caches
+shared by every session, and the cached model loader.
+
+GDN_FORWARD_SLOTS (default 1) sets how many forward passes may run at once; the others wait in line
+and see their place ("waiting for a free slot: number 2 in line").
+"""
+from __future__ import annotations
+
+import os
+import threading
+from typing import Callable
+
+import streamlit as st
+
+from gdn.pool import PoolTimeout, SharedLRU, SlotPool
+from gdn.qwen35 import load_model, list_sources
+from gdn.qwen35.analysis import describe, load_stages
+from pages import _ui as ui
+
+WAIT_SECONDS = 300            # give up waiting for a slot after this long (the user can press Run again)
+_held = threading.local()     # .slot: this thread holds a pool slot now
+
+
+@st.cache_resource
+def forward_pool() -> SlotPool:
+    return SlotPool(max(1, int(os.environ.get("GDN_FORWARD_SLOTS", "1") or 1)))
+
+
+@st.cache_resource
+def shared_caches() -> dict[str, SharedLRU]:
+    """Results by kind. Bounds: gate runs are [L, T, HV] x 3 floats; one layer's q, k, v is the biggest."""
+    return {"run": SharedLRU(8), "inputs": SharedLRU(2), "state": SharedLRU(64), "check": SharedLRU(32)}
+
+
+def cached(kind: str, key, compute: Callable):
+    """compute() once per key (shared by all sessions), inside a pool slot; the wait is shown in the page."""
+    cache = shared_caches()[kind]
+    hit = cache.get(key)
+    if hit is None:
+        hit = in_slot(compute)
+        cache.put(key, hit)
+    return hit
+
+
+def in_slot(compute: Callable):
+    """compute() while holding a pool slot; while waiting, the page says its place in line.
+    A compute that itself needs a slot (nested call, same thread) runs in the slot it already holds."""
+    if getattr(_held, "slot", False):
+        return compute()
+    box = st.empty()
+    try:
+        with forward_pool().slot(on_wait=lambda n: box.info(ui.tr("real_model.waiting", position=n),
+                                                            icon=":material/hourglass_top:"),
+                                 timeout=WAIT_SECONDS):
+            box.empty()
+            _held.slot = True
+            try:
+                return compute()
+            finally:
+                _held.slot = False
+    except PoolTimeout:
+        box.error(ui.tr("real_model.pool_timeout"), icon=":material/hourglass_disabled:")
+        st.stop()
+
+
+@st.cache_data(ttl=60, show_spinner=False)
+def sources() -> list[tuple[str, str, str, bool]]:
+    """(label, folder, kind, random_weights) of every checkpoint in the allowed roots (re-scanned each minute)."""
+    return [(s.label, str(s.path), s.kind, s.random_weights) for s in list_sources()]
+
+
+@st.cache_data(ttl=60, show_spinner=False)
+def info(folder: str):
+    """gdn.qwen35.analysis.describe, cached; ValueError passes through (never cached)."""
+    return describe(folder)
+
+
+@st.cache_resource(max_entries=2, show_spinner=False)
+def _open(folder: str):
+    return load_model(folder, lazy=True)
+
+
+def model(folder: str):
+    """The shared model of `folder`, its weights read layer by layer with a progress bar the first time."""
+    m = _open(folder)
+    if any(p.is_meta for p in m.parameters()):       # not every tensor read yet (first use, or a failed try)
+        in_slot(lambda: _read_weights(m))
+    return m
+
+
+def _read_weights(m) -> None:
+    bar = st.empty()
+    for stage, i, n in load_stages(m):
+        text = ui.tr("real_model.loading_layer", i=i + 1, n=n) if stage == "layer" else ui.tr("real_model.loading_head")
+        bar.progress(i / n, text=text)
+    bar.empty()

@@ -1,0 +1,319 @@
+"""Real model (真实模型): a prompt through a Qwen3.5 checkpoint; its real per-head gates, from both kernels."""
+import html
+import importlib.util
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import streamlit as st
+
+from gdn.figures.real_model import fig_gate_heatmap, fig_head_detail, fig_head_params, fig_overview, fig_state_block
+from gdn.gates import (KERNEL_RTOL, REPLAY_MAX_DIM, REPLAY_MAX_TOKENS, gates_csv, gates_json, head_state,
+                       head_summary, kernel_check, replay_payload, top_block)
+from gdn.qwen35 import allowed_roots, check_folder, download
+from gdn.qwen35.analysis import error_kind, gate_run, layer_inputs
+from gdn.qwen35.tokenizer import DEFAULT_MAX_TOKENS
+from pages import _pool as pool
+from pages import _ui as ui
+
+PROMPTS = json.loads((ui.ASSETS / "prompts" / "real_model.json").read_text(encoding="utf-8"))
+PRESETS = ["custom"] + [p for p in PROMPTS if not p.startswith("_")]
+DEFAULT_PRESET = "password"
+MAX_UPLOAD_BYTES = 200_000     # prompt files; the server refuses more than server.maxUploadSize (1 MB) first
+AUTO_LOAD_BYTES = 300 << 20    # checkpoints up to this size load as soon as they are picked
+OTHER, DOWNLOAD = "__folder__", "__download__"
+TABLE_DIMS = 16                # the state table shows this many key dims x value dims (largest first)
+
+
+def fail(message: str, kind: str | None = None) -> None:
+    """A bad input: translated headline, the precise reason underneath, and nothing more on the page."""
+    st.error(ui.tr(f"real_model.err_{kind or error_kind(message)}"), icon=":material/error:")
+    st.code(message, language=None, wrap_lines=True)
+    st.stop()
+
+
+def preset_text(preset: str, lang: str | None = None) -> str:
+    return PROMPTS[preset][lang or ui.lang()] if preset != "custom" else ""
+
+
+def chip(i: int, piece: str, token_id: int) -> str:
+    """One token as a chip; "+" marks a token whose bytes the previous chip already shows (CJK)."""
+    shown = html.escape(piece or "+").replace(" ", "␣").replace("\n", "↵")
+    return f'<span class="rm-chip{"" if piece else " rm-cont"}" title="{i} · id {token_id}">{shown}</span>'
+
+
+def on_preset() -> None:
+    if st.session_state["real_model_preset"] != "custom":
+        st.session_state["real_model_prompt_edit"] = preset_text(st.session_state["real_model_preset"])
+        st.session_state["real_model_autorun"] = True
+
+
+def on_upload() -> None:
+    """Read an uploaded prompt in memory (never written to disk) into the text area, or note why not."""
+    f = st.session_state.get("real_model_upload")
+    st.session_state.pop("real_model_upload_error", None)
+    if f is None:
+        return
+    data = f.getvalue()
+    if len(data) > MAX_UPLOAD_BYTES:
+        st.session_state["real_model_upload_error"] = (ui.tr("real_model.upload_too_large", name=f.name,
+                                                             kb=len(data) // 1000, limit=MAX_UPLOAD_BYTES // 1000),)
+        return
+    try:
+        text = data.decode("utf-8-sig")
+        if "\x00" in text:
+            raise UnicodeDecodeError("utf-8", data, 0, 1, "NUL byte")
+    except UnicodeDecodeError:
+        st.session_state["real_model_upload_error"] = (ui.tr("real_model.upload_not_text", name=f.name),)
+        return
+    st.session_state.update(real_model_prompt_edit=text, real_model_preset="custom", real_model_autorun=True)
+
+
+def on_download() -> None:
+    repo = st.session_state.get("real_model_repo_edit", "").strip()
+    st.session_state.pop("real_model_download_error", None)
+    try:
+        folder = str(download(repo))
+    except ValueError as e:
+        st.session_state["real_model_download_error"] = (str(e), None)
+        return
+    except Exception as e:  # network and hub errors: offline, unknown repo, gated repo, ...
+        st.session_state["real_model_download_error"] = (f"{type(e).__name__}: {e}", "download")
+        return
+    pool.sources.clear()
+    st.session_state["real_model_source"] = folder
+
+
+st.title(ui.tr("real_model.title"))
+ui.teacher_notes("real_model")
+st.caption(ui.tr("real_model.intro"))
+
+# -- 1. model ------------------------------------------------------------------------------------
+found = {folder: (label, kind, random) for label, folder, kind, random in pool.sources()}
+options = [*found, OTHER] + ([DOWNLOAD] if importlib.util.find_spec("huggingface_hub") else [])
+
+
+def source_label(option: str) -> str:
+    if option in (OTHER, DOWNLOAD):
+        return ui.tr(f"real_model.source_{'folder' if option == OTHER else 'download'}")
+    label, kind, random = found[option]
+    name = ui.tr("real_model.label_random", name=Path(option).name) if random else label
+    try:
+        i = pool.info(option)
+    except ValueError:
+        return name
+    return ui.tr("real_model.source_line", name=name, layers=i.config.num_hidden_layers, gdn=len(i.gdn_layers),
+                 heads=i.config.linear_num_value_heads, params=f"{i.n_params / 1e6:.1f}", mb=f"{i.disk_bytes / 1e6:.1f}")
+
+
+if st.session_state.get("real_model_source") not in options:
+    st.session_state["real_model_source"] = options[0]
+source = st.selectbox(ui.tr("real_model.source"), options, key="real_model_source", format_func=source_label)
+if source == DOWNLOAD:
+    c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+    c1.text_input(ui.tr("real_model.repo"), key="real_model_repo_edit", placeholder="Qwen/Qwen3.5-0.8B")
+    c2.button(ui.tr("real_model.download"), key="real_model_download", on_click=on_download)
+    st.caption(ui.tr("real_model.download_help"))
+    if "real_model_download_error" in st.session_state:
+        fail(*st.session_state["real_model_download_error"])
+    st.stop()
+if source == OTHER:
+    typed = st.text_input(ui.tr("real_model.folder"), key="real_model_folder_edit", placeholder="/path/to/Qwen3.5-0.8B",
+                          help=ui.tr("real_model.folder_help", roots=", ".join(str(r) for r in allowed_roots())))
+    if not typed.strip():
+        st.info(ui.tr("real_model.folder_empty"), icon=":material/folder_open:")
+        st.stop()
+    try:
+        folder = str(check_folder(typed.strip()))
+    except ValueError as e:
+        fail(str(e))
+else:
+    folder = source
+try:
+    info = pool.info(folder)
+except ValueError as e:
+    fail(str(e))
+cfg = info.config
+if found.get(folder, (None, None, False))[2]:
+    st.warning(ui.tr("real_model.random_weights"), icon=":material/casino:")
+plan = ui.tr("real_model.plan", tensors=info.n_tensors, mb=f"{info.read_bytes / 1e6:.1f}", files=info.n_files,
+             gdn=len(info.gdn_layers), layers=cfg.num_hidden_layers, heads=cfg.linear_num_value_heads,
+             K=cfg.linear_key_head_dim, V=cfg.linear_value_head_dim)
+st.caption(plan)
+if info.read_bytes > AUTO_LOAD_BYTES and folder not in st.session_state.get("real_model_confirmed", ()):
+    if not st.button(ui.tr("real_model.load", mb=f"{info.read_bytes / 1e6:.0f}"), key="real_model_load"):
+        st.stop()
+    st.session_state["real_model_confirmed"] = (folder,)
+try:
+    model = pool.model(folder)
+except ValueError as e:
+    fail(str(e))
+if model.tokenizer is None:
+    fail(f"{folder}: no tokenizer.json; copy the checkpoint's tokenizer.json into this folder")
+
+# -- 2. prompt -----------------------------------------------------------------------------------
+st.subheader(ui.tr("real_model.prompt_header"))
+ui.seed_from_url("real_model_preset", PRESETS, DEFAULT_PRESET)
+preset = st.session_state["real_model_preset"]
+other = {"zh": "en", "en": "zh"}[ui.lang()]
+if "real_model_prompt_edit" not in st.session_state or (
+        preset != "custom" and st.session_state["real_model_prompt_edit"] == preset_text(preset, other)):
+    st.session_state["real_model_prompt_edit"] = preset_text(preset)        # follow a language switch
+c1, c2 = st.columns([3, 2])
+c1.selectbox(ui.tr("real_model.preset"), PRESETS, key="real_model_preset", on_change=on_preset,
+             format_func=ui.label_maker("real_model.preset_"))
+ui.sync_to_url("real_model_preset", DEFAULT_PRESET)
+c2.file_uploader(ui.tr("real_model.upload"), type=["txt", "md"], key="real_model_upload", on_change=on_upload,
+                 help=ui.tr("real_model.upload_help", limit=MAX_UPLOAD_BYTES // 1000))
+if "real_model_upload_error" in st.session_state:
+    st.error(st.session_state["real_model_upload_error"][0], icon=":material/error:")
+if preset != "custom":
+    ui.note(ui.tr(f"real_model.story_{preset}"))
+text = st.text_area(ui.tr("real_model.prompt"), key="real_model_prompt_edit", height=110 if ui.lecture() else 130)
+c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+max_tokens = c1.slider(ui.tr("real_model.max_tokens"), 16, DEFAULT_MAX_TOKENS, 512, step=16,
+                       key="real_model_max_tokens", bind="query-params", help=ui.tr("real_model.max_tokens_help"))
+clicked = c2.button(ui.tr("real_model.run"), key="real_model_run", type="primary", icon=":material/play_arrow:")
+request = st.session_state.get("real_model_request")
+if clicked or st.session_state.pop("real_model_autorun", False) or request is None or request["folder"] != folder:
+    request = st.session_state["real_model_request"] = {"folder": folder, "text": text, "max_tokens": max_tokens}
+elif (request["text"], request["max_tokens"]) != (text, max_tokens):
+    st.caption(ui.tr("real_model.stale"))
+if not request["text"].strip():
+    fail(ui.tr("real_model.empty_detail"), "empty")
+enc = model.tokenizer.encode(request["text"], max_tokens=request["max_tokens"])
+st.session_state["real_model_prompt_tokens"] = enc.n_total
+T, tokens, ids = len(enc.ids), enc.pieces, tuple(enc.ids)
+if enc.truncated:
+    st.warning(ui.tr("real_model.truncated", total=enc.n_total, kept=T), icon=":material/content_cut:")
+with st.expander(ui.tr("real_model.tokens", n=T), expanded=T <= 64 and not ui.lecture()):
+    chips = "".join(chip(i, p, tid) for i, (p, tid) in enumerate(zip(tokens[:512], ids[:512])))
+    st.html(f"<style>.rm-chip{{display:inline-block;margin:2px;padding:1px 6px;border-radius:6px;background:#eef2ff;"
+            f"font-size:0.9em;border:1px solid #c7d2fe}}.rm-cont{{color:#94a3b8;background:#f8fafc}}</style>"
+            f"<div>{chips}</div>")
+    if T > 512:
+        st.caption(ui.tr("real_model.tokens_more", n=T - 512))
+
+start = time.perf_counter()
+run = pool.cached("run", (folder, ids), lambda: gate_run(model, list(ids)))
+st.caption(ui.tr("real_model.ran", T=T, layers=len(run.layers), s=f"{time.perf_counter() - start:.2f}"))
+
+# -- 3. views ------------------------------------------------------------------------------------
+st.subheader(ui.tr("real_model.views_header"))
+heads = list(range(cfg.linear_num_value_heads))
+for key, choices in (("real_model_layer", run.layers), ("real_model_head", heads)):
+    ui.seed_from_url(key, choices, choices[0])
+    if st.session_state[key] not in choices:
+        st.session_state[key] = choices[0]
+c1, c2 = st.columns(2)
+layer = c1.selectbox(ui.tr("real_model.layer"), run.layers, key="real_model_layer",
+                     format_func=lambda i: ui.tr("real_model.layer_n", i=i, n=cfg.num_hidden_layers))
+head = c2.selectbox(ui.tr("real_model.head"), heads, key="real_model_head",
+                    format_func=lambda h: ui.tr("real_model.head_n", h=h, kh=h // (len(heads) // cfg.linear_num_key_heads)))
+ui.sync_to_url("real_model_layer", run.layers[0])
+ui.sync_to_url("real_model_head", 0)
+li = run.layers.index(layer)
+g, beta, norms = run.g[li], run.beta[li], run.state_norms[li]          # [T, H] each
+alpha = np.exp(g)
+summary = head_summary(run.g, run.beta)                                  # [L, H] each
+fs, lecture = ui.font_size(), ui.lecture()
+labels = {n: ui.tr(f"real_model.lbl_{n}") for n in ("token", "layer", "head", "norm", "key", "value")}
+figures = {}
+
+tab_gates, tab_head, tab_check, tab_replay, tab_export = st.tabs(
+    [ui.tr(f"real_model.tab_{n}") for n in ("gates", "head", "check", "replay", "export")])
+with tab_gates:
+    ui.note(ui.tr("real_model.gates_explain"))
+    hm_height = (420 if lecture else 300) + 14 * max(0, len(heads) - 8)
+    for name, z, scale in (("alpha", alpha, "Blues"), ("beta", beta, "Oranges")):
+        figures[name] = fig_gate_heatmap(z, tokens=tokens, layer=layer, name="α" if name == "alpha" else "β",
+                                         title=ui.tr(f"real_model.heatmap_{name}", layer=layer), labels=labels,
+                                         colorscale=scale, font_size=fs, height=hm_height)
+        ui.show_figure(figures[name], key=f"real_model_{name}", alt=ui.tr(f"real_model.alt_{name}", layer=layer, T=T))
+    st.markdown(ui.tr("real_model.overview_explain"))
+    titles = {n: ui.tr(f"real_model.overview_{n}") for n in ("alpha", "beta", "half_life")}
+    figures["overview"] = fig_overview(summary, layers=run.layers, selected=layer, titles=titles, labels=labels,
+                                       font_size=fs, height=max(320, 40 * len(run.layers) + 160))
+    ui.show_figure(figures["overview"], key="real_model_overview", alt=ui.tr("real_model.alt_overview"))
+
+with tab_head:
+    hl = summary["half_life"][li, head]
+    m1, m2, m3, m4 = st.columns(4)
+    m1.metric(ui.tr("real_model.mean_alpha"), f"{summary['alpha'][li, head]:.3f}")
+    m2.metric(ui.tr("real_model.mean_beta"), f"{summary['beta'][li, head]:.3f}")
+    m3.metric(ui.tr("real_model.half_life"), "∞" if not np.isfinite(hl) else ui.tr("real_model.tokens_n", n=f"{hl:.3g}"))
+    m4.metric(ui.tr("real_model.fixed_speed"), f"{run.A[li, head]:.3f}", help=ui.tr("real_model.fixed_speed_help"))
+    if st.session_state.get("real_model_t", T - 1) > T - 1:
+        st.session_state["real_model_t"] = T - 1
+    t = st.slider(ui.tr("real_model.token_t"), 0, max(T - 1, 1), T - 1, key="real_model_t", bind="query-params",
+                  disabled=T == 1)
+    t = min(t, T - 1)
+    detail_titles = {"gates": ui.tr("real_model.detail_gates"), "norm": ui.tr("real_model.detail_norm")}
+    figures["head"] = fig_head_detail(alpha[:, head], beta[:, head], norms[:, head], tokens=tokens, layer=layer,
+                                      head=head, marked=t, titles=detail_titles, labels=labels, font_size=fs,
+                                      height=520 if lecture else 420)
+    ui.show_figure(figures["head"], key="real_model_head_fig", alt=ui.tr("real_model.alt_head", layer=layer, head=head))
+    inputs = lambda: pool.cached("inputs", (folder, ids, layer), lambda: layer_inputs(model, list(ids), layer))
+    S = pool.cached("state", (folder, ids, layer, head, t), lambda: head_state(*inputs().tensors(), head=head, t=t))
+    n = min(TABLE_DIMS, *S.shape)
+    rows, cols, block = top_block(S, n)
+    figures["state"] = fig_state_block(block, rows, cols, layer=layer, head=head, token=t, labels=labels, font_size=fs,
+                                       title=ui.tr("real_model.state_title", t=t, piece=tokens[t] or "+", n=n,
+                                                   K=S.shape[0], V=S.shape[1]), height=560 if lecture else 460)
+    ui.show_figure(figures["state"], key="real_model_state", alt=ui.tr("real_model.alt_state", t=t, head=head))
+    st.caption(ui.tr("real_model.state_note", n=n, K=S.shape[0], V=S.shape[1], norm=f"{np.linalg.norm(S):.3f}",
+                     share=f"{100 * np.linalg.norm(block) ** 2 / max(np.linalg.norm(S) ** 2, 1e-30):.0f}"))
+    st.markdown(ui.tr("real_model.params_explain"))
+    figures["params"] = fig_head_params(run.A[li], run.dt_bias[li], layer=layer, labels=labels, font_size=fs,
+                                        titles={"A": ui.tr("real_model.params_A"), "dt_bias": ui.tr("real_model.params_dt")})
+    ui.show_figure(figures["params"], key="real_model_params", alt=ui.tr("real_model.alt_params", layer=layer))
+
+with tab_check:
+    ui.note(ui.tr("real_model.check_explain", layer=layer))
+    check_key = (folder, ids, layer)
+    if st.button(ui.tr("real_model.check_run", layer=layer), key="real_model_check"):
+        pool.cached("check", check_key, lambda: kernel_check(*inputs().tensors()))
+    check = pool.shared_caches()["check"].get(check_key)
+    if check is not None:
+        c = st.columns(4)
+        c[0].metric(ui.tr("real_model.check_out"), f"{check['max_diff_output']:.2e}")
+        c[1].metric(ui.tr("real_model.check_state"), f"{check['max_diff_state']:.2e}")
+        c[2].metric(ui.tr("real_model.check_t_chunk"), f"{1000 * check['seconds_chunk']:.1f} ms")
+        c[3].metric(ui.tr("real_model.check_t_rec"), f"{1000 * check['seconds_recurrent']:.1f} ms")
+        rel = f"{max(check['rel_output'], check['rel_state']):.1e}"
+        if check["agree"]:
+            st.success(ui.tr("real_model.check_agree", rel=rel, tol=f"{KERNEL_RTOL:.0e}", T=T), icon=":material/check_circle:")
+        else:
+            st.warning(ui.tr("real_model.check_disagree", rel=rel, tol=f"{KERNEL_RTOL:.0e}"), icon=":material/warning:")
+
+with tab_replay:
+    ui.note(ui.tr("real_model.replay_explain", max=REPLAY_MAX_TOKENS))
+    c1, c2, c3 = st.columns(3)
+    w_len = c2.slider(ui.tr("real_model.replay_len"), 1, min(REPLAY_MAX_TOKENS, T), min(12, T), key="real_model_replay_len",
+                      disabled=T == 1)
+    w_start = c1.slider(ui.tr("real_model.replay_start"), 0, max(T - w_len, 1), 0, key="real_model_replay_start",
+                        disabled=T <= w_len)
+    w_start = min(w_start, T - w_len)
+    dims = c3.slider(ui.tr("real_model.replay_dims"), 2, REPLAY_MAX_DIM, 4, key="real_model_replay_dims")
+    st.caption(ui.tr("real_model.replay_window", a=w_start, b=w_start + w_len - 1,
+                     text="".join(tokens[w_start:w_start + w_len]).replace("\n", " ")))
+    if st.button(ui.tr("real_model.replay_go"), key="real_model_replay", type="primary", icon=":material/movie:"):
+        h = inputs().head(head)
+        st.session_state["memory_replay"] = replay_payload(
+            title=ui.tr("real_model.replay_title", model=Path(folder).name, layer=layer, head=head, a=w_start,
+                        b=w_start + w_len - 1), tokens=tokens, start=w_start, length=w_len, dims=dims, **h)
+        st.session_state["memory_preset"] = "replay"
+        st.switch_page("pages/memory_table.py")
+
+with tab_export:
+    st.markdown(ui.tr("real_model.export_explain"))
+    meta = dict(model=Path(folder).name, layer=layer, kernel="chunk", ids=ids, tokens=tokens, g=g, beta=beta,
+                state_norms=norms)
+    c1, c2 = st.columns(2)
+    c1.download_button(ui.tr("real_model.export_csv"), gates_csv(**meta), file_name=f"gates_layer{layer}.csv",
+                       mime="text/csv", key="real_model_csv", on_click="ignore", icon=":material/table:")
+    c2.download_button(ui.tr("real_model.export_json"), gates_json(prompt=request["text"], head=head, **meta),
+                       file_name=f"gates_layer{layer}_head{head}.json", mime="application/json",
+                       key="real_model_json", on_click="ignore", icon=":material/data_object:")
+    st.caption(ui.tr("real_model.export_html"))
