@@ -103,9 +103,10 @@ def _scan(q, k, v, g, beta, S, C, qk_scale, l2norm):
 
 
 def _by_chunk(x, n):
-    """[B, n*c, H, D] -> [n, B*H, c, D]: chunk first, heads as one batch dim (a view when n = B = 1)."""
+    """[B, n*c, H, D] -> [n*B*H, c, D]: chunk-major, then heads; one batch dim for torch.bmm.
+    A strided view (no copy) when n = B = 1, the CPU case."""
     B, L, H, D = x.shape
-    return x.view(B, n, L // n, H, D).permute(1, 0, 3, 2, 4).reshape(n, B * H, L // n, D)
+    return x.view(B, n, L // n, H, D).permute(1, 0, 3, 2, 4).reshape(n * B * H, L // n, D)
 
 
 def _load_queries_keys(q, k, dtype, qk_scale, l2norm, group):
@@ -121,32 +122,34 @@ def _load_queries_keys(q, k, dtype, qk_scale, l2norm, group):
 
 
 def _block(q, k, v, g, beta, S):
-    """n chunks of c tokens each, the B*H heads stacked in dim 1 (strided views are fine).
-    q, k: [n, BH, c, K]; v: [n, BH, c, V]; g, beta: [n, BH, c]; S: [BH, K, V] the state before the block.
+    """n chunks of c tokens each, chunk-major with the BH = B*H heads inside (row i*BH + h).
+    q, k: [n*BH, c, K]; v: [n*BH, c, V]; g, beta: [n*BH, c]; S: [BH, K, V] the state before the block.
     Returns the outputs [n, BH, c, V] and the state after the block."""
-    n, BH, c, K = q.shape
+    BH, c = S.shape[0], q.shape[1]
     # 1. Everything that does not depend on the state, for all n chunks at once.
-    gamma = g.clamp(min=G_MIN).cumsum(-1)                              # [n, BH, c]  log decay since chunk start
-    causal = torch.ones(c, c, dtype=torch.bool, device=q.device).tril()  # [c, c]  j <= i
+    gamma = g.clamp(min=G_MIN).cumsum(-1)                              # [nBH, c]  log decay since chunk start
+    above = torch.ones(c, c, dtype=torch.bool, device=q.device).triu(1)  # [c, c]  j > i
     # Gamma_ij = exp(gamma_i - gamma_j) for j <= i: masked before exp so it never overflows.
-    Gamma = (gamma[..., :, None] - gamma[..., None, :]).masked_fill(~causal, float("-inf")).exp()  # [n, BH, c, c]
+    Gamma = (gamma[:, :, None] - gamma[:, None, :]).masked_fill_(above, float("-inf")).exp_()  # [nBH, c, c]
     # The UT system's strictly-lower part. solve_triangular(unitriangular=True) reads neither the
     # diagonal nor the upper triangle, so A's diagonal (beta_i |k_i|^2) never needs masking.
-    A = torch.matmul(k, k.transpose(-1, -2)).mul_(Gamma).mul_(beta[..., None])  # [n, BH, c, c]
+    A = torch.bmm(k, k.transpose(1, 2)).mul_(Gamma * beta[:, :, None])  # [nBH, c, c]
     eye = torch.eye(c, dtype=q.dtype, device=q.device)
-    inv_L = torch.linalg.solve_triangular(A, eye.expand_as(A), upper=False, unitriangular=True)  # [n, BH, c, c]
-    decay = gamma.exp()[..., None]                                     # [n, BH, c, 1]  e^gamma_i
-    # WY form: each token writes new_v = U - W S (U, W: Yang et al.'s u and w), with S the chunk's start state.
-    U = torch.matmul(inv_L, v * beta[..., None])                       # [n, BH, c, V]
-    W = torch.matmul(inv_L, k * (beta[..., None] * decay))             # [n, BH, c, K]
-    scores = torch.matmul(q, k.transpose(-1, -2)).mul_(Gamma)          # [n, BH, c, c]  lower incl. diagonal
-    q_decayed = q * decay                                              # [n, BH, c, K]
-    k_to_end = k * (gamma[..., -1:, None] - gamma[..., None]).exp()    # [n, BH, c, K]  decayed to the chunk end
-    chunk_decay = decay[..., -1:, :]                                   # [n, BH, 1, 1]  e^gamma_c
-    # 2. The state, chunk after chunk.
-    o = torch.empty(n, BH, c, v.shape[-1], dtype=v.dtype, device=v.device)  # [n, BH, c, V]
-    for i in range(n):
-        new_v = torch.baddbmm(U[i], W[i], S, alpha=-1)                 # [BH, c, V]  what each token writes
-        torch.baddbmm(torch.bmm(q_decayed[i], S), scores[i], new_v, out=o[i])  # [BH, c, V]  old state + chunk
-        S = torch.baddbmm(S * chunk_decay[i], k_to_end[i].transpose(-1, -2), new_v)  # [BH, K, V]
-    return o, S
+    inv_L = torch.linalg.solve_triangular(A, eye.expand_as(A), upper=False, unitriangular=True)  # [nBH, c, c]
+    decay = gamma.exp()                                                # [nBH, c]  e^gamma_i
+    # WY form (Yang et al.'s u and w): each token writes new_v = U - W S, S the chunk's start state.
+    inv_L_beta = inv_L * beta[:, None, :]                              # [nBH, c, c]  L^-1 diag(beta)
+    U = torch.bmm(inv_L_beta, v)                                       # [nBH, c, V]
+    W = torch.bmm(inv_L_beta * decay[:, None, :], k)                   # [nBH, c, K]  L^-1 diag(beta e^gamma) K
+    scores = torch.bmm(q, k.transpose(1, 2)).mul_(Gamma)               # [nBH, c, c]  lower incl. diagonal
+    q_decayed = q * decay[:, :, None]                                  # [nBH, c, K]
+    k_to_end = k * (gamma[:, -1:] - gamma).exp_()[:, :, None]          # [nBH, c, K]  decayed to the chunk end
+    chunk_decay = decay[:, -1, None, None]                             # [nBH, 1, 1]  e^gamma_c
+    # 2. The state, chunk after chunk (rows i*BH ... i*BH + BH - 1 are chunk i). The in-place
+    # updates touch only fresh temporaries whose old values autograd does not need.
+    outs = []
+    for rows in (slice(i * BH, (i + 1) * BH) for i in range(q.shape[0] // BH)):
+        new_v = torch.baddbmm(U[rows], W[rows], S, alpha=-1)           # [BH, c, V]  what each token writes
+        outs.append(torch.bmm(q_decayed[rows], S).baddbmm_(scores[rows], new_v))  # [BH, c, V]  old state + chunk
+        S = (S * chunk_decay[rows]).baddbmm_(k_to_end[rows].transpose(1, 2), new_v)  # [BH, K, V]
+    return (outs[0][None] if len(outs) == 1 else torch.stack(outs)), S  # [n, BH, c, V]
