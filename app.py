@@ -11,6 +11,7 @@ pages = [
     st.Page("pages/memory_table.py", title=ui.tr("nav.memory"), icon=":material/grid_on:", url_path="memory", default=True),
     st.Page("pages/playground.py", title=ui.tr("nav.playground"), icon=":material/tune:", url_path="playground"),
     st.Page("pages/compare.py", title=ui.tr("nav.compare"), icon=":material/compare:", url_path="compare"),
+    st.Page("pages/chunking.py", title=ui.tr("nav.chunking"), icon=":material/view_module:", url_path="chunking"),
     st.Page("pages/real_model.py", title=ui.tr("nav.real_model"), icon=":material/biotech:", url_path="real_model"),
     st.Page("pages/cost.py", title=ui.tr("nav.cost"), icon=":material/memory:", url_path="cost"),
     st.Page("pages/classroom.py", title=ui.tr("nav.classroom"), icon=":material/school:", url_path="classroom"),

@@ -1,0 +1,107 @@
+"""Why a chunked form exists, on one small head (teaching-content.md §7), in float64 numpy.
+
+Each token is an affine map of the table: S_t = A_t S_{t-1} + U_t with
+A_t = alpha_t (I - beta_t k_t k_t^T) and U_t = beta_t k_t v_t^T. Maps compose in time order
+(associative, not commutative), so a chunk of tokens is one merged map. Inside a chunk the
+merged update is found by one unit-lower-triangular solve (the WY / UT form): the matrices that
+solve uses are returned by chunk_matrices, exactly as gdn.chunked computes them.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from gdn.chunked import G_MIN, chunk_gated_delta_rule
+from gdn.recurrent import recurrent_gated_delta_rule
+from gdn.steps import Stream
+
+
+def affine_maps(s: Stream) -> tuple[np.ndarray, np.ndarray]:
+    """A: [T, K, K] and U: [T, K, V] of every token (per-head beta)."""
+    T, K, V = s.shape
+    A = s.alpha[:, None, None] * (np.eye(K) - s.beta[:, None, None] * np.einsum("tk,tj->tkj", s.k, s.k))
+    U = s.beta[:, None, None] * np.einsum("tk,tv->tkv", s.k, s.v)
+    return A, U
+
+
+def compose(maps: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """Apply the maps in the given order: returns (A, U) with S_end = A S_start + U."""
+    A_total, U_total = np.eye(maps[0][0].shape[0]), np.zeros_like(maps[0][1])
+    for A, U in maps:
+        A_total, U_total = A @ A_total, A @ U_total + U        # S -> A (A_total S + U_total) + U
+    return A_total, U_total
+
+
+@dataclass(frozen=True)
+class ChunkMatrices:
+    """The in-chunk matrices of the WY / UT form for one chunk (C' <= C tokens)."""
+    gamma: np.ndarray      # [C']      cumulative log decay since the chunk start
+    decay: np.ndarray      # [C', C']  Gamma_ij = exp(gamma_i - gamma_j) for j <= i, else 0
+    strict: np.ndarray     # [C', C']  strict_lower(diag(beta) K K^T * Gamma)
+    inverse: np.ndarray    # [C', C']  (I + strict)^-1, unit lower-triangular
+    scores: np.ndarray     # [C', C']  Q K^T * Gamma, lower triangle including the diagonal
+
+
+def chunk_matrices(s: Stream, chunk_size: int, chunk: int) -> ChunkMatrices:
+    lo, hi = chunk * chunk_size, min((chunk + 1) * chunk_size, s.shape[0])
+    if not 0 <= lo < hi:
+        raise ValueError(f"chunk {chunk} is outside a stream of {s.shape[0]} tokens")
+    with np.errstate(divide="ignore"):                         # alpha = 0 -> log 0 = -inf: clamp as the kernel does
+        gamma = np.cumsum(np.maximum(np.log(s.alpha[lo:hi]), G_MIN))
+    diff = np.subtract.outer(gamma, gamma)                      # [C', C']  gamma_i - gamma_j
+    lower = np.tril(np.ones_like(diff, dtype=bool))
+    decay = np.where(lower, np.exp(np.minimum(diff, 0.0)), 0.0)  # <= 0 on the lower triangle anyway
+    k, q, beta = s.k[lo:hi], s.q[lo:hi], s.beta[lo:hi]
+    strict = np.tril(beta[:, None] * (k @ k.T) * decay, -1)
+    inverse = np.linalg.inv(np.eye(hi - lo) + strict)
+    return ChunkMatrices(gamma=gamma, decay=decay, strict=strict, inverse=np.tril(inverse),
+                         scores=np.tril(q @ k.T * decay))
+
+
+def run_both_kernels(s: Stream, chunk_size: int) -> dict[str, np.ndarray]:
+    """The stream through gdn's recurrent and chunked kernels in float64 (raw q, k, scale 1)."""
+    as_tensor = lambda x: torch.tensor(x, dtype=torch.float64)[None, :, None]     # [1, T, 1, *]
+    args = [as_tensor(s.q), as_tensor(s.k), as_tensor(s.v)]
+    with np.errstate(divide="ignore"):
+        kw = dict(g=as_tensor(np.log(s.alpha)), beta=as_tensor(s.beta), scale=1.0, output_final_state=True,
+                  initial_state=torch.tensor(s.S0, dtype=torch.float64)[None, None])
+    o_rec, S_rec = recurrent_gated_delta_rule(*args, **kw)
+    o_chunk, S_chunk = chunk_gated_delta_rule(*args, chunk_size=chunk_size, **kw)
+    return {"o_rec": o_rec[0, :, 0].numpy(), "o_chunk": o_chunk[0, :, 0].numpy(),
+            "S_rec": S_rec[0, 0].numpy(), "S_chunk": S_chunk[0, 0].numpy()}
+
+
+def time_kernels(lengths: list[int], *, heads: int = 16, dim: int = 128, repeats: int = 3,
+                 chunk_size: int = 64, progress=None) -> dict[str, np.ndarray]:
+    """Median seconds of both kernels (float32, CPU, B=1) for each length; progress(i, n) if given."""
+    results = {"T": np.array(lengths), "recurrent": [], "chunk": []}
+    gen = torch.Generator().manual_seed(0)
+    small = [torch.randn(1, 8, 1, dim, generator=gen) for _ in range(3)]
+    for kernel in (recurrent_gated_delta_rule, chunk_gated_delta_rule):    # warm-up: first calls pay setup
+        kernel(*small, g=-torch.rand(1, 8, 1), beta=torch.rand(1, 8, 1))
+    for i, T in enumerate(lengths):
+        q, k, v = (torch.randn(1, T, heads, dim, generator=gen) for _ in range(3))
+        g, beta = -torch.rand(1, T, heads, generator=gen), torch.rand(1, T, heads, generator=gen)
+        for name, kernel, kw in (("recurrent", recurrent_gated_delta_rule, {}),
+                                 ("chunk", chunk_gated_delta_rule, {"chunk_size": chunk_size})):
+            runs = []
+            for _ in range(repeats):
+                start = time.perf_counter()
+                kernel(q, k, v, g=g, beta=beta, use_qk_l2norm_in_kernel=True, **kw)
+                runs.append(time.perf_counter() - start)
+            results[name].append(float(np.median(runs)))
+        if progress:
+            progress(i + 1, len(lengths))
+    return {name: np.array(x) for name, x in results.items()}
+
+
+def crossover_length(timing: dict[str, np.ndarray]) -> int | None:
+    """The first measured length from which the chunked kernel is faster, or None."""
+    faster = timing["chunk"] < timing["recurrent"]
+    for i in range(len(faster)):
+        if faster[i:].all():
+            return int(timing["T"][i])
+    return None

@@ -1,0 +1,91 @@
+"""Chunking: the affine-map view, the in-chunk matrices and the kernel agreement, against independent
+derivations; and the page through AppTest in both languages."""
+import json
+
+import numpy as np
+import pytest
+
+from gdn import chunk_explain as ce
+from gdn.presets import random_stream
+from gdn.steps import Stream, step_records
+from tests.apptest import open_app
+
+
+def test_composed_maps_replay_the_whole_stream():
+    s = random_stream(T=9, K=3, V=2, seed=4)
+    A, U = ce.affine_maps(s)
+    A_all, U_all = ce.compose(list(zip(A, U)))
+    np.testing.assert_allclose(A_all @ s.S0 + U_all, step_records(s).S_new[-1], atol=1e-12)
+
+
+def test_merging_is_associative_but_not_commutative():
+    s = random_stream(T=6, K=3, V=3, seed=2)
+    maps = list(zip(*ce.affine_maps(s)))
+    left = ce.compose([ce.compose(maps[:3]), ce.compose(maps[3:])])
+    flat = ce.compose(maps)
+    np.testing.assert_allclose(left[0], flat[0], atol=1e-14)
+    np.testing.assert_allclose(left[1], flat[1], atol=1e-14)
+    swapped = ce.compose([maps[1], maps[0]])
+    assert np.abs(swapped[0] - ce.compose(maps[:2])[0]).max() > 1e-3
+
+
+def test_chunk_matrices_solve_for_the_true_writes():
+    """U' = (I + strict)^-1 diag(beta) (V - diag(e^gamma) K S0) must equal what each token really
+    writes, read off the step records: beta_t * error_t."""
+    s = random_stream(T=7, K=3, V=2, seed=8)
+    s = Stream(k=s.k, v=s.v, q=s.q, alpha=s.alpha, beta=s.beta, S0=np.random.default_rng(1).normal(size=(3, 2)))
+    C, chunk = 4, 1
+    m = ce.chunk_matrices(s, C, chunk)
+    rec = step_records(s)
+    lo, hi = C * chunk, min(C * chunk + C, 7)
+    S_start = rec.S_prev[lo]
+    k, v, beta = s.k[lo:hi], s.v[lo:hi], s.beta[lo:hi]
+    rhs = beta[:, None] * (v - np.exp(m.gamma)[:, None] * (k @ S_start))
+    np.testing.assert_allclose(m.inverse @ rhs, beta[:, None] * rec.error[lo:hi], atol=1e-12)
+    np.testing.assert_allclose(np.diag(m.decay), 1.0)
+    assert np.allclose(np.triu(m.strict), 0) and np.allclose(np.triu(m.inverse, 1), 0)
+
+
+def test_kernels_agree_and_alpha_zero_stays_finite():
+    s = random_stream(T=11, K=3, V=3, seed=3)
+    s = Stream(k=s.k, v=s.v, q=s.q, alpha=np.where(np.arange(11) == 5, 0.0, s.alpha), beta=s.beta, S0=s.S0)
+    out = ce.run_both_kernels(s, 4)
+    assert np.abs(out["o_rec"] - out["o_chunk"]).max() < 1e-12
+    m = ce.chunk_matrices(s, 4, 1)                                       # chunk holding the alpha = 0 token
+    assert np.isfinite(m.decay).all() and m.decay[1, 0] == pytest.approx(0.0, abs=1e-80)
+
+
+def test_crossover_is_the_first_length_from_which_chunk_stays_faster():
+    timing = {"T": np.array([64, 128, 256, 512]), "recurrent": np.array([1, 2, 4, 8.0]),
+              "chunk": np.array([2, 1.5, 5, 3.0])}
+    assert ce.crossover_length(timing) == 512
+    timing["chunk"] = np.array([0.5, 1, 2, 3.0])
+    assert ce.crossover_length(timing) == 64
+    timing["chunk"] = timing["recurrent"] * 2
+    assert ce.crossover_length(timing) is None
+
+
+def test_timing_measures_both_kernels():
+    timing = ce.time_kernels([16, 32], heads=2, dim=8, repeats=1)
+    assert timing["recurrent"].shape == timing["chunk"].shape == (2,) and (timing["chunk"] > 0).all()
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_page_shows_live_numbers(lang):
+    at = open_app(lang, page="pages/chunking.py")
+    assert not at.exception
+    assert float(at.metric[2].value) < 1e-12                             # recurrent vs chunked outputs
+    at.slider(key="chunking_C").set_value(3).run()
+    at.slider(key="chunking_T").set_value(16).run()
+    at.slider(key="chunking_chunk").set_value(5).run()                   # last, ragged chunk (16 = 5*3 + 1)
+    assert not at.exception
+    wy = json.loads(at.get("plotly_chart")[1].proto.spec)
+    assert wy["data"][0]["z"]["shape"] == "1, 1"                         # a one-token chunk: 1 x 1 matrices
+    same = json.loads(at.get("plotly_chart")[2].proto.spec)
+    assert len([s for s in same["layout"]["shapes"]]) == 3 * 5            # 5 boundaries in each of 3 panels
+
+
+def test_page_link_round_trip():
+    at = open_app("en", page="pages/chunking.py", chunking_T="8", chunking_d="2", chunking_C="2", chunking_t="3")
+    assert (at.slider(key="chunking_T").value, at.slider(key="chunking_d").value) == (8, 2)
+    assert at.slider(key="chunking_t").value == 3 and at.slider(key="chunking_C").value == 2
