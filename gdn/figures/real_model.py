@@ -66,7 +66,7 @@ def fig_overview(summary: dict[str, np.ndarray], *, layers: list[int], selected:
     fig = make_subplots(rows=1, cols=3, subplot_titles=[titles[p[0]] for p in panels], horizontal_spacing=0.07)
     y = [str(i) for i in layers]
     for col, (key, z, scale, lo, hi, text) in enumerate(panels, start=1):
-        bar = dict(orientation="h", x=(col - 0.5) / 3, y=-0.08, yanchor="top", len=0.27, thickness=10)
+        bar = dict(orientation="h", x=(col - 0.5) / 3, y=-0.2, yanchor="top", len=0.27, thickness=10)
         if key == "half_life":
             bar.update(tickvals=[-1, 0, 1, 2, 3, 4], ticktext=["0.1", "1", "10", "100", "1k", "≥10k"])
         hover = (f"{labels['layer']} %{{y}} · {labels['head']} %{{x}}<br>{titles[key]} = %{{text}}<extra></extra>")
@@ -80,7 +80,7 @@ def fig_overview(summary: dict[str, np.ndarray], *, layers: list[int], selected:
     fig.update_yaxes(autorange="reversed", type="category")
     fig.update_yaxes(title_text=labels["layer"], row=1, col=1)
     fig.update_annotations(font_size=font_size)
-    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, b=70))
+    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, b=110))
 
 
 def fig_head_detail(alpha: np.ndarray, beta: np.ndarray, norms: np.ndarray, *, tokens, layer: int, head: int,

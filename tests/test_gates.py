@@ -1,0 +1,179 @@
+"""gdn.gates, gdn.pool and gdn.qwen35.analysis against independent derivations (no Streamlit)."""
+import csv
+import io
+import json
+import math
+import threading
+import time
+
+import numpy as np
+import pytest
+import torch
+
+from gdn.gates import (KERNEL_RTOL, gates_csv, gates_json, half_life, head_state, head_summary, kernel_check,
+                       replay_payload, top_block)
+from gdn.pool import PoolTimeout, SharedLRU, SlotPool
+from gdn.qwen35 import DEMO_PATH
+from gdn.qwen35.analysis import describe, error_kind
+from gdn.qwen35.checkpoint import model_shapes
+
+
+def tokens_to_half(alpha: float) -> int:
+    """Count tokens until alpha ** n <= 0.5 (the definition, no logarithms)."""
+    kept, n = 1.0, 0
+    while kept > 0.5:
+        kept, n = kept * alpha, n + 1
+    return n
+
+
+@pytest.mark.parametrize("alpha", [0.5, 0.9, 0.97, 0.999])
+def test_half_life_matches_counting(alpha):
+    hl = float(half_life(alpha))
+    assert math.ceil(hl - 1e-9) == tokens_to_half(alpha)
+    assert alpha ** hl == pytest.approx(0.5)
+
+
+def test_half_life_edges():
+    assert half_life([1.0, 0.0]).tolist() == [math.inf, 0.0]
+    assert half_life(0.97) == pytest.approx(22.76, abs=0.01)           # ux.md: "α = 0.97 reads as ≈ 23 tokens"
+
+
+def test_head_summary_uses_geometric_mean():
+    g = np.log(np.array([[0.5, 0.9], [0.8, 0.9]]))                      # [T=2, H=2]
+    s = head_summary(g, np.array([[0.2, 0.4], [0.6, 0.8]]))
+    assert s["alpha"] == pytest.approx([0.65, 0.9])
+    assert s["beta"] == pytest.approx([0.4, 0.6])
+    assert s["half_life"][0] == pytest.approx(float(half_life(math.sqrt(0.5 * 0.8))))
+    assert s["half_life"][1] == pytest.approx(float(half_life(0.9)))
+
+
+def test_top_block_keeps_the_largest_rows_and_columns_in_order():
+    S = np.zeros((6, 5))
+    S[4, 1], S[1, 3], S[2, 0] = 5.0, -4.0, 0.1
+    rows, cols, block = top_block(S, 2)
+    assert rows.tolist() == [1, 4] and cols.tolist() == [1, 3]
+    assert block.tolist() == [[0.0, -4.0], [5.0, 0.0]]
+
+
+def small_layer(T=11, HK=1, HV=2, K=4, V=3, seed=0):
+    gen = torch.Generator().manual_seed(seed)
+    q, k = torch.randn(1, T, HK, K, generator=gen), torch.randn(1, T, HK, K, generator=gen)
+    v = torch.randn(1, T, HV, V, generator=gen)
+    g = -torch.rand(1, T, HV, generator=gen)
+    beta = torch.rand(1, T, HV, generator=gen)
+    return q, k, v, g, beta
+
+
+def loop_state(k, v, g, beta, t):
+    """S_t of one head by the update rule, written out in numpy: S = αS; S += β k (v − Sᵀk)ᵀ."""
+    S = np.zeros((k.shape[1], v.shape[1]))
+    for i in range(t + 1):
+        kk = k[i] / math.sqrt(float(k[i] @ k[i]) + 1e-6)
+        S = math.exp(g[i]) * S
+        S = S + beta[i] * np.outer(kk, v[i] - S.T @ kk)
+    return S
+
+
+def test_head_state_matches_the_update_rule():
+    q, k, v, g, beta = small_layer()
+    for head in (0, 1):
+        want = loop_state(k[0, :, 0].double().numpy(), v[0, :, head].double().numpy(), g[0, :, head].double().numpy(),
+                          beta[0, :, head].double().numpy(), t=7)
+        assert head_state(q, k, v, g, beta, head=head, t=7) == pytest.approx(want, abs=1e-5)
+
+
+def test_kernel_check_agrees_and_times_both():
+    check = kernel_check(*small_layer(T=150, HK=2, HV=4, K=16, V=8))
+    assert check["agree"] and check["rel_output"] < KERNEL_RTOL and check["rel_state"] < KERNEL_RTOL
+    assert check["max_diff_output"] < 1e-4 and check["seconds_chunk"] > 0 and check["seconds_recurrent"] > 0
+
+
+def test_exports_say_what_they_claim():
+    T, H = 3, 2
+    g, beta, norms = np.log(np.full((T, H), 0.5)), np.full((T, H), 0.25), np.arange(T * H, dtype=float).reshape(T, H)
+    meta = dict(model="demo", layer=4, kernel="chunk", ids=[7, 8, 9], tokens=["a", " b", "中"], g=g, beta=beta,
+                state_norms=norms)
+    rows = list(csv.DictReader(io.StringIO(gates_csv(**meta))))
+    assert len(rows) == T * H
+    assert rows[3] == {"model": "demo", "layer": "4", "kernel": "chunk", "t": "1", "token_id": "8", "token": " b",
+                       "head": "1", "alpha": "0.5", "beta": "0.25", "g": f"{math.log(0.5):.6g}", "state_norm": "3"}
+    data = json.loads(gates_json(prompt="a b中", head=1, **meta))
+    assert data["prompt"] == "a b中" and data["head"] == 1 and data["layer"] == 4 and data["kernel"] == "chunk"
+    assert np.array(data["alpha"]).shape == (T, H) and data["head_alpha"] == [0.5] * T
+    assert data["half_life_per_head"] == [1.0, 1.0] and data["tokens"][2] == "中"
+
+
+def test_replay_payload_fits_the_toy_and_keeps_geometry():
+    rng = np.random.default_rng(0)
+    basis = np.linalg.qr(rng.normal(size=(128, 2)))[0]                   # keys live in a 2-D plane of 128 dims
+    k, q = rng.normal(size=(40, 2)) @ basis.T, rng.normal(size=(40, 2)) @ basis.T
+    v, g, beta = rng.normal(size=(40, 128)), -rng.random(40), rng.random(40)
+    p = replay_payload(title="x", tokens=[f"t{i}" for i in range(40)], q=q, k=k, v=v, g=g, beta=beta,
+                       start=5, length=50, dims=2)
+    assert len(p["tokens"]) == 32 and p["tokens"][0] == "t5"            # window capped at 32 tokens
+    kk = np.array(p["k"])
+    assert kk.shape == (32, 2) and np.linalg.norm(kk, axis=1) == pytest.approx(np.ones(32), abs=1e-3)
+    kn = k[5:37] / np.linalg.norm(k[5:37], axis=1, keepdims=True)
+    assert kk @ kk.T == pytest.approx(kn @ kn.T, abs=1e-3)              # cosines between keys survive
+    assert p["alpha"] == pytest.approx(np.exp(g[5:37]), abs=1e-4) and p["beta"] == pytest.approx(beta[5:37], abs=1e-4)
+    assert np.abs(np.array(p["v"])).max() == pytest.approx(1.0)
+    assert set(p) == {"title", "tokens", "k", "v", "q", "alpha", "beta"}
+
+
+def test_slot_pool_bounds_concurrency_and_reports_the_line():
+    pool, active, peak, told = SlotPool(1), [0], [0], []
+    lock = threading.Lock()
+
+    def work(i):
+        with pool.slot(on_wait=lambda pos: told.append((i, pos))):
+            with lock:
+                active[0] += 1
+                peak[0] = max(peak[0], active[0])
+            time.sleep(0.05)
+            with lock:
+                active[0] -= 1
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for th in threads:
+        th.start()
+        time.sleep(0.005)
+    for th in threads:
+        th.join()
+    assert peak[0] == 1 and pool.busy == 0 and pool.waiting == 0
+    assert any(pos >= 2 for _, pos in told)                              # someone saw they were not next
+
+
+def test_slot_pool_times_out():
+    pool = SlotPool(1)
+    with pool.slot():
+        with pytest.raises(PoolTimeout):
+            with pool.slot(timeout=0.1):
+                pass
+    assert pool.waiting == 0
+
+
+def test_shared_lru_is_bounded():
+    lru = SharedLRU(2)
+    for i in range(3):
+        lru.put(i, i)
+    assert 0 not in lru and lru.get(2) == 2 and len(lru) == 2
+
+
+def test_describe_reads_headers_only():
+    info = describe(DEMO_PATH)
+    want = sum(math.prod(s) for s in model_shapes(info.config).values())
+    assert info.n_params == want and info.n_tensors == len(model_shapes(info.config))
+    assert info.read_bytes < info.disk_bytes and info.gdn_layers == [0, 1, 2, 4, 5, 6]
+
+
+@pytest.mark.parametrize("message,kind", [
+    ("/x is outside the allowed model folders (a, b); move it", "outside_roots"),
+    ("/x: no config.json in this folder; choose", "no_config"),
+    ("config.json: model_type 'llama' is not a Qwen3.5 checkpoint; supported", "model_type"),
+    ("/x: missing tensor model.language_model.layers.0.linear_attn.A_log; the", "missing_tensor"),
+    ("a.A_log: expected shape (4,) from config.json, checkpoint has (5,)", "bad_shape"),
+    ("/x/model.safetensors: corrupt safetensors file (header too large)", "corrupt"),
+    ("a.A_log: contains NaN or Inf values; the checkpoint is damaged", "not_finite"),
+    ("something new", "other")])
+def test_error_kinds(message, kind):
+    assert error_kind(message) == kind
