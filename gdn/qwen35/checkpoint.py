@@ -99,7 +99,7 @@ class Checkpoint:
     def __init__(self, folder: str | Path, cfg: Qwen35Config):
         self.folder = Path(folder)
         self.cfg = cfg
-        self._handles: dict[Path, object] = {}
+        self.header: dict[str, tuple[tuple[int, ...], str]] = {}  # on-disk name -> (shape, dtype code)
         self.file_of = self._map_files()                  # on-disk name -> file
         self.prefix = self._detect_prefix()
         self.shapes = model_shapes(cfg)
@@ -115,25 +115,34 @@ class Checkpoint:
                 raise ValueError(f"{index}: not a valid safetensors index ({e!r}); re-download the checkpoint") from None
             files = {name: self.folder / fname for name, fname in weight_map.items() if not name.startswith(SKIPPED)}
             for path in sorted(set(files.values())):
-                self._open(path)                          # every header is checked up front
+                self._read_header(path)                   # every header is checked up front
             return files
         paths = sorted(self.folder.glob("*.safetensors"))
         if not paths:
             raise ValueError(f"{self.folder}: no *.safetensors file and no {INDEX_FILE}; this folder holds no "
                              "weights (only safetensors checkpoints are supported, never .bin / pickle)")
-        return {name: path for path in paths for name in self._open(path).keys() if not name.startswith(SKIPPED)}
+        return {name: path for path in paths for name in self._read_header(path)}
 
     def _open(self, path: Path):
-        if path not in self._handles:
-            if not path.is_file():
-                raise ValueError(f"{path.name}: listed in {INDEX_FILE} but missing from {self.folder}; "
-                                 "re-download the checkpoint")
-            try:
-                self._handles[path] = safe_open(str(path), framework="pt")
-            except Exception as e:  # safetensors raises its own SafetensorError
-                raise ValueError(f"{path}: corrupt safetensors file ({e}); delete it and re-download "
-                                 "the checkpoint") from None
-        return self._handles[path]
+        """safe_open with errors that say what to do. Handles are short-lived on purpose: weights are
+        copied out (see `load_many`), so no mapping of a file that may later change stays open."""
+        if not path.is_file():
+            raise ValueError(f"{path.name}: listed in {INDEX_FILE} but missing from {self.folder}; "
+                             "re-download the checkpoint")
+        try:
+            return safe_open(str(path), framework="pt")
+        except Exception as e:  # safetensors raises its own SafetensorError
+            raise ValueError(f"{path}: corrupt safetensors file ({e}); delete it and re-download "
+                             "the checkpoint") from None
+
+    def _read_header(self, path: Path) -> list[str]:
+        """Record shape and dtype of every text tensor in one file (reads the header only)."""
+        f = self._open(path)
+        names = [n for n in f.keys() if not n.startswith(SKIPPED)]
+        for n in names:
+            sl = f.get_slice(n)
+            self.header[n] = (tuple(sl.get_shape()), sl.get_dtype())
+        return names
 
     def _detect_prefix(self) -> str:
         for prefix in PREFIXES:
@@ -155,35 +164,47 @@ class Checkpoint:
             raise ValueError(f"{self.folder}: missing tensor {', '.join(missing[:3])}{more}{hint}; the "
                              "checkpoint does not match its config.json, re-download it")
         for name, want in self.shapes.items():
-            got = tuple(self._handle_of(name).get_slice(self.disk_name(name)).get_shape())
+            disk = self.disk_name(name)
+            if disk not in self.header:                   # listed in the index, absent from its shard
+                raise ValueError(f"{disk}: listed in {INDEX_FILE} but missing from {self.file_of[disk].name}; "
+                                 "re-download the checkpoint")
+            got = self.header[disk][0]
             if got != want:
                 raise ValueError(f"{self.disk_name(name)}: expected shape {want} from config.json, checkpoint "
                                  f"has {got}; the weights and config.json do not belong together")
 
-    def _handle_of(self, name: str):
-        return self._open(self.file_of[self.disk_name(name)])
-
     def dtype_of(self, name: str) -> torch.dtype | None:
         """The on-disk dtype of a tensor, from the header (None for dtypes torch does not name here)."""
-        code = self._handle_of(name).get_slice(self.disk_name(name)).get_dtype()
+        code = self.header[self.disk_name(name)][1]
         return {"BF16": torch.bfloat16, "F16": torch.float16, "F32": torch.float32}.get(code)
 
     def has(self, name: str) -> bool:
         return self.disk_name(name) in self.file_of
 
     # -- reading -------------------------------------------------------------------------------
-    def load(self, name: str, dtype: torch.dtype) -> torch.Tensor:
-        """Read one tensor, cast to dtype (float32 for A_log and the gated-norm weight), check finite."""
-        disk = self.disk_name(name)
-        try:
-            t = self._handle_of(name).get_tensor(disk)
-        except Exception as e:
-            raise ValueError(f"{disk}: could not be read from {self.file_of[disk].name} ({e}); the file is "
-                             "truncated or corrupt, re-download it") from None
-        t = t.to(torch.float32 if keeps_fp32(name) else dtype)
-        if not _all_finite(t):
-            raise ValueError(f"{disk}: contains NaN or Inf values; the checkpoint is damaged, re-download it")
-        return t
-
     def load_many(self, names, dtype: torch.dtype) -> dict[str, torch.Tensor]:
-        return {n: self.load(n, dtype) for n in names}
+        """Read tensors (relative names), cast to dtype (float32 for A_log and the gated-norm weight),
+        check that each is finite. Tensors are copied into ordinary memory and the files closed: the
+        model never depends on a memory map of a file the Hugging Face cache may rewrite or delete."""
+        names = list(names)
+        by_file: dict[Path, list[str]] = {}
+        for n in names:
+            by_file.setdefault(self.file_of[self.disk_name(n)], []).append(n)
+        out = {}
+        for path, group in by_file.items():
+            f = self._open(path)
+            for n in group:
+                disk = self.disk_name(n)
+                try:
+                    t = f.get_tensor(disk).to(torch.float32 if keeps_fp32(n) else dtype, copy=True)
+                except Exception as e:
+                    raise ValueError(f"{disk}: could not be read from {path.name} ({e}); the file is "
+                                     "truncated or corrupt, re-download it") from None
+                if not _all_finite(t):
+                    raise ValueError(f"{disk}: contains NaN or Inf values; the checkpoint is damaged, re-download it")
+                out[n] = t
+            del f                                         # unmap now, before the next file
+        return {n: out[n] for n in names}
+
+    def load(self, name: str, dtype: torch.dtype) -> torch.Tensor:
+        return self.load_many([name], dtype)[name]

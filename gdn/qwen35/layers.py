@@ -97,7 +97,8 @@ class GatedDeltaNet(nn.Module):
                 mixed.new_zeros(B, mixed.shape[1], self.conv_kernel - 1))  # zeros before the first token
         padded = torch.cat([past.to(mixed.dtype), mixed], dim=-1)          # [B, conv_dim, T + 3]
         y = F.conv1d(padded, self.conv1d.weight, groups=padded.shape[1])   # [B, conv_dim, T]; w[:, 0, 3] = now
-        return F.silu(y).transpose(1, 2), padded[..., padded.shape[-1] - (self.conv_kernel - 1):]
+        # clone: a view would keep the whole [B, conv_dim, T + 3] input alive inside the cache
+        return F.silu(y).transpose(1, 2), padded[..., padded.shape[-1] - (self.conv_kernel - 1):].clone()
 
     def kernel_inputs(self, x: torch.Tensor, cache: GDNCache | None = None):
         """x: [B, T, D] (after input_layernorm) -> (q, k [B, T, HK, K], v [B, T, HV, V], g, beta [B, T, HV],

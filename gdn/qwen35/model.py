@@ -16,6 +16,7 @@ from pathlib import Path
 
 import torch
 import torch.nn as nn
+import torch.nn.functional as F
 
 from gdn.qwen35.checkpoint import Checkpoint, layer_shapes
 from gdn.qwen35.config import Qwen35Config, load_config
@@ -114,7 +115,7 @@ class Qwen35ForCausalLM(nn.Module):
         logits = None
         if last == self.cfg.num_hidden_layers - 1:
             h = self.model.norm(x[0])                                           # [T, D]
-            logits = h @ self.head_weight().T                                   # [T, vocab] in the model dtype
+            logits = F.linear(h, self.head_weight())                            # [T, vocab] in the model dtype
         start = 0 if cache is None else cache.length
         return Trace(input_ids=ids, start=start, kernel=kernel, embeddings=embeddings, layers=layers,
                      logits=logits, cache=ModelCache(new_caches, start + ids.shape[0]))
