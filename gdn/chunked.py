@@ -2,22 +2,25 @@
 
 Each token is an affine map of the state, S_t = A_t S_{t-1} + beta_t k_t v_t^T with
 A_t = alpha_t (I - beta_t k_t k_t^T). Inside a chunk of C tokens that starts from the state S0, the
-"new values" U (what each token really writes after correcting for the tokens before it in the chunk)
+"new values" N (what each token really writes after correcting for the tokens before it in the chunk)
 satisfy a unit lower-triangular system (Yang et al. 2024, the UT transform):
 
-    (I + strict_lower(diag(beta) K K^T * Gamma)) U = diag(beta) (V - diag(e^gamma) K S0)
+    L N = diag(beta) (V - diag(e^gamma) K S0),     L = I + strict_lower(diag(beta) K K^T * Gamma)
 
-with gamma the in-chunk cumulative log decay and Gamma_ij = exp(gamma_i - gamma_j) for j <= i. Then
+with gamma the in-chunk cumulative log decay and Gamma_ij = exp(gamma_i - gamma_j) for j <= i. Its
+solution splits into a state-free part and a part linear in S0 (the WY form, Yang et al.'s u and w):
 
-    O   = diag(e^gamma) Q S0 + (Q K^T * Gamma) U                  every token's output
-    S_C = e^gamma_C S0 + (diag(e^(gamma_C - gamma)) K)^T U         the state after the chunk
+    N   = U - W S0,    U = L^-1 diag(beta) V,    W = L^-1 diag(beta e^gamma) K
+    O   = diag(e^gamma) Q S0 + (Q K^T * Gamma) N                  every token's output
+    S_C = e^gamma_C S0 + (diag(e^(gamma_C - gamma)) K)^T N         the state after the chunk
 
-Why it runs chunk by chunk (and not "all chunks at once, then a scan", as transformers does): on a CPU
-the big [B, H, N, C, C] and [B, H, N, C, K] temporaries of the batched form each cost a fresh page-faulted
-allocation and a full pass over memory, which took longer than the matrix multiplies themselves. Working
-on one chunk at a time keeps every temporary small (they are reused by the allocator), reads the caller's
-[B, T, H, K] tensors through strided views without transposed copies, and needs no padding: the last
-chunk is simply shorter. The matrix multiplies are the same ones, so the FLOP count is unchanged.
+Speed. transformers computes the state-free part for all chunks at once, then scans. On a CPU its big
+[B, H, N, C, C] and [B, H, N, C, K] temporaries each cost a fresh page-faulted allocation and a full
+pass over memory, which took longer than the matrix multiplies themselves. So on a CPU we go one chunk
+at a time: every temporary stays small (the allocator reuses it), the caller's [B, T, H, K] tensors are
+read through strided views without transposed copies, and the last chunk is simply shorter (no
+padding). On a GPU memory is cheap and kernel launches are not, so there the state-free part is
+batched over all chunks, as in transformers. The matrix multiplies, and the FLOP count, are the same.
 """
 from __future__ import annotations
 
