@@ -109,7 +109,8 @@ def source_label(option: str) -> str:
 
 if st.session_state.get("real_model_source") not in options:
     st.session_state["real_model_source"] = options[0]
-source = st.selectbox(ui.tr("real_model.source"), options, key="real_model_source", format_func=source_label)
+source_labels = {o: source_label(o) for o in options}     # format_func may run later, outside this run
+source = st.selectbox(ui.tr("real_model.source"), options, key="real_model_source", format_func=source_labels.get)
 if source == DOWNLOAD:
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
     c1.text_input(ui.tr("real_model.repo"), key="real_model_repo_edit", placeholder="Qwen/Qwen3.5-0.8B")
@@ -207,10 +208,10 @@ for key, choices in (("real_model_layer", run.layers), ("real_model_head", heads
     if st.session_state[key] not in choices:
         st.session_state[key] = choices[0]
 c1, c2 = st.columns(2)
-layer = c1.selectbox(ui.tr("real_model.layer"), run.layers, key="real_model_layer",
-                     format_func=lambda i: ui.tr("real_model.layer_n", i=i, n=cfg.num_hidden_layers))
-head = c2.selectbox(ui.tr("real_model.head"), heads, key="real_model_head",
-                    format_func=lambda h: ui.tr("real_model.head_n", h=h, kh=h // (len(heads) // cfg.linear_num_key_heads)))
+layer_labels = {i: ui.tr("real_model.layer_n", i=i, n=cfg.num_hidden_layers) for i in run.layers}
+head_labels = {h: ui.tr("real_model.head_n", h=h, kh=h // (len(heads) // cfg.linear_num_key_heads)) for h in heads}
+layer = c1.selectbox(ui.tr("real_model.layer"), run.layers, key="real_model_layer", format_func=layer_labels.get)
+head = c2.selectbox(ui.tr("real_model.head"), heads, key="real_model_head", format_func=head_labels.get)
 ui.sync_to_url("real_model_layer", run.layers[0])
 ui.sync_to_url("real_model_head", 0)
 li = run.layers.index(layer)

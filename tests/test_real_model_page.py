@@ -1,0 +1,223 @@
+"""The real-model page in AppTest on the shipped demo checkpoint: load, presets, layer/head, kernel check,
+downloads, replay, and a clear translated message for every bad input of ARCHITECTURE.md "Quality bars"."""
+import base64
+import csv
+import io
+import json
+import re
+
+import numpy as np
+
+import pytest
+import torch
+from safetensors.torch import load_file, save_file
+
+from gdn.i18n import t
+from gdn.qwen35 import DEMO_PATH, load_model
+from tests.apptest import open_app
+from tests.qwen35_fixtures import write_checkpoint
+
+PAGE = "pages/real_model.py"
+LAYER0 = "model.language_model.layers.0.linear_attn."
+
+
+def charts(at) -> list[dict]:
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def arr(x) -> np.ndarray:
+    """A figure array as numpy: plotly 7 ships numpy arrays as {"bdata", "dtype", "shape"}."""
+    if isinstance(x, dict) and "bdata" in x:
+        shape = [int(n) for n in str(x.get("shape", "-1")).split(",")]
+        return np.frombuffer(base64.b64decode(x["bdata"]), dtype=x["dtype"]).reshape(shape)
+    return np.asarray(x)
+
+
+def demo_tokens(text: str, limit: int = 512) -> int:
+    return len(load_model(DEMO_PATH).tokenizer.encode(text, max_tokens=limit).ids)
+
+
+def prompts(preset: str, lang: str) -> str:
+    return json.loads((DEMO_PATH.parents[1] / "prompts" / "real_model.json").read_text(encoding="utf-8"))[preset][lang]
+
+
+@pytest.fixture(scope="module", params=["en", "zh"])
+def page(request):
+    """One opened page per language, reused by the tests that only read it."""
+    return request.param, open_app(request.param, page=PAGE)
+
+
+def test_demo_loads_and_shows_gates(page):
+    lang, at = page
+    assert not at.exception
+    assert at.warning[0].value == t("real_model.random_weights", lang)    # labelled honestly
+    T = demo_tokens(prompts("password", lang))
+    assert at.session_state["real_model_prompt_tokens"] == T
+    figs = charts(at)
+    assert [f["data"][0]["type"] for f in figs] == ["heatmap", "heatmap", "heatmap", "scatter", "heatmap", "bar"]
+    alpha, beta, overview = figs[0]["data"][0], figs[1]["data"][0], figs[2]["data"]
+    z_alpha, z_beta = arr(alpha["z"]), arr(beta["z"])
+    assert z_alpha.shape == (4, T) and z_beta.shape == (4, T)                  # heads x tokens
+    assert ((z_alpha > 0) & (z_alpha <= 1)).all() and ((z_beta > 0) & (z_beta < 1)).all()
+    for word in ("token", "layer", "head"):                                  # hover names token, layer, head, value
+        assert t(f"real_model.lbl_{word}", lang) in alpha["hovertemplate"]
+    assert "α = %{z:.3f}" in alpha["hovertemplate"]
+    assert len(overview) == 3 and arr(overview[0]["z"]).shape == (6, 4)                  # 6 GDN layers x 4 heads
+
+
+def test_switch_layer_and_head():
+    at = open_app("en", page=PAGE)
+    at.selectbox(key="real_model_layer").set_value(5).run()
+    at.selectbox(key="real_model_head").set_value(2).run()
+    assert not at.exception
+    figs = charts(at)
+    assert "layer 5" in figs[0]["layout"]["title"]["text"]
+    assert "layer 5 · head 2" in figs[3]["data"][0]["hovertemplate"]
+    assert "head 2" in figs[4]["data"][0]["hovertemplate"]
+    at.slider(key="real_model_t").set_value(3).run()
+    assert "token 3" in charts(at)[4]["layout"]["title"]["text"].lower() or "3 «" in charts(at)[4]["layout"]["title"]["text"]
+
+
+def test_link_reopens_layer_and_head():
+    at = open_app("zh", page=PAGE, real_model_layer="4", real_model_head="3", real_model_preset="repeat")
+    assert not at.exception
+    assert at.selectbox(key="real_model_layer").value == 4 and at.selectbox(key="real_model_head").value == 3
+    assert at.text_area(key="real_model_prompt_edit").value == prompts("repeat", "zh")
+
+
+def test_preset_switch_runs_the_new_prompt():
+    at = open_app("en", page=PAGE)
+    at.selectbox(key="real_model_preset").set_value("topic_switch").run()
+    assert not at.exception
+    assert arr(charts(at)[0]["data"][0]["z"]).shape[1] == demo_tokens(prompts("topic_switch", "en"))
+
+
+def test_kernel_check_agrees(page):
+    lang, at = page
+    at.button(key="real_model_check").click().run()
+    assert not at.exception
+    rel = re.search(r"\d\.\de-\d\d", at.success[0].value).group()
+    assert float(rel) < 1e-4
+    T = demo_tokens(prompts("password", lang))
+    assert at.success[0].value == t("real_model.check_agree", lang, rel=rel, tol="1e-04", T=T)
+    metrics = {m.label: m.value for m in at.metric}
+    assert float(metrics[t("real_model.check_out", lang)]) < 1e-4
+    assert float(metrics[t("real_model.check_state", lang)]) < 1e-4
+
+
+def test_downloads_contain_what_they_claim(monkeypatch):
+    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+    saved = {}
+    original = MemoryMediaFileStorage.load_and_get_id
+
+    def record(self, data, mimetype, kind, filename=None):
+        saved[filename] = data
+        return original(self, data, mimetype, kind, filename)
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
+    at = open_app("en", page=PAGE)
+    at.selectbox(key="real_model_head").set_value(1).run()
+    T = demo_tokens(prompts("password", "en"))
+    text = saved["gates_layer0.csv"]
+    rows = list(csv.DictReader(io.StringIO(text.decode() if isinstance(text, bytes) else text)))
+    assert len(rows) == T * 4 and {r["layer"] for r in rows} == {"0"} and rows[0]["kernel"] == "chunk"
+    alpha = arr(charts(at)[0]["data"][0]["z"])
+    assert float(rows[4 * 5 + 2]["alpha"]) == pytest.approx(float(alpha[2, 5]), rel=1e-4)   # token 5, head 2
+    data = json.loads(saved["gates_layer0_head1.json"])
+    assert data["prompt"] == prompts("password", "en") and data["head"] == 1 and data["model"] == DEMO_PATH.name
+    assert len(data["alpha"]) == T and len(data["head_beta"]) == T
+
+
+def test_truncation_and_empty_prompt():
+    at = open_app("en", page=PAGE)
+    at.slider(key="real_model_max_tokens").set_value(16).run()
+    at.button(key="real_model_run").click().run()
+    T = demo_tokens(prompts("password", "en"))
+    assert at.warning[-1].value == t("real_model.truncated", "en", total=T, kept=16)
+    assert arr(charts(at)[0]["data"][0]["z"]).shape[1] == 16
+    at.text_area(key="real_model_prompt_edit").set_value("   ").run()
+    at.button(key="real_model_run").click().run()
+    assert not at.exception
+    assert at.error[0].value == t("real_model.err_empty", "en") and not charts(at)
+
+
+def test_uploads():
+    at = open_app("zh", page=PAGE)
+    at.file_uploader(key="real_model_upload").upload("bad.txt", b"\xff\xfe\x00\x81 not utf-8").run()
+    assert at.error[0].value == t("real_model.upload_not_text", "zh", name="bad.txt")
+    at.file_uploader(key="real_model_upload").set_value(("big.txt", b"a" * 300_000, "text/plain")).run()
+    assert at.error[0].value == t("real_model.upload_too_large", "zh", name="big.txt", kb=300, limit=200)
+    at.file_uploader(key="real_model_upload").set_value(("ok.md", "记忆会衰减 memory fades".encode(), "text/markdown")).run()
+    assert not at.exception and not at.error
+    assert arr(charts(at)[0]["data"][0]["z"]).shape[1] == demo_tokens("记忆会衰减 memory fades")
+
+
+def test_replay_reaches_the_memory_table():
+    at = open_app("en", page=PAGE)
+    at.slider(key="real_model_replay_len").set_value(8).run()
+    at.button(key="real_model_replay").click().run()
+    payload = at.session_state["memory_replay"]
+    assert len(payload["tokens"]) == len(payload["alpha"]) == len(payload["k"]) == 8
+    assert len(payload["k"][0]) == 4 and len(payload["v"][0]) == 4
+    assert at.session_state["memory_preset"] == "replay"
+    assert not at.exception
+
+
+# -- bad checkpoints, each built in tmp_path and typed into the folder field -----------------------
+def rewrite(folder, edit):
+    path = folder / "model.safetensors"
+    tensors = load_file(str(path))
+    edit(tensors)
+    save_file(tensors, str(path), metadata={"format": "pt"})
+
+
+def no_config(folder):
+    folder.mkdir()
+
+
+def llama(folder):
+    write_checkpoint(folder)
+    (folder / "config.json").write_text(json.dumps({"model_type": "llama", "hidden_size": 64}))
+
+
+def missing(folder):
+    rewrite(write_checkpoint(folder), lambda t: t.pop(LAYER0 + "A_log"))
+
+
+def misshaped(folder):
+    rewrite(write_checkpoint(folder), lambda t: t.update({LAYER0 + "A_log": torch.zeros(5)}))
+
+
+def corrupt(folder):
+    write_checkpoint(folder)
+    (folder / "model.safetensors").write_bytes(b"\xff" * 8 + b"{not a header")
+
+
+def not_finite(folder):
+    rewrite(write_checkpoint(folder), lambda t: t[LAYER0 + "dt_bias"].__setitem__(0, float("nan")))
+
+
+def no_tokenizer(folder):
+    write_checkpoint(folder)
+
+
+@pytest.mark.parametrize("build,kind", [(no_config, "no_config"), (llama, "model_type"), (missing, "missing_tensor"),
+                                        (misshaped, "bad_shape"), (corrupt, "corrupt"), (not_finite, "not_finite"),
+                                        (no_tokenizer, "tokenizer")])
+def test_bad_checkpoint_gets_its_message(build, kind, tmp_path, monkeypatch):
+    monkeypatch.setenv("GDN_MODEL_DIRS", str(tmp_path))
+    build(tmp_path / "ckpt")
+    at = open_app("en", page=PAGE)
+    at.selectbox(key="real_model_source").set_value("__folder__").run()
+    at.text_input(key="real_model_folder_edit").set_value(str(tmp_path / "ckpt")).run()
+    assert not at.exception
+    assert at.error[0].value == t(f"real_model.err_{kind}", "en")
+    assert not charts(at)
+
+
+def test_folder_outside_the_allowed_roots(tmp_path):
+    at = open_app("zh", page=PAGE)
+    at.selectbox(key="real_model_source").set_value("__folder__").run()
+    at.text_input(key="real_model_folder_edit").set_value(str(tmp_path)).run()
+    assert not at.exception
+    assert at.error[0].value == t("real_model.err_outside_roots", "zh")
