@@ -1,0 +1,42 @@
+"""The real-model page in headless Chromium: upload a prompt file, get its heatmap, hover a cell."""
+import pytest
+
+from gdn.qwen35 import DEMO_PATH, load_model
+from tests.app_server import wait_for_app
+
+pytestmark = pytest.mark.browser
+
+HOVER_TEXT = "() => { const h = document.querySelector('.hoverlayer .hovertext'); return h && h.textContent; }"
+PROMPT = "The password is 4821. Later: the password is now 7730. So the password is"
+
+
+def test_upload_a_prompt_and_hover_the_heatmap(page, app_url):
+    missing = []
+    page.on("response", lambda r: r.status == 404 and missing.append(r.url))
+    page.goto(f"{app_url}/real_model?lang=en")
+    wait_for_app(page)
+    n = len(load_model(DEMO_PATH).tokenizer.encode(PROMPT).ids)
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(
+        files=[{"name": "prompt.txt", "mimeType": "text/plain", "buffer": PROMPT.encode()}])
+    page.wait_for_function(f"document.body.innerText.includes('Tokens ({n})')", timeout=60_000)
+    wait_for_app(page)
+    heatmap = page.locator(".js-plotly-plot").first
+    heatmap.scroll_into_view_if_needed()
+    hover = ""
+    for attempt in range(5):                        # a late rerun may redraw the figure under the mouse
+        box = heatmap.locator(".nsewdrag").first.bounding_box()
+        page.mouse.move(box["x"] + box["width"] * (0.3 + 0.05 * attempt), box["y"] + box["height"] * 0.3)
+        try:
+            hover = page.wait_for_function(HOVER_TEXT, timeout=5_000).json_value()
+            break
+        except Exception:
+            page.mouse.move(0, 0)
+    assert "token" in hover and "layer 0" in hover and "head" in hover and "α =" in hover
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert "Traceback" not in page.inner_text("body")
+    # Opened by its own path, Streamlit's frontend first probes /real_model/_stcore/* for the server's
+    # base path (404) and then uses "/": expected, and the only 404s allowed.
+    assert all(u.split("/real_model/_stcore/")[-1] in ("health", "host-config") for u in missing), missing
+    problems = [p for p in page.problems if "status of 404" not in p]
+    assert len(page.problems) - len(problems) <= len(missing)
+    assert not problems, problems
