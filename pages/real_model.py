@@ -23,6 +23,7 @@ DEFAULT_PRESET = "password"
 MAX_UPLOAD_BYTES = 200_000     # prompt files; the server refuses more than server.maxUploadSize (1 MB) first
 AUTO_LOAD_BYTES = 300 << 20    # checkpoints up to this size load as soon as they are picked
 OTHER, DOWNLOAD = "__folder__", "__download__"
+VIEWS = ("gates", "head", "check", "replay", "export")
 TABLE_DIMS = 16                # the state table shows this many key dims x value dims (largest first)
 
 
@@ -220,30 +221,32 @@ alpha = np.exp(g)
 summary = head_summary(run.g, run.beta)                                  # [L, H] each
 fs, lecture = ui.font_size(), ui.lecture()
 labels = {n: ui.tr(f"real_model.lbl_{n}") for n in ("token", "layer", "head", "norm", "key", "value")}
-figures = {}
 
-tab_gates, tab_head, tab_check, tab_replay, tab_export = st.tabs(
-    [ui.tr(f"real_model.tab_{n}") for n in ("gates", "head", "check", "replay", "export")])
-with tab_gates:
+inputs = lambda: pool.cached("inputs", (folder, ids, layer), lambda: layer_inputs(model, list(ids), layer))
+ui.seed_from_url("real_model_view", VIEWS, VIEWS[0])
+view = st.segmented_control(ui.tr("real_model.view"), VIEWS, key="real_model_view", required=True,
+                            format_func=ui.label_maker("real_model.tab_"), label_visibility="collapsed")
+ui.sync_to_url("real_model_view", VIEWS[0])
+if view == "gates":                 # only the chosen view is computed: the others may need a forward pass
     ui.note(ui.tr("real_model.gates_explain"))
     hm_height = (420 if lecture else 300) + 14 * max(0, len(heads) - 8)
     for name, z, scale in (("alpha", alpha, "Blues"), ("beta", beta, "Oranges")):
-        figures[name] = fig_gate_heatmap(z, tokens=tokens, layer=layer, name="α" if name == "alpha" else "β",
-                                         title=ui.tr(f"real_model.heatmap_{name}", layer=layer), labels=labels,
-                                         colorscale=scale, font_size=fs, height=hm_height)
-        ui.show_figure(figures[name], key=f"real_model_{name}", alt=ui.tr(f"real_model.alt_{name}", layer=layer, T=T))
+        fig = fig_gate_heatmap(z, tokens=tokens, layer=layer, name="α" if name == "alpha" else "β",
+                               title=ui.tr(f"real_model.heatmap_{name}", layer=layer), labels=labels,
+                               colorscale=scale, font_size=fs, height=hm_height)
+        ui.show_figure(fig, key=f"real_model_{name}", alt=ui.tr(f"real_model.alt_{name}", layer=layer, T=T))
     st.markdown(ui.tr("real_model.overview_explain"))
     titles = {n: ui.tr(f"real_model.overview_{n}") for n in ("alpha", "beta", "half_life")}
-    figures["overview"] = fig_overview(summary, layers=run.layers, selected=layer, titles=titles, labels=labels,
-                                       font_size=fs, height=max(320, 40 * len(run.layers) + 160))
-    ui.show_figure(figures["overview"], key="real_model_overview", alt=ui.tr("real_model.alt_overview"))
+    fig = fig_overview(summary, layers=run.layers, selected=layer, titles=titles, labels=labels,
+                       font_size=fs, height=max(320, 40 * len(run.layers) + 160))
+    ui.show_figure(fig, key="real_model_overview", alt=ui.tr("real_model.alt_overview"))
 
-with tab_head:
+if view == "head":
     hl = summary["half_life"][li, head]
     m1, m2, m3, m4 = st.columns(4)
     m1.metric(ui.tr("real_model.mean_alpha"), f"{summary['alpha'][li, head]:.3f}")
     m2.metric(ui.tr("real_model.mean_beta"), f"{summary['beta'][li, head]:.3f}")
-    m3.metric(ui.tr("real_model.half_life"), "∞" if not np.isfinite(hl) else ui.tr("real_model.tokens_n", n=f"{hl:.3g}"))
+    m3.metric(ui.tr("real_model.half_life"), "∞" if not np.isfinite(hl) else f"{hl:.3g}")
     m4.metric(ui.tr("real_model.fixed_speed"), f"{run.A[li, head]:.3f}", help=ui.tr("real_model.fixed_speed_help"))
     if st.session_state.get("real_model_t", T - 1) > T - 1:
         st.session_state["real_model_t"] = T - 1
@@ -251,26 +254,25 @@ with tab_head:
                   disabled=T == 1)
     t = min(t, T - 1)
     detail_titles = {"gates": ui.tr("real_model.detail_gates"), "norm": ui.tr("real_model.detail_norm")}
-    figures["head"] = fig_head_detail(alpha[:, head], beta[:, head], norms[:, head], tokens=tokens, layer=layer,
-                                      head=head, marked=t, titles=detail_titles, labels=labels, font_size=fs,
-                                      height=520 if lecture else 420)
-    ui.show_figure(figures["head"], key="real_model_head_fig", alt=ui.tr("real_model.alt_head", layer=layer, head=head))
-    inputs = lambda: pool.cached("inputs", (folder, ids, layer), lambda: layer_inputs(model, list(ids), layer))
+    fig = fig_head_detail(alpha[:, head], beta[:, head], norms[:, head], tokens=tokens, layer=layer,
+                          head=head, marked=t, titles=detail_titles, labels=labels, font_size=fs,
+                          height=520 if lecture else 420)
+    ui.show_figure(fig, key="real_model_head_fig", alt=ui.tr("real_model.alt_head", layer=layer, head=head))
     S = pool.cached("state", (folder, ids, layer, head, t), lambda: head_state(*inputs().tensors(), head=head, t=t))
     n = min(TABLE_DIMS, *S.shape)
     rows, cols, block = top_block(S, n)
-    figures["state"] = fig_state_block(block, rows, cols, layer=layer, head=head, token=t, labels=labels, font_size=fs,
-                                       title=ui.tr("real_model.state_title", t=t, piece=tokens[t] or "+", n=n,
-                                                   K=S.shape[0], V=S.shape[1]), height=560 if lecture else 460)
-    ui.show_figure(figures["state"], key="real_model_state", alt=ui.tr("real_model.alt_state", t=t, head=head))
+    fig = fig_state_block(block, rows, cols, layer=layer, head=head, token=t, labels=labels, font_size=fs,
+                          title=ui.tr("real_model.state_title", t=t, piece=tokens[enc.group[t]], n=n,
+                                      K=S.shape[0], V=S.shape[1]), height=560 if lecture else 460)
+    ui.show_figure(fig, key="real_model_state", alt=ui.tr("real_model.alt_state", t=t, head=head))
     st.caption(ui.tr("real_model.state_note", n=n, K=S.shape[0], V=S.shape[1], norm=f"{np.linalg.norm(S):.3f}",
                      share=f"{100 * np.linalg.norm(block) ** 2 / max(np.linalg.norm(S) ** 2, 1e-30):.0f}"))
     st.markdown(ui.tr("real_model.params_explain"))
-    figures["params"] = fig_head_params(run.A[li], run.dt_bias[li], layer=layer, labels=labels, font_size=fs,
-                                        titles={"A": ui.tr("real_model.params_A"), "dt_bias": ui.tr("real_model.params_dt")})
-    ui.show_figure(figures["params"], key="real_model_params", alt=ui.tr("real_model.alt_params", layer=layer))
+    fig = fig_head_params(run.A[li], run.dt_bias[li], layer=layer, labels=labels, font_size=fs,
+                          titles={"A": ui.tr("real_model.params_A"), "dt_bias": ui.tr("real_model.params_dt")})
+    ui.show_figure(fig, key="real_model_params", alt=ui.tr("real_model.alt_params", layer=layer))
 
-with tab_check:
+if view == "check":
     ui.note(ui.tr("real_model.check_explain", layer=layer))
     check_key = (folder, ids, layer)
     if st.button(ui.tr("real_model.check_run", layer=layer), key="real_model_check"):
@@ -288,7 +290,7 @@ with tab_check:
         else:
             st.warning(ui.tr("real_model.check_disagree", rel=rel, tol=f"{KERNEL_RTOL:.0e}"), icon=":material/warning:")
 
-with tab_replay:
+if view == "replay":
     ui.note(ui.tr("real_model.replay_explain", max=REPLAY_MAX_TOKENS))
     c1, c2, c3 = st.columns(3)
     w_len = c2.slider(ui.tr("real_model.replay_len"), 1, min(REPLAY_MAX_TOKENS, T), min(12, T), key="real_model_replay_len",
@@ -307,7 +309,7 @@ with tab_replay:
         st.session_state["memory_preset"] = "replay"
         st.switch_page("pages/memory_table.py")
 
-with tab_export:
+if view == "export":
     st.markdown(ui.tr("real_model.export_explain"))
     meta = dict(model=Path(folder).name, layer=layer, kernel="chunk", ids=ids, tokens=tokens, g=g, beta=beta,
                 state_norms=norms)

@@ -33,6 +33,11 @@ def arr(x) -> np.ndarray:
     return np.asarray(x)
 
 
+def show(at, view: str):
+    at.segmented_control(key="real_model_view").set_value(view).run()
+    return at
+
+
 def demo_tokens(text: str, limit: int = 512) -> int:
     return len(load_model(DEMO_PATH).tokenizer.encode(text, max_tokens=limit).ids)
 
@@ -54,7 +59,7 @@ def test_demo_loads_and_shows_gates(page):
     T = demo_tokens(prompts("password", lang))
     assert at.session_state["real_model_prompt_tokens"] == T
     figs = charts(at)
-    assert [f["data"][0]["type"] for f in figs] == ["heatmap", "heatmap", "heatmap", "scatter", "heatmap", "bar"]
+    assert [f["data"][0]["type"] for f in figs] == ["heatmap", "heatmap", "heatmap"]
     alpha, beta, overview = figs[0]["data"][0], figs[1]["data"][0], figs[2]["data"]
     z_alpha, z_beta = arr(alpha["z"]), arr(beta["z"])
     assert z_alpha.shape == (4, T) and z_beta.shape == (4, T)                  # heads x tokens
@@ -63,6 +68,10 @@ def test_demo_loads_and_shows_gates(page):
         assert t(f"real_model.lbl_{word}", lang) in alpha["hovertemplate"]
     assert "α = %{z:.3f}" in alpha["hovertemplate"]
     assert len(overview) == 3 and arr(overview[0]["z"]).shape == (6, 4)                  # 6 GDN layers x 4 heads
+    show(at, "head")
+    assert not at.exception
+    assert [f["data"][0]["type"] for f in charts(at)] == ["scatter", "heatmap", "bar"]
+    show(at, "gates")
 
 
 def test_switch_layer_and_head():
@@ -70,17 +79,21 @@ def test_switch_layer_and_head():
     at.selectbox(key="real_model_layer").set_value(5).run()
     at.selectbox(key="real_model_head").set_value(2).run()
     assert not at.exception
-    figs = charts(at)
-    assert "layer 5" in figs[0]["layout"]["title"]["text"]
-    assert "layer 5 · head 2" in figs[3]["data"][0]["hovertemplate"]
-    assert "head 2" in figs[4]["data"][0]["hovertemplate"]
+    assert "layer 5" in charts(at)[0]["layout"]["title"]["text"]
+    figs = charts(show(at, "head"))
+    assert "layer 5 · head 2" in figs[0]["data"][0]["hovertemplate"]
+    assert "head 2" in figs[1]["data"][0]["hovertemplate"]
     at.slider(key="real_model_t").set_value(3).run()
-    assert "token 3" in charts(at)[4]["layout"]["title"]["text"].lower() or "3 «" in charts(at)[4]["layout"]["title"]["text"]
+    assert not at.exception
+    assert charts(at)[1]["layout"]["title"]["text"].startswith("S_t after token 3 «")
+    assert arr(charts(at)[1]["data"][0]["z"]).shape == (16, 16)
 
 
 def test_link_reopens_layer_and_head():
-    at = open_app("zh", page=PAGE, real_model_layer="4", real_model_head="3", real_model_preset="repeat")
+    at = open_app("zh", page=PAGE, real_model_layer="4", real_model_head="3", real_model_preset="repeat",
+                  real_model_view="head")
     assert not at.exception
+    assert at.segmented_control(key="real_model_view").value == "head"
     assert at.selectbox(key="real_model_layer").value == 4 and at.selectbox(key="real_model_head").value == 3
     assert at.text_area(key="real_model_prompt_edit").value == prompts("repeat", "zh")
 
@@ -94,7 +107,7 @@ def test_preset_switch_runs_the_new_prompt():
 
 def test_kernel_check_agrees(page):
     lang, at = page
-    at.button(key="real_model_check").click().run()
+    show(at, "check").button(key="real_model_check").click().run()
     assert not at.exception
     rel = re.search(r"\d\.\de-\d\d", at.success[0].value).group()
     assert float(rel) < 1e-4
@@ -117,11 +130,12 @@ def test_downloads_contain_what_they_claim(monkeypatch):
     monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
     at = open_app("en", page=PAGE)
     at.selectbox(key="real_model_head").set_value(1).run()
+    alpha = arr(charts(at)[0]["data"][0]["z"])
+    show(at, "export")
     T = demo_tokens(prompts("password", "en"))
     text = saved["gates_layer0.csv"]
     rows = list(csv.DictReader(io.StringIO(text.decode() if isinstance(text, bytes) else text)))
     assert len(rows) == T * 4 and {r["layer"] for r in rows} == {"0"} and rows[0]["kernel"] == "chunk"
-    alpha = arr(charts(at)[0]["data"][0]["z"])
     assert float(rows[4 * 5 + 2]["alpha"]) == pytest.approx(float(alpha[2, 5]), rel=1e-4)   # token 5, head 2
     data = json.loads(saved["gates_layer0_head1.json"])
     assert data["prompt"] == prompts("password", "en") and data["head"] == 1 and data["model"] == DEMO_PATH.name
@@ -154,7 +168,7 @@ def test_uploads():
 
 def test_replay_reaches_the_memory_table():
     at = open_app("en", page=PAGE)
-    at.slider(key="real_model_replay_len").set_value(8).run()
+    show(at, "replay").slider(key="real_model_replay_len").set_value(8).run()
     at.button(key="real_model_replay").click().run()
     payload = at.session_state["memory_replay"]
     assert len(payload["tokens"]) == len(payload["alpha"]) == len(payload["k"]) == 8

@@ -105,7 +105,7 @@ def fig_head_detail(alpha: np.ndarray, beta: np.ndarray, norms: np.ndarray, *, t
         fig.add_vline(x=marked, line=dict(color="#f59e0b", width=2, dash="dot"))
     fig.update_annotations(font_size=font_size)
     fig.update_layout(legend=dict(orientation="h", y=1.12, x=1, xanchor="right"), hovermode="x unified")
-    return base_layout(fig, height=height, font_size=font_size)
+    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=55, b=55))
 
 
 def fig_state_block(block: np.ndarray, rows: np.ndarray, cols: np.ndarray, *, title: str, labels: dict[str, str],
@@ -120,7 +120,7 @@ def fig_state_block(block: np.ndarray, rows: np.ndarray, cols: np.ndarray, *, ti
     fig.update_xaxes(title_text=labels["value"], type="category")
     fig.update_yaxes(title_text=labels["key"], autorange="reversed", type="category")
     fig.update_layout(title=dict(text=title))
-    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60))
+    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, b=60))
 
 
 def fig_head_params(A: np.ndarray, dt_bias: np.ndarray, *, layer: int, titles: dict[str, str],
@@ -134,4 +134,4 @@ def fig_head_params(A: np.ndarray, dt_bias: np.ndarray, *, layer: int, titles: d
                                            f"%{{y:.4f}}<extra></extra>"), row=1, col=col)
         fig.update_xaxes(title_text=labels["head"], dtick=1 if H <= 32 else None, row=1, col=col)
     fig.update_annotations(font_size=font_size)
-    return base_layout(fig, height=height, font_size=font_size)
+    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=55, b=50))
