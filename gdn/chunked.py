@@ -109,7 +109,7 @@ def _by_chunk(x, n):
     """[B, n*c, H, D] -> [n*B*H, c, D]: chunk-major, then heads; one batch dim for torch.bmm.
     A strided view (no copy) when n = B = 1, the CPU case."""
     B, L, H, D = x.shape
-    return x.view(B, n, L // n, H, D).permute(1, 0, 3, 2, 4).reshape(n * B * H, L // n, D)
+    return x.reshape(B, n, L // n, H, D).permute(1, 0, 3, 2, 4).reshape(n * B * H, L // n, D)
 
 
 def _load_queries_keys(q, k, dtype, qk_scale, l2norm, group):
