@@ -57,6 +57,10 @@ def test_state_norms_and_on_demand_states_match_the_recurrence(model):
         assert rel_err(S[-1], lt.final_state[head]) < 1e-4
         assert rel_err(lt.state_at(40, head), S[40]) < 1e-4
         assert rel_err(lt.states(head, start=64, stop=70), S[64:70]) < 1e-4
+    eager = model.trace(ids, state_norms=True)
+    assert eager.layers[1]._norms is not None
+    assert rel_err(eager.layers[1].state_norms, lt.state_norms) < 1e-5
+    assert trace.layers[3].state_norms is None
     with pytest.raises(ValueError, match="full attention"):
         trace.layers[3].state_at(0, 0)
     with pytest.raises(ValueError, match="head must be"):

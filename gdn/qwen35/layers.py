@@ -16,6 +16,11 @@ from gdn import chunk_gated_delta_rule, recurrent_gated_delta_rule
 from gdn.qwen35.config import Qwen35Config
 
 KERNELS = {"chunk": chunk_gated_delta_rule, "recurrent": recurrent_gated_delta_rule}
+# 32, not the usual 64: with real-scale decays (g down to ~ -7 per token) the in-chunk decays
+# exp(gamma_i - gamma_j) of a 64-token chunk fall into float32's subnormal range, where CPU math is
+# 15-80x slower; 32-token chunks make a 0.8B-shaped prompt of 512 tokens ~1.5x faster end to end
+# (1.78 s -> 1.14 s, measured). Results are the same to float32 rounding.
+CHUNK_SIZE = 32
 
 
 class RMSNorm(nn.Module):
@@ -117,8 +122,9 @@ class GatedDeltaNet(nn.Module):
         B, T, _ = x.shape
         q, k, v, g, beta, conv_cache = self.kernel_inputs(x, cache)
         # Keywords on purpose: fla's references disagree on the order of g and beta.
+        extra = {"chunk_size": CHUNK_SIZE} if kernel == "chunk" else {}
         o, state = KERNELS[kernel](q, k, v, g=g, beta=beta, initial_state=None if cache is None else cache.state,
-                                   output_final_state=True, use_qk_l2norm_in_kernel=True)  # o [B, T, HV, V]
+                                   output_final_state=True, use_qk_l2norm_in_kernel=True, **extra)  # o [B, T, HV, V]
         z = self.in_proj_z(x).reshape(B, T, self.HV, self.V)               # [B, T, HV, V] output gate
         o = self.norm(o, z).reshape(B, T, self.HV * self.V)                # [B, T, HV*V]
         record = GDNRecord(g=g, beta=beta.float(), k=k, v=v)

@@ -88,12 +88,13 @@ class Qwen35ForCausalLM(nn.Module):
     # -- trace -----------------------------------------------------------------------------------
     @torch.inference_mode()
     def trace(self, input_ids, kernel: str = "chunk", upto_layer: int | None = None,
-              cache: ModelCache | None = None, state_norms: bool = True) -> Trace:
+              cache: ModelCache | None = None, state_norms: bool = False) -> Trace:
         """Run one sequence through layers 0..upto_layer (all when None) and record every layer.
 
         input_ids: [T] or [1, T] token ids. kernel: "chunk" | "recurrent" (the GDN kernel used).
         cache: `previous_trace.cache` to continue that sequence (same or larger upto_layer).
-        state_norms: also compute ||S_t|| per token and head on GDN layers (cheap; off for timing).
+        state_norms: compute ||S_t|| per token and head of every GDN layer now; by default each layer's
+        norms are computed when `trace.layers[i].state_norms` is first read (one layer at a time).
         """
         ids, last = self._check_call(input_ids, kernel, upto_layer, cache)
         self.load_layers(None if last == self.cfg.num_hidden_layers - 1 else last)
@@ -107,9 +108,9 @@ class Qwen35ForCausalLM(nn.Module):
             lt = LayerTrace(index=i, kind=layer.kind, output=x[0])
             if rec is not None:
                 lt.g, lt.beta, lt.final_state = rec.g[0], rec.beta[0], c_out.state[0]  # [T, HV], [T, HV], [HV, K, V]
-                if state_norms:
-                    lt.state_norms = state_norm_scan(rec.k, rec.v, rec.g, rec.beta,
-                                                     None if c_in is None else c_in.state)[0][0]  # [T, HV]
+                if state_norms:   # else computed on first access of lt.state_norms
+                    lt._norms = state_norm_scan(rec.k, rec.v, rec.g, rec.beta,
+                                                None if c_in is None else c_in.state)[0][0]  # [T, HV]
                 lt._recompute = _recompute_fn(layer, x_in, c_in)
             layers.append(lt)
         logits = None
