@@ -1,9 +1,15 @@
 """Real Qwen3.5 checkpoints: config, lazy safetensors access, the text decoder and its gate trace.
 
-    from gdn.qwen35 import load_model, list_sources
-    model = load_model(list_sources()[0].path)
-    enc = model.tokenizer.encode("记忆会衰减 memory fades")
-    trace = model.trace(enc.ids, kernel="chunk")
+    from gdn.qwen35 import list_sources, load_model
+    src = list_sources()[0]                       # the shipped demo first (src.random_weights is True)
+    model = load_model(src.path)                  # or lazy=True: layers are read on first use
+    enc = model.tokenizer.encode("记忆会衰减 memory fades", max_tokens=2048)
+    enc.ids, enc.pieces, enc.truncated            # pieces merge byte tokens: never "\ufffd"
+    trace = model.trace(enc.ids, kernel="chunk")  # or "recurrent"; upto_layer=i runs layers 0..i only
+    lt = trace.layers[0]                          # kind, output [T, D], g / beta [T, HV] float32
+    lt.state_norms[:, head]                       # ||S_t|| per token (computed on first access)
+    lt.state_at(t, head)                          # [K, V] memory table of one head after token t
+    more = model.trace(next_ids, cache=trace.cache)  # continues the same sequence
 """
 from gdn.qwen35.config import Qwen35Config, load_config, parse_config
 from gdn.qwen35.model import ModelCache, Qwen35ForCausalLM, load_model
