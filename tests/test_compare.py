@@ -113,23 +113,17 @@ def test_page_transpose_bug(lang):
 
 
 @pytest.mark.browser
-def test_browser_compare_token_slider_changes_readout():
-    from playwright.sync_api import sync_playwright
-    from tests.app_server import app_server, launch_chromium, wait_for_app
+def test_browser_compare_token_slider_changes_readout(page, app_url):
+    from tests.app_server import wait_for_app
 
-    with app_server() as base, sync_playwright() as p:
-        browser = launch_chromium(p)
-        page = browser.new_page(viewport={"width": 1280, "height": 1400})
-        errors = []
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.goto(f"{base}/?lang=en")
-        wait_for_app(page)
-        page.goto(f"{base}/compare?lang=en&compare_stage=query")
-        wait_for_app(page)
-        readout = lambda: page.get_by_text("reads o =").first.inner_text()
-        before = readout()
-        page.locator('[data-testid="stSlider"]', has_text="Token").get_by_role("slider").press("End")
-        page.wait_for_function(f"!document.body.innerText.includes({json.dumps(before)})", timeout=20_000)
-        assert readout() != before
-        browser.close()
-    assert not [e for e in errors if "status of 404" not in e], errors     # 404s: Streamlit's base-path probes
+    page.set_viewport_size({"width": 1280, "height": 1400})
+    page.goto(f"{app_url}/?lang=en")
+    wait_for_app(page)
+    page.goto(f"{app_url}/compare?lang=en&compare_stage=query")
+    wait_for_app(page)
+    readout = lambda: page.get_by_text("reads o =").first.inner_text()
+    before = readout()
+    page.locator('[data-testid="stSlider"]', has_text="Token").get_by_role("slider").press("End")
+    page.wait_for_function(f"!document.body.innerText.includes({json.dumps(before)})", timeout=20_000)
+    assert readout() != before
+    assert not page.problems, page.problems

@@ -87,24 +87,18 @@ def test_page_marks_the_real_model_prompt():
 
 
 @pytest.mark.browser
-def test_browser_cost_slider_changes_a_number():
-    from playwright.sync_api import sync_playwright
-    from tests.app_server import app_server, launch_chromium, wait_for_app
+def test_browser_cost_slider_changes_a_number(page, app_url):
+    from tests.app_server import wait_for_app
 
-    with app_server() as base, sync_playwright() as p:
-        browser = launch_chromium(p)
-        page = browser.new_page(viewport={"width": 1280, "height": 1400})
-        errors = []
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.goto(f"{base}/?lang=en")
-        wait_for_app(page)
-        page.goto(f"{base}/cost?lang=en")
-        wait_for_app(page)
-        metric = page.locator('[data-testid="stMetricValue"]').nth(2)
-        before = metric.inner_text()
-        page.locator('[data-testid="stSlider"]', has_text="Context length").get_by_role("slider").press("Home")
-        page.wait_for_function("(b) => document.querySelectorAll('[data-testid=\"stMetricValue\"]')[2].innerText !== b",
-                               arg=before, timeout=20_000)
-        assert metric.inner_text() != before
-        browser.close()
-    assert not [e for e in errors if "status of 404" not in e], errors     # 404s: Streamlit's base-path probes
+    page.set_viewport_size({"width": 1280, "height": 1400})
+    page.goto(f"{app_url}/?lang=en")
+    wait_for_app(page)
+    page.goto(f"{app_url}/cost?lang=en")
+    wait_for_app(page)
+    metric = page.locator('[data-testid="stMetricValue"]').nth(2)
+    before = metric.inner_text()
+    page.locator('[data-testid="stSlider"]', has_text="Context length").get_by_role("slider").press("Home")
+    page.wait_for_function("(b) => document.querySelectorAll('[data-testid=\"stMetricValue\"]')[2].innerText !== b",
+                           arg=before, timeout=20_000)
+    assert metric.inner_text() != before
+    assert not page.problems, page.problems
