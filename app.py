@@ -1,20 +1,20 @@
 """Gated DeltaNet Explorer: page routing and the chrome every page shares (language, lecture mode)."""
 import streamlit as st
 
-from pages import _ui as ui
+from app_pages import _ui as ui
 
 ui.init_session()
 st.set_page_config(page_title="Gated DeltaNet Explorer", page_icon="🧠", layout="wide",
                    initial_sidebar_state="collapsed" if ui.lecture() else "auto")
 
 pages = [
-    st.Page("pages/memory_table.py", title=ui.tr("nav.memory"), icon=":material/grid_on:", url_path="memory", default=True),
-    st.Page("pages/playground.py", title=ui.tr("nav.playground"), icon=":material/tune:", url_path="playground"),
-    st.Page("pages/compare.py", title=ui.tr("nav.compare"), icon=":material/compare:", url_path="compare"),
-    st.Page("pages/chunking.py", title=ui.tr("nav.chunking"), icon=":material/view_module:", url_path="chunking"),
-    st.Page("pages/real_model.py", title=ui.tr("nav.real_model"), icon=":material/biotech:", url_path="real_model"),
-    st.Page("pages/cost.py", title=ui.tr("nav.cost"), icon=":material/memory:", url_path="cost"),
-    st.Page("pages/classroom.py", title=ui.tr("nav.classroom"), icon=":material/school:", url_path="classroom"),
+    st.Page("app_pages/memory_table.py", title=ui.tr("nav.memory"), icon=":material/grid_on:", url_path="memory", default=True),
+    st.Page("app_pages/playground.py", title=ui.tr("nav.playground"), icon=":material/tune:", url_path="playground"),
+    st.Page("app_pages/compare.py", title=ui.tr("nav.compare"), icon=":material/compare:", url_path="compare"),
+    st.Page("app_pages/chunking.py", title=ui.tr("nav.chunking"), icon=":material/view_module:", url_path="chunking"),
+    st.Page("app_pages/real_model.py", title=ui.tr("nav.real_model"), icon=":material/biotech:", url_path="real_model"),
+    st.Page("app_pages/cost.py", title=ui.tr("nav.cost"), icon=":material/memory:", url_path="cost"),
+    st.Page("app_pages/classroom.py", title=ui.tr("nav.classroom"), icon=":material/school:", url_path="classroom"),
 ]
 page = st.navigation(pages, position="top")
 ui.sidebar_chrome()

@@ -7,7 +7,7 @@ APP = str(Path(__file__).resolve().parent.parent / "app.py")
 
 
 def open_app(lang: str = "en", page: str | None = None, **params) -> AppTest:
-    """page: e.g. "pages/compare.py"; params become ?key=value in the link."""
+    """page: e.g. "app_pages/compare.py"; params become ?key=value in the link."""
     at = AppTest.from_file(APP, default_timeout=60)
     at.query_params["lang"] = lang
     for key, value in params.items():

@@ -72,7 +72,7 @@ def test_timing_measures_both_kernels():
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_page_shows_live_numbers(lang):
-    at = open_app(lang, page="pages/chunking.py")
+    at = open_app(lang, page="app_pages/chunking.py")
     assert not at.exception
     assert float(at.metric[2].value) < 1e-12                             # recurrent vs chunked outputs
     at.slider(key="chunking_C").set_value(3).run()
@@ -86,6 +86,6 @@ def test_page_shows_live_numbers(lang):
 
 
 def test_page_link_round_trip():
-    at = open_app("en", page="pages/chunking.py", chunking_T="8", chunking_d="2", chunking_C="2", chunking_t="3")
+    at = open_app("en", page="app_pages/chunking.py", chunking_T="8", chunking_d="2", chunking_C="2", chunking_t="3")
     assert (at.slider(key="chunking_T").value, at.slider(key="chunking_d").value) == (8, 2)
     assert at.slider(key="chunking_t").value == 3 and at.slider(key="chunking_C").value == 2

@@ -11,7 +11,7 @@ from tests.apptest import open_app
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_every_exercise_reveals_and_judges(lang):
-    at = open_app(lang, page="pages/classroom.py")
+    at = open_app(lang, page="app_pages/classroom.py")
     assert not at.exception
     for ex in EXERCISES:
         wrong = (ex.answer + 1) % ex.n_options
@@ -24,14 +24,14 @@ def test_every_exercise_reveals_and_judges(lang):
 
 
 def test_reveal_without_a_prediction_asks_for_one():
-    at = open_app("en", page="pages/classroom.py")
+    at = open_app("en", page="app_pages/classroom.py")
     at.button(key="classroom_check_beta_zero").click().run()
     assert at.warning and "Pick an answer" in at.warning[0].value
 
 
 @pytest.mark.parametrize("ex", EXERCISES, ids=[e.id for e in EXERCISES])
 def test_each_demo_opens_its_page_without_error(ex):
-    at = open_app("en", page="pages/classroom.py")
+    at = open_app("en", page="app_pages/classroom.py")
     at.radio(key=f"classroom_pick_{ex.id}").set_value(ex.answer).run()
     at.button(key=f"classroom_check_{ex.id}").click().run()
     at.button(key=f"classroom_demo_{ex.id}").click().run()
@@ -51,7 +51,7 @@ def test_the_demo_streams_prove_the_answers():
 
 
 def test_glossary_shows_both_languages():
-    at = open_app("zh", page="pages/classroom.py")
+    at = open_app("zh", page="app_pages/classroom.py")
     table = at.dataframe[0].value
     assert len(table) == len(GLOSSARY)
     assert "记忆表（状态 S）" in table.iloc[:, 0].tolist() and "memory table (state S)" in table.iloc[:, 1].tolist()

@@ -60,7 +60,7 @@ def metrics(at):
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_page_controls(lang):
-    at = open_app(lang, "pages/cost.py")
+    at = open_app(lang, "app_pages/cost.py")
     assert not at.exception
     assert metrics(at) == ["1 MiB", "4 KiB", "786 MiB", "3 GiB"]                    # 18 MiB + 6*4 KiB*32768
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)
@@ -79,7 +79,7 @@ def test_page_controls(lang):
 
 
 def test_page_marks_the_real_model_prompt():
-    at = open_app("en", "pages/cost.py")
+    at = open_app("en", "app_pages/cost.py")
     at.session_state["real_model_prompt_tokens"] = 512
     at.run()
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)

@@ -35,7 +35,7 @@ def test_chinese_table_is_chinese():
 
 def test_every_literal_key_used_in_the_code_exists():
     used = set()
-    for path in list(ROOT.glob("pages/*.py")) + [ROOT / "app.py"]:
+    for path in list(ROOT.glob("app_pages/*.py")) + [ROOT / "app.py"]:
         used |= set(re.findall(r"""\btr\(\s*["']([a-z_]+\.[A-Za-z0-9_]+)["']\s*[,)]""", path.read_text(encoding="utf-8")))
     assert used, "no tr() calls found"
     missing = sorted(k for k in used if k not in table("en"))

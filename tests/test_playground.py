@@ -120,7 +120,7 @@ EXTREMES = {
 @pytest.mark.parametrize("lang", ["zh", "en"])
 @pytest.mark.parametrize("panel", list(EXTREMES))
 def test_page_sliders_at_the_extremes(lang, panel):
-    at = open_app(lang, "pages/playground.py", playground_panel=panel)
+    at = open_app(lang, "app_pages/playground.py", playground_panel=panel)
     assert_clean(at)
     first = [m.value for m in at.metric]
     for name, value in EXTREMES[panel]:
@@ -130,10 +130,10 @@ def test_page_sliders_at_the_extremes(lang, panel):
 
 
 def test_page_geometry_angle_and_key_norm_warnings():
-    at = open_app("en", "pages/playground.py", playground_geometry="angle", playground_overwrite_angle="0")
+    at = open_app("en", "app_pages/playground.py", playground_geometry="angle", playground_overwrite_angle="0")
     assert_clean(at)
     assert any("|cos|" in c.value and "1.00" in c.value for c in at.caption)   # |cos| = 1 at 0 degrees
-    at = open_app("en", "pages/playground.py", playground_panel="knorm", playground_knorm_knorm="3.0",
+    at = open_app("en", "app_pages/playground.py", playground_panel="knorm", playground_knorm_knorm="3.0",
                   playground_knorm_writes="30")
     assert_clean(at)
     assert len(at.error) == 1 and "diverges" in at.error[0].value
@@ -144,7 +144,7 @@ def test_page_geometry_angle_and_key_norm_warnings():
 
 
 def test_page_half_life_numbers():
-    at = open_app("zh", "pages/playground.py", playground_panel="halflife", playground_halflife_alpha="0.9")
+    at = open_app("zh", "app_pages/playground.py", playground_panel="halflife", playground_halflife_alpha="0.9")
     assert_clean(at)
     assert [m.value for m in at.metric] == ["6.6 个 token", "0.349", "0.00515"]
     at.slider(key="playground_halflife_alpha").set_value(1.0).run()
@@ -153,7 +153,7 @@ def test_page_half_life_numbers():
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_page_capacity_defaults_show_the_reference(lang):
-    at = open_app(lang, "pages/playground.py", playground_panel="capacity")
+    at = open_app(lang, "app_pages/playground.py", playground_panel="capacity")
     assert_clean(at)
     table = at.dataframe[0].value
     row = table.iloc[1].tolist()                                      # DeltaNet: all / recent / oldest

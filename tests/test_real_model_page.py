@@ -17,7 +17,7 @@ from gdn.qwen35 import DEMO_PATH, load_model
 from tests.apptest import open_app
 from tests.qwen35_fixtures import write_checkpoint
 
-PAGE = "pages/real_model.py"
+PAGE = "app_pages/real_model.py"
 LAYER0 = "model.language_model.layers.0.linear_attn."
 
 

@@ -14,8 +14,8 @@ from gdn.gates import (KERNEL_RTOL, REPLAY_MAX_DIM, REPLAY_MAX_TOKENS, gates_csv
 from gdn.qwen35 import allowed_roots, check_folder, download
 from gdn.qwen35.analysis import error_kind, gate_run, layer_inputs
 from gdn.qwen35.tokenizer import DEFAULT_MAX_TOKENS
-from pages import _pool as pool
-from pages import _ui as ui
+from app_pages import _pool as pool
+from app_pages import _ui as ui
 
 PROMPTS = json.loads((ui.ASSETS / "prompts" / "real_model.json").read_text(encoding="utf-8"))
 PRESETS = ["custom"] + [p for p in PROMPTS if not p.startswith("_")]
@@ -307,7 +307,7 @@ if view == "replay":
             title=ui.tr("real_model.replay_title", model=Path(folder).name, layer=layer, head=head, a=w_start,
                         b=w_start + w_len - 1), tokens=tokens, start=w_start, length=w_len, dims=dims, **h)
         st.session_state["memory_preset"] = "replay"
-        st.switch_page("pages/memory_table.py")
+        st.switch_page("app_pages/memory_table.py")
 
 if view == "export":
     st.markdown(ui.tr("real_model.export_explain"))

@@ -12,7 +12,7 @@ from typing import Callable
 
 import streamlit as st
 
-from pages import _ui as ui
+from app_pages import _ui as ui
 
 PLAY_SECONDS = 1.2      # one stage per tick: slow enough to read the numbers aloud
 

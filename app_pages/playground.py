@@ -9,7 +9,7 @@ import streamlit as st
 from gdn import experiments as ex
 from gdn.figures import playground as figs
 from gdn.rules import RULES
-from pages import _ui as ui
+from app_pages import _ui as ui
 
 PANELS = ("overwrite", "repeat", "knorm", "capacity", "halflife")
 DIMS = [16, 32, 64, 128]

@@ -7,7 +7,7 @@ import streamlit as st
 from gdn import chunk_explain as ce
 from gdn.figures.chunking import fig_kernel_agreement, fig_matrix_row, fig_timing
 from gdn.presets import random_stream
-from pages import _ui as ui
+from app_pages import _ui as ui
 
 TIMING_LENGTHS = (64, 128, 256, 512, 1024, 2048, 4096, 8192)
 fs = ui.font_size()

@@ -7,8 +7,8 @@ from gdn.formulas import CLOSED_FORM, stage_formulas
 from gdn.presets import PRESETS, random_stream, replay_stream
 from gdn.steps import STAGES, records_csv, step_records
 from gdn.stream_table import InputError, rows_to_stream, stream_to_rows
-from pages import _ui as ui
-from pages._stepper import stepper
+from app_pages import _ui as ui
+from app_pages._stepper import stepper
 
 st.title(ui.tr("memory.title"))
 st.caption(ui.tr("memory.intro"))

@@ -6,8 +6,8 @@ from gdn.figures.common import cell_text
 from gdn.figures.compare import VECTOR_ROWS, fig_compare_step, fig_transpose_bug
 from gdn.rules import COMPARE_PRESETS, RULES, bug_stream, gated_final_state, nearest_labels, readout_error, run_all
 from gdn.steps import STAGES
-from pages import _ui as ui
-from pages._stepper import stepper
+from app_pages import _ui as ui
+from app_pages._stepper import stepper
 
 st.title(ui.tr("compare.title"))
 st.caption(ui.tr("compare.intro"))

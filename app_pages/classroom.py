@@ -4,7 +4,7 @@ import streamlit as st
 
 from gdn.classroom import EXERCISES, GLOSSARY, NOTES_PAGES, TIMELINE
 from gdn.i18n import t
-from pages import _ui as ui
+from app_pages import _ui as ui
 
 st.title(ui.tr("classroom.title"))
 st.caption(ui.tr("classroom.intro"))

@@ -4,7 +4,7 @@ import streamlit as st
 
 from gdn import cost
 from gdn.figures.cost import fig_cost
-from pages import _ui as ui
+from app_pages import _ui as ui
 
 SIZES = cost.load_sizes()
 INTERVALS = [1, 2, 3, 4, 6, 8, 0]                       # 1 full-attention layer every n; 0 = none

@@ -1,0 +1,19 @@
+"""A shared link opened first on a freshly started server shows the full app (navigation, language,
+lecture mode), not a bare page script."""
+import pytest
+
+from tests.app_server import app_server, wait_for_app
+
+pytestmark = pytest.mark.browser
+
+
+def test_deep_link_on_a_fresh_server(browser):
+    with app_server() as url:                                       # its own server: this is its first request
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.goto(f"{url}/chunking?lang=zh&mode=lecture&chunking_T=8")
+        wait_for_app(page)
+        assert "分块" in page.inner_text("h1")
+        assert page.get_by_role("link", name="记忆表").count() >= 1          # top navigation is there
+        assert page.evaluate("getComputedStyle(document.body).fontSize") == "22px"   # lecture CSS applied
+        assert "_ui" not in page.inner_text("body")                           # no legacy page list
+        page.close()
