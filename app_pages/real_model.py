@@ -87,7 +87,6 @@ def on_download() -> None:
 
 
 st.title(ui.tr("real_model.title"))
-ui.teacher_notes("real_model")
 st.caption(ui.tr("real_model.intro"))
 
 # -- 1. model ------------------------------------------------------------------------------------
