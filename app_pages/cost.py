@@ -22,10 +22,13 @@ dtype = c2.segmented_control(ui.tr("cost.dtype"), list(cost.DTYPE_BYTES), key="c
 ui.sync_to_url("cost_dtype", "fp32")
 batch = int(c3.number_input(ui.tr("cost.batch"), 1, 1024, 1, key="cost_batch", bind="query-params"))
 interval_labels = {n: ui.tr(f"cost.interval_{n}") if n in (0, 1) else ui.tr("cost.interval_n", n=n) for n in INTERVALS}
-interval = c4.select_slider(ui.tr("cost.interval"), INTERVALS, 4, key="cost_interval", bind="query-params",
-                            format_func=interval_labels.get)
-T_read = st.select_slider(ui.tr("cost.context"), LENGTHS, 32768, key="cost_T", bind="query-params",
-                          format_func=lambda n: f"{n:,}")
+# Formatted options are synced by hand: bind="query-params" would put the label ("32,768") in the link.
+ui.seed_from_url("cost_interval", INTERVALS, 4)
+interval = c4.select_slider(ui.tr("cost.interval"), INTERVALS, key="cost_interval", format_func=interval_labels.get)
+ui.sync_to_url("cost_interval", 4)
+ui.seed_from_url("cost_T", LENGTHS, 32768)
+T_read = st.select_slider(ui.tr("cost.context"), LENGTHS, key="cost_T", format_func=lambda n: f"{n:,}")
+ui.sync_to_url("cost_T", 32768)
 
 cfg = SIZES[name]
 n_gdn, n_attn = cost.layer_counts(cfg, interval)
