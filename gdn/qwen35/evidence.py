@@ -1,0 +1,155 @@
+"""Does the trained demo model's gating mean something? Numbers on a fixed batch of its tasks.
+
+    model = load_model(TRAINED_PATH)
+    ev = evidence(model)                  # plain floats and lists, shared by the test and the page
+    ev["acc"]["reassigned"], ev["acc_ablation"]["reassigned"]
+    ev["beta_value"][l][h], ev["beta_filler"][l][h], ev["alpha_switch"][l][h], ev["alpha_other"][l][h]
+
+`forward` is the batched training forward of the Qwen3.5 text decoder (gdn.qwen35 modules, our chunked
+kernel), with an ablation switch: ablate=True replaces every Gated DeltaNet mixer's rule by plain causal
+linear attention (alpha = 1, no delta correction: S_t = S_{t-1} + beta_t k_t v_t^T), keeping every weight.
+"""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from gdn import chunk_gated_delta_rule
+from gdn.demo_tasks import LANGS, PAD, Example, encode_words, make_example, vocabulary
+from gdn.kernel_inputs import l2_normalize
+from gdn.qwen35.layers import CHUNK_SIZE, GatedDeltaNet
+
+EVAL_SEED = 20240601
+SEQ_LEN = 160               # every example fits (the longest is under 150 tokens); the rest is padding
+QUERY_KINDS = ("latest", "reassigned", "new", "none")
+
+
+def word_ids(tok) -> dict[str, int]:
+    """Task word -> token id (tok: a tokenizers.Tokenizer); checks each word is one token."""
+    words = vocabulary() + [PAD]
+    ids = encode_words(tok, vocabulary()) + [tok.token_to_id(PAD)]
+    return dict(zip(words, ids))
+
+
+def examples(n: int, seed: int) -> list[Example]:
+    rng = random.Random(seed)
+    return [make_example(rng, LANGS[rng.random() < 0.5]) for _ in range(n)]
+
+
+def batch(exs: list[Example], ids: dict[str, int], T: int = SEQ_LEN) -> tuple[torch.Tensor, torch.Tensor]:
+    """Token ids [B, T] (padded at the end) and the loss mask [B, T]: True at t when token t+1 is predictable."""
+    out = torch.full((len(exs), T), ids[PAD], dtype=torch.long)
+    mask = torch.zeros(len(exs), T, dtype=torch.bool)
+    for b, ex in enumerate(exs):
+        n = min(len(ex.words), T)
+        out[b, :n] = torch.tensor([ids[w] for w in ex.words[:n]])
+        mask[b, :n - 1] = torch.tensor(ex.target[1:n])
+    return out, mask
+
+
+def linear_attention(q, k, v, beta):
+    """Causal linear attention with the same normalised q, k and write strength beta, but alpha = 1 and
+    no delta correction. q, k: [B, T, HK, K]; v: [B, T, HV, V]; beta: [B, T, HV]. Returns [B, T, HV, V]."""
+    B, T, HK, K = q.shape
+    group = v.shape[2] // HK
+    q = (l2_normalize(q.float()) * K ** -0.5).repeat_interleave(group, dim=2)  # [B, T, HV, K]
+    k = l2_normalize(k.float()).repeat_interleave(group, dim=2)                # [B, T, HV, K]
+    scores = torch.einsum("bthk,bshk->bhts", q, k)                             # [B, HV, T, T]
+    scores = scores.masked_fill(~torch.ones(T, T, dtype=torch.bool, device=q.device).tril(), 0.0)
+    return torch.einsum("bhts,bshv->bthv", scores, beta.float()[..., None] * v.float()).to(v.dtype)
+
+
+def gdn_mixer(attn: GatedDeltaNet, h: torch.Tensor, ablate: bool = False):
+    """One GDN mixer on a batch, from the start of the sequence. h: [B, T, D] after input_layernorm.
+    Returns (out [B, T, D], g [B, T, HV], beta [B, T, HV])."""
+    B, T, _ = h.shape
+    q, k, v, g, beta, _ = attn.kernel_inputs(h)
+    if ablate:
+        o = linear_attention(q, k, v, beta)
+    else:
+        o, _ = chunk_gated_delta_rule(q, k, v, g=g, beta=beta, chunk_size=CHUNK_SIZE,
+                                      use_qk_l2norm_in_kernel=True)             # [B, T, HV, V]
+    z = attn.in_proj_z(h).reshape(B, T, attn.HV, attn.V)                      # [B, T, HV, V]
+    o = attn.norm(o, z).reshape(B, T, attn.HV * attn.V)                        # [B, T, HV*V]
+    return attn.out_proj(o), g, beta
+
+
+def forward(text_model, head_weight: torch.Tensor, ids: torch.Tensor, *, ablate: bool = False):
+    """text_model: gdn.qwen35.model.TextModel; ids: [B, T]. Returns logits [B, T, vocab] and the
+    (g, beta) pair, each [B, T, HV], of every GDN layer in order."""
+    x = text_model.embed_tokens(ids)                                           # [B, T, D]
+    gates = []
+    for layer in text_model.layers:
+        h = layer.input_layernorm(x)
+        if layer.kind == "linear_attention":
+            mixed, g, beta = gdn_mixer(layer.linear_attn, h, ablate)
+            gates.append((g, beta))
+        else:
+            mixed, _ = layer.self_attn(h)
+        x = x + mixed
+        x = x + layer.mlp(layer.post_attention_layernorm(x))
+    return F.linear(text_model.norm(x), head_weight), gates                    # [B, T, vocab]
+
+
+def accuracy(logits: torch.Tensor, exs: list[Example], ids: dict[str, int]) -> dict[str, float]:
+    """Greedy next-token accuracy on each query kind and on copied tokens (fractions in [0, 1])."""
+    pred = logits.argmax(-1)                                                   # [B, T]
+    hits = {k: [] for k in (*QUERY_KINDS, "copy")}
+    for b, ex in enumerate(exs):
+        for pos, answer, kind in ex.queries:
+            hits[kind].append(int(pred[b, pos]) == ids[answer])
+        for t in range(1, len(ex.words)):
+            if ex.roles[t] == "copy" and ex.target[t]:
+                hits["copy"].append(int(pred[b, t - 1]) == ids[ex.words[t]])
+    out = {k: float(np.mean(v)) if v else float("nan") for k, v in hits.items()}
+    out["all"] = float(np.mean([h for v in hits.values() for h in v]))
+    return out
+
+
+def _role_mean(x: np.ndarray, exs: list[Example], role: str) -> np.ndarray:
+    """x: [B, T, H] -> mean over the tokens of one role: [H]."""
+    rows = [x[b, t] for b, ex in enumerate(exs) for t, r in enumerate(ex.roles) if r == role]
+    return np.mean(rows, axis=0)
+
+
+def evidence(model, n: int = 64, seed: int = EVAL_SEED) -> dict:
+    """Gate statistics and task accuracy of a loaded model (gdn.qwen35.load_model) on n fixed examples.
+
+    beta_value / beta_filler: mean beta on value tokens / filler words, [GDN layer][head].
+    alpha_switch / alpha_other: mean alpha = exp(g) on the "###" marker / on every other real token.
+    acc / acc_ablation: accuracy per query kind with the trained rule / with linear attention instead.
+    """
+    wid = word_ids(model.tokenizer.tok)
+    exs = examples(n, seed)
+    ids, _ = batch(exs, wid)
+    model.load_layers()
+    with torch.inference_mode():
+        logits, gates = forward(model.model, model.head_weight(), ids)
+        logits_ablated, _ = forward(model.model, model.head_weight(), ids, ablate=True)
+    alpha = [g.exp().float().numpy() for g, _ in gates]                        # [B, T, HV] per layer
+    beta = [b.float().numpy() for _, b in gates]
+    other = [ex.roles for ex in exs]
+    real = [[("switch" if r == "switch" else "other") for r in roles] for roles in other]
+    tagged = [Example(ex.lang, ex.words, r, ex.target) for ex, r in zip(exs, real)]
+    ev = {
+        "n_examples": n, "seed": seed,
+        "gdn_layers": [i for i, l in enumerate(model.model.layers) if l.kind == "linear_attention"],
+        "acc": accuracy(logits, exs, wid), "acc_ablation": accuracy(logits_ablated, exs, wid),
+        "beta_value": [_role_mean(b, exs, "value").tolist() for b in beta],
+        "beta_filler": [_role_mean(b, exs, "filler").tolist() for b in beta],
+        "alpha_switch": [_role_mean(a, tagged, "switch").tolist() for a in alpha],
+        "alpha_other": [_role_mean(a, tagged, "other").tolist() for a in alpha],
+    }
+    ev["switch_head"] = _best(ev, lambda li, h: ev["alpha_switch"][li][h] - ev["alpha_other"][li][h])
+    ev["beta_head"] = _best(ev, lambda li, h: ev["beta_filler"][li][h] - ev["beta_value"][li][h])
+    return ev
+
+
+def _best(ev: dict, score) -> dict:
+    """The (layer, head) with the lowest score; layer is the model's layer index."""
+    cands = [(score(li, h), li, h) for li in range(len(ev["gdn_layers"])) for h in range(len(ev["alpha_other"][li]))]
+    _, li, h = min(cands)
+    return {"layer": ev["gdn_layers"][li], "head": h, "gdn_index": li}
