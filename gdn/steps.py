@@ -88,8 +88,8 @@ def records_csv(rec: StepRecords) -> str:
     for t in range(T):
         for name in ("S_prev", "S_decayed", "write", "S_new"):
             table = getattr(rec, name)[t]
-            lines += [f"{t},{name},{i},{j},{table[i, j]!r}" for i in range(K) for j in range(V)]
+            lines += [f"{t},{name},{i},{j},{float(table[i, j])!r}" for i in range(K) for j in range(V)]
         for name in ("prediction", "error", "output"):
-            lines += [f"{t},{name},,{j},{getattr(rec, name)[t][j]!r}" for j in range(V)]
-        lines.append(f"{t},alpha,,,{rec.stream.alpha[t]!r}")
+            lines += [f"{t},{name},,{j},{float(getattr(rec, name)[t][j])!r}" for j in range(V)]
+        lines.append(f"{t},alpha,,,{float(rec.stream.alpha[t])!r}")
     return "\n".join(lines) + "\n"
