@@ -31,6 +31,10 @@ from gdn.kernel_inputs import check_shapes, l2_normalize, working_dtype
 # exp(-200) ~ 1e-87 is zero for every practical purpose; clamping g keeps the in-chunk
 # differences gamma_i - gamma_j finite when a token decays fully (alpha = 0, g = -inf).
 G_MIN = -200.0
+# exp(x) for x < -80 is below 2e-35: flushed to exactly 0. Left alone, float32 turns
+# exp(-87) .. exp(-103) into subnormal numbers, and CPU arithmetic on those is 15-80x slower
+# (a real head with alpha ~ e^-7 hits them inside every 64-token chunk).
+FLUSH = -80.0
 # Chunks batched together per block, by device type (absent: all of them). See _scan.
 CHUNKS_PER_BLOCK = {"cpu": 1}
 
@@ -124,6 +128,11 @@ def _load_queries_keys(q, k, dtype, qk_scale, l2norm, group):
     return q, k
 
 
+def _exp_flushed_(x):
+    """exp(x) in place, with arguments below FLUSH sent to exactly 0 (see FLUSH)."""
+    return x.masked_fill_(x < FLUSH, float("-inf")).exp_()
+
+
 def _block(q, k, v, g, beta, S):
     """n chunks of c tokens each, chunk-major with the BH = B*H heads inside (row i*BH + h).
     q, k: [n*BH, c, K]; v: [n*BH, c, V]; g, beta: [n*BH, c]; S: [BH, K, V] the state before the block.
@@ -133,20 +142,20 @@ def _block(q, k, v, g, beta, S):
     gamma = g.clamp(min=G_MIN).cumsum(-1)                              # [nBH, c]  log decay since chunk start
     above = torch.ones(c, c, dtype=torch.bool, device=q.device).triu(1)  # [c, c]  j > i
     # Gamma_ij = exp(gamma_i - gamma_j) for j <= i: masked before exp so it never overflows.
-    Gamma = (gamma[:, :, None] - gamma[:, None, :]).masked_fill_(above, float("-inf")).exp_()  # [nBH, c, c]
+    Gamma = _exp_flushed_((gamma[:, :, None] - gamma[:, None, :]).masked_fill_(above, float("-inf")))  # [nBH, c, c]
     # The UT system's strictly-lower part. solve_triangular(unitriangular=True) reads neither the
     # diagonal nor the upper triangle, so A's diagonal (beta_i |k_i|^2) never needs masking.
     A = torch.bmm(k, k.transpose(1, 2)).mul_(Gamma * beta[:, :, None])  # [nBH, c, c]
     eye = torch.eye(c, dtype=q.dtype, device=q.device)
     inv_L = torch.linalg.solve_triangular(A, eye.expand_as(A), upper=False, unitriangular=True)  # [nBH, c, c]
-    decay = gamma.exp()                                                # [nBH, c]  e^gamma_i
+    decay = _exp_flushed_(gamma.clone())                               # [nBH, c]  e^gamma_i
     # WY form (Yang et al.'s u and w): each token writes new_v = U - W S, S the chunk's start state.
     inv_L_beta = inv_L * beta[:, None, :]                              # [nBH, c, c]  L^-1 diag(beta)
     U = torch.bmm(inv_L_beta, v)                                       # [nBH, c, V]
     W = torch.bmm(inv_L_beta * decay[:, None, :], k)                   # [nBH, c, K]  L^-1 diag(beta e^gamma) K
     scores = torch.bmm(q, k.transpose(1, 2)).mul_(Gamma)               # [nBH, c, c]  lower incl. diagonal
     q_decayed = q * decay[:, :, None]                                  # [nBH, c, K]
-    k_to_end = k * (gamma[:, -1:] - gamma).exp_()[:, :, None]          # [nBH, c, K]  decayed to the chunk end
+    k_to_end = k * _exp_flushed_(gamma[:, -1:] - gamma)[:, :, None]    # [nBH, c, K]  decayed to the chunk end
     chunk_decay = decay[:, -1, None, None]                             # [nBH, 1, 1]  e^gamma_c
     # 2. The state, chunk after chunk (rows i*BH ... i*BH + BH - 1 are chunk i). The in-place
     # updates touch only fresh temporaries whose old values autograd does not need.
