@@ -13,13 +13,14 @@ from gdn.gates import (KERNEL_RTOL, REPLAY_MAX_DIM, REPLAY_MAX_TOKENS, gates_csv
                        head_summary, kernel_check, replay_payload, top_block)
 from gdn.qwen35 import allowed_roots, check_folder, download
 from gdn.qwen35.analysis import error_kind, gate_run, layer_inputs
+from gdn.qwen35.evidence import evidence
 from gdn.qwen35.tokenizer import DEFAULT_MAX_TOKENS
 from app_pages import _pool as pool
 from app_pages import _ui as ui
 
 PROMPTS = json.loads((ui.ASSETS / "prompts" / "real_model.json").read_text(encoding="utf-8"))
 PRESETS = ["custom"] + [p for p in PROMPTS if not p.startswith("_")]
-DEFAULT_PRESET = "password"
+DEFAULT_PRESET = "recall"     # a task the shipped trained model learned
 MAX_UPLOAD_BYTES = 200_000     # prompt files; the server refuses more than server.maxUploadSize (1 MB) first
 AUTO_LOAD_BYTES = 300 << 20    # checkpoints up to this size load as soon as they are picked
 OTHER, DOWNLOAD = "__folder__", "__download__"
@@ -42,6 +43,28 @@ def chip(i: int, piece: str, token_id: int) -> str:
     """One token as a chip; "+" marks a token whose bytes the previous chip already shows (CJK)."""
     shown = html.escape(piece or "+").replace(" ", "␣").replace("\n", "↵")
     return f'<span class="rm-chip{"" if piece else " rm-cont"}" title="{i} · id {token_id}">{shown}</span>'
+
+
+@st.cache_resource(show_spinner=False)
+def trained_evidence(folder: str) -> dict:
+    """Gate evidence of the shipped trained model on its fixed task batch (computed once per server)."""
+    return pool.in_slot(lambda: evidence(pool.model(folder)))
+
+
+def evidence_fields(ev: dict | None) -> dict:
+    """Numbers for the trained-model note and the task presets' stories."""
+    if ev is None:
+        return {"s_where": ui.tr("real_model.any_head"), "b_where": ui.tr("real_model.any_head")}
+    s, b = ev["switch_head"], ev["beta_head"]
+    pct = lambda x: f"{100 * x:.0f}%"
+    return dict(s_where=ui.tr("real_model.where", layer=s["layer"], head=s["head"]),
+                b_where=ui.tr("real_model.where", layer=b["layer"], head=b["head"]),
+                a_switch=f"{ev['alpha_switch'][s['gdn_index']][s['head']]:.2f}",
+                a_other=f"{ev['alpha_other'][s['gdn_index']][s['head']]:.2f}",
+                b_value=f"{ev['beta_value'][b['gdn_index']][b['head']]:.2f}",
+                b_filler=f"{ev['beta_filler'][b['gdn_index']][b['head']]:.2f}",
+                recall=pct(ev["acc"]["reassigned"]), recall_lin=pct(ev["acc_ablation"]["reassigned"]),
+                none=pct(ev["acc"]["none"]), copy=pct(ev["acc"]["copy"]), n=ev["n_examples"])
 
 
 def on_preset() -> None:
@@ -152,6 +175,10 @@ except ValueError as e:
     fail(str(e))
 if model.tokenizer is None:
     fail(f"{folder}: no tokenizer.json; copy the checkpoint's tokenizer.json into this folder")
+ev = trained_evidence(folder) if found.get(folder, (None, None))[1] == "trained" else None
+fields = evidence_fields(ev)
+if ev is not None:
+    ui.note(ui.tr("real_model.trained_evidence", **fields))
 
 # -- 2. prompt -----------------------------------------------------------------------------------
 st.subheader(ui.tr("real_model.prompt_header"))
@@ -170,7 +197,7 @@ c2.file_uploader(ui.tr("real_model.upload"), type=["txt", "md"], key="real_model
 if "real_model_upload_error" in st.session_state:
     st.error(st.session_state["real_model_upload_error"][0], icon=":material/error:")
 if preset != "custom":
-    ui.note(ui.tr(f"real_model.story_{preset}"))
+    ui.note(ui.tr(f"real_model.story_{preset}", **fields))
 text = st.text_area(ui.tr("real_model.prompt"), key="real_model_prompt_edit", height=110 if ui.lecture() else 130)
 c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
 max_tokens = c1.slider(ui.tr("real_model.max_tokens"), 16, DEFAULT_MAX_TOKENS, 512, step=16,

@@ -70,7 +70,7 @@ class Example:
 
 def _facts(ex: Example, w: dict, rng: random.Random, pairs: list[tuple[str, str]]) -> None:
     for key, value in pairs:
-        for _ in range(rng.randint(0, 3)):
+        for _ in range(rng.randint(0, 2)):
             ex.add(rng.choice(w["filler"]), "filler")
         ex.add(key, "key")
         ex.add(w["is_"], "struct")
@@ -88,36 +88,36 @@ def _query(ex: Example, w: dict, key: str, answer: str, kind: str) -> None:
 
 
 def make_example(rng: random.Random, lang: str) -> Example:
-    """One example of about 60-160 tokens: recall with re-assignment, then maybe a switch, maybe a copy."""
+    """One example of about 30-100 tokens: recall with re-assignment, then maybe a switch, maybe a copy."""
     w, ex = WORDS[lang], Example(lang)
-    keys = rng.sample(w["keys"], rng.randint(4, 7))
+    keys = rng.sample(w["keys"], rng.randint(3, 5))
     facts = {k: rng.choice(w["values"]) for k in keys}
     _facts(ex, w, rng, list(facts.items()))
-    reassigned = rng.sample(keys, rng.randint(1, 3))
+    reassigned = rng.sample(keys, rng.randint(1, 2))
     for k in reassigned:
         facts[k] = rng.choice([v for v in w["values"] if v != facts[k]])
     _facts(ex, w, rng, [(k, facts[k]) for k in reassigned])
     asked = rng.sample(reassigned, min(2, len(reassigned)))
-    asked += rng.sample([k for k in keys if k not in asked], 2)
+    asked += rng.sample([k for k in keys if k not in asked], 1)
     rng.shuffle(asked)
     for k in asked:
         _query(ex, w, k, facts[k], "reassigned" if k in reassigned else "latest")
     if rng.random() < 0.7:
         ex.add(SWITCH, "switch")
         reused = rng.sample(keys, rng.randint(1, 2))
-        fresh = rng.sample([k for k in w["keys"] if k not in keys], rng.randint(1, 3))
+        fresh = rng.sample([k for k in w["keys"] if k not in keys], rng.randint(1, 2))
         new = {k: rng.choice(w["values"]) for k in reused + fresh}
         items = list(new.items())
         rng.shuffle(items)
         _facts(ex, w, rng, items)
         old_only = [k for k in keys if k not in new]
         asked = [(k, new[k], "new") for k in rng.sample(list(new), min(2, len(new)))]
-        asked += [(k, w["none"], "none") for k in rng.sample(old_only, min(2, len(old_only)))]
+        asked += [(k, w["none"], "none") for k in rng.sample(old_only, min(1, len(old_only)))]
         rng.shuffle(asked)
         for k, answer, kind in asked:
             _query(ex, w, k, answer, kind)
     if rng.random() < 0.6:
-        span = [rng.choice(w["values"] + w["keys"]) for _ in range(rng.randint(3, 6))]
+        span = [rng.choice(w["values"] + w["keys"]) for _ in range(rng.randint(2, 4))]
         ex.add(w["copy"], "struct")
         ex.add(w["colon"], "struct")
         for s in span:

@@ -17,6 +17,9 @@ from gdn.qwen35.config import SUPPORTED_TYPES
 ASSETS_MODELS = Path(__file__).resolve().parents[2] / "assets" / "models"
 DEMO_NAME = "qwen35-demo-random"
 DEMO_PATH = ASSETS_MODELS / DEMO_NAME
+# The app's default: a small Qwen3.5-format model trained on gdn.demo_tasks (python -m gdn.demo_train).
+TRAINED_NAME = "qwen35-demo-trained"
+TRAINED_PATH = ASSETS_MODELS / TRAINED_NAME
 WEIGHT_PATTERNS = ["config.json", "*.safetensors", "model.safetensors.index.json", "tokenizer.json",
                    "tokenizer_config.json", "generation_config.json"]
 
@@ -52,7 +55,7 @@ def check_folder(path: str | Path) -> Path:
 class Source:
     label: str      # what a picker shows, e.g. "Qwen/Qwen3.5-0.8B (HF cache)"
     path: Path      # checkpoint folder (holds config.json)
-    kind: str       # "demo" | "assets" | "hf-cache" | "env"
+    kind: str       # "trained" | "demo" | "assets" | "hf-cache" | "env"
     random_weights: bool = False  # True for the shipped demo: its gates mean nothing
 
 
@@ -68,13 +71,14 @@ def _has_weights(folder: Path) -> bool:
 
 
 def list_sources() -> list[Source]:
-    """Every Qwen3.5 checkpoint found in the allowed roots; the shipped demo first."""
+    """Every Qwen3.5 checkpoint found in the allowed roots; the shipped trained model first, then the random demo."""
     found: list[Source] = []
     for folder in sorted(p.parent for p in ASSETS_MODELS.glob("*/config.json")):
         if _model_type(folder) in SUPPORTED_TYPES and _has_weights(folder):
-            demo = folder.name == DEMO_NAME
-            found.append(Source(f"{folder.name} ({'random weights' if demo else 'assets'})", folder,
-                                "demo" if demo else "assets", random_weights=demo))
+            demo, trained = folder.name == DEMO_NAME, folder.name == TRAINED_NAME
+            kind = "demo" if demo else "trained" if trained else "assets"
+            note = "random weights" if demo else "trained on the demo tasks" if trained else "assets"
+            found.append(Source(f"{folder.name} ({note})", folder, kind, random_weights=demo))
     for snap in sorted(hf_hub_cache().glob("models--*/snapshots/*/config.json")):
         folder = snap.parent
         if _model_type(folder) in SUPPORTED_TYPES and _has_weights(folder):
@@ -85,7 +89,7 @@ def list_sources() -> list[Source]:
             folder = cfg.parent
             if _model_type(folder) in SUPPORTED_TYPES and _has_weights(folder):
                 found.append(Source(f"{folder.name} ({root})", folder, "env"))
-    found.sort(key=lambda s: s.kind != "demo")
+    found.sort(key=lambda s: (s.kind != "trained", s.kind != "demo"))
     return found
 
 
