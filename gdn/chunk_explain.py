@@ -36,6 +36,27 @@ def compose(maps: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.n
 
 
 @dataclass(frozen=True)
+class AffineDemo:
+    """Tokens t and t+1 as maps, merged in order and swapped, and how much grouping / order matter."""
+    A_t: np.ndarray            # [K, K]
+    A_next: np.ndarray         # [K, K]
+    merged: np.ndarray         # [K, K]  A_{t+1} A_t: token t, then t+1
+    swapped: np.ndarray        # [K, K]  A_t A_{t+1}: the wrong order
+    grouping_error: float      # max |(first t+1 merged, then the rest) - (all merged at once)|: ~1e-16
+    order_difference: float    # max |merged - swapped|: clearly > 0
+
+
+def affine_demo(s: Stream, t: int) -> AffineDemo:
+    A, U = affine_maps(s)
+    maps = list(zip(A, U))
+    merged, swapped = compose(maps[t:t + 2]), compose([maps[t + 1], maps[t]])
+    grouped = compose([compose(maps[:t + 1]), *maps[t + 1:]])
+    return AffineDemo(A_t=A[t], A_next=A[t + 1], merged=merged[0], swapped=swapped[0],
+                      grouping_error=float(np.abs(grouped[0] - compose(maps)[0]).max()),
+                      order_difference=float(np.abs(merged[0] - swapped[0]).max()))
+
+
+@dataclass(frozen=True)
 class ChunkMatrices:
     """The in-chunk matrices of the WY / UT form for one chunk (C' <= C tokens)."""
     gamma: np.ndarray      # [C']      cumulative log decay since the chunk start
@@ -70,8 +91,11 @@ def run_both_kernels(s: Stream, chunk_size: int) -> dict[str, np.ndarray]:
                   initial_state=torch.tensor(s.S0, dtype=torch.float64)[None, None])
     o_rec, S_rec = recurrent_gated_delta_rule(*args, **kw)
     o_chunk, S_chunk = chunk_gated_delta_rule(*args, chunk_size=chunk_size, **kw)
-    return {"o_rec": o_rec[0, :, 0].numpy(), "o_chunk": o_chunk[0, :, 0].numpy(),
-            "S_rec": S_rec[0, 0].numpy(), "S_chunk": S_chunk[0, 0].numpy()}
+    out = {"o_rec": o_rec[0, :, 0].numpy(), "o_chunk": o_chunk[0, :, 0].numpy(),          # [T, V]
+           "S_rec": S_rec[0, 0].numpy(), "S_chunk": S_chunk[0, 0].numpy()}                # [K, V]
+    out["max_output_diff"] = float(np.abs(out["o_rec"] - out["o_chunk"]).max())
+    out["max_state_diff"] = float(np.abs(out["S_rec"] - out["S_chunk"]).max())
+    return out
 
 
 def time_kernels(lengths: list[int], *, heads: int = 16, dim: int = 128, repeats: int = 3,

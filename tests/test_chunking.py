@@ -89,3 +89,12 @@ def test_page_link_round_trip():
     at = open_app("en", page="app_pages/chunking.py", chunking_T="8", chunking_d="2", chunking_C="2", chunking_t="3")
     assert (at.slider(key="chunking_T").value, at.slider(key="chunking_d").value) == (8, 2)
     assert at.slider(key="chunking_t").value == 3 and at.slider(key="chunking_C").value == 2
+
+
+def test_affine_demo_numbers():
+    s = random_stream(T=5, K=3, V=2, seed=6)
+    demo = ce.affine_demo(s, 2)
+    A, _ = ce.affine_maps(s)
+    np.testing.assert_allclose(demo.merged, A[3] @ A[2])
+    np.testing.assert_allclose(demo.swapped, A[2] @ A[3])
+    assert demo.grouping_error < 1e-14 and demo.order_difference == pytest.approx(np.abs(A[3] @ A[2] - A[2] @ A[3]).max())
