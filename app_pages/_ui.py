@@ -105,7 +105,8 @@ def show_figure(fig: go.Figure, key: str, alt: str, export: bool = True) -> None
 def page_params(prefix: str) -> dict:
     """The plain values (numbers, strings) of the current page's widgets, for a link that reopens them.
     Keys are page-prefixed ("memory_t"); editors and internal play state are left out."""
-    skip = ("_edit", "_playing", "_tick", "_html", "_csv", "_source")   # _source: a local folder path
+    skip = ("_edit", "_playing", "_tick", "_html", "_csv",
+            "_source", "_prompt_tokens")                                  # a local folder path; derived state
     return {k: v for k, v in st.session_state.items()
             if k.startswith(prefix + "_") and isinstance(v, (int, float, str)) and not isinstance(v, bool)
             and not any(s in k for s in skip)}

@@ -7,9 +7,13 @@ import segno
 
 
 def share_url(base: str, page_path: str, params: dict) -> str:
-    """base: the app's address ("http://host:8501/"); page_path: "" for the default page."""
+    """base: the address the browser shows, with or without the page ("http://host:8501/compare");
+    page_path: "" for the default page."""
     query = urlencode({k: v for k, v in params.items() if v is not None})
-    return f"{base.rstrip('/')}/{page_path}" + (f"?{query}" if query else "")
+    base = base.split("?")[0].rstrip("/")
+    if page_path and base.endswith("/" + page_path):                # the browser's URL already names the page
+        base = base[: -len(page_path) - 1]
+    return f"{base}/{page_path}" + (f"?{query}" if query else "")
 
 
 def qr_svg(text: str, *, scale: int = 4) -> str:

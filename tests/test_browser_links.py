@@ -17,3 +17,18 @@ def test_deep_link_on_a_fresh_server(browser):
         assert page.evaluate("getComputedStyle(document.body).fontSize") == "22px"   # lecture CSS applied
         assert "_ui" not in page.inner_text("body")                           # no legacy page list
         page.close()
+
+
+def test_share_link_in_the_browser_reopens_the_view(page, app_url):
+    page.goto(f"{app_url}/?lang=en")
+    wait_for_app(page)
+    page.goto(f"{app_url}/compare?lang=en&compare_preset=city&compare_t=2")
+    wait_for_app(page)
+    page.get_by_text("Share this view").click()
+    link = page.locator('[data-testid="stSidebar"] [data-testid="stCode"]').inner_text().strip()
+    assert link.startswith(f"{app_url}/compare?") and "/compare/compare" not in link
+    assert "compare_preset=city" in link and "compare_t=2" in link
+    page.goto(link)
+    wait_for_app(page)
+    assert "Hangzhou" in page.inner_text("body") or "杭州" in page.inner_text("body")
+    assert not page.problems, page.problems
