@@ -22,7 +22,7 @@ stream = random_stream(T=T, K=d, V=d, seed=int(seed))
 
 st.header(ui.tr("chunking.h_affine"))
 ui.note(ui.tr("chunking.affine_note"))
-t = st.slider(ui.tr("chunking.token"), 0, T - 2, 0, key="chunking_t", bind="query-params")
+t = st.slider(ui.tr("chunking.token"), 0, T - 2, 0, key="chunking_t", bind="query-params") if T > 2 else 0
 demo = ce.affine_demo(stream, t)
 titles = [ui.tr("chunking.t_A", t=t), ui.tr("chunking.t_A", t=t + 1), ui.tr("chunking.t_merged", a=t, b=t + 1),
           ui.tr("chunking.t_swapped", a=t, b=t + 1)]

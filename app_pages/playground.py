@@ -95,9 +95,9 @@ def knorm_panel():
     x = beta * knorm ** 2
     metrics({ui.tr("playground.kn_new_term"): f"× {knorm:.2f}", ui.tr("playground.kn_correction"): f"× {knorm ** 2:.2f}",
              ui.tr("playground.kn_factor_metric"): f"{1 - x:.2f}"})
-    state = ("exact" if np.isclose(x, 1) else "edge" if np.isclose(x, 2) else
+    state = ("none" if np.isclose(x, 0) else "exact" if np.isclose(x, 1) else "edge" if np.isclose(x, 2) else
              "shrink" if x < 1 else "overshoot" if x < 2 else "diverge")
-    show = {"diverge": st.error, "edge": st.warning, "overshoot": st.warning}.get(state, st.success)
+    show = {"diverge": st.error, "edge": st.warning, "overshoot": st.warning, "none": st.info}.get(state, st.success)
     show(ui.tr(f"playground.kn_state_{state}", x=f"{x:.2f}"))
 
 

@@ -319,10 +319,11 @@ if view == "check":
 if view == "replay":
     ui.note(ui.tr("real_model.replay_explain", max=REPLAY_MAX_TOKENS))
     c1, c2, c3 = st.columns(3)
-    w_len = c2.slider(ui.tr("real_model.replay_len"), 1, min(REPLAY_MAX_TOKENS, T), min(12, T), key="real_model_replay_len",
-                      disabled=T == 1)
-    w_start = c1.slider(ui.tr("real_model.replay_start"), 0, max(T - w_len, 1), 0, key="real_model_replay_start",
-                        disabled=T <= w_len)
+    # A slider needs min < max: a one-token prompt (or a window as long as the prompt) has no choice.
+    w_len = c2.slider(ui.tr("real_model.replay_len"), 1, min(REPLAY_MAX_TOKENS, T), min(12, T),
+                      key="real_model_replay_len") if T > 1 else 1
+    w_start = c1.slider(ui.tr("real_model.replay_start"), 0, T - w_len, 0,
+                        key="real_model_replay_start") if T > w_len else 0
     w_start = min(w_start, T - w_len)
     dims = c3.slider(ui.tr("real_model.replay_dims"), 2, REPLAY_MAX_DIM, 4, key="real_model_replay_dims")
     st.caption(ui.tr("real_model.replay_window", a=w_start, b=w_start + w_len - 1,

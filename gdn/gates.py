@@ -95,6 +95,7 @@ def kernel_check(q, k, v, g, beta) -> dict[str, float]:
     """
     runs = {}
     for name, fn in (("chunk", chunk_gated_delta_rule), ("recurrent", recurrent_gated_delta_rule)):
+        fn(q[:, :4], k[:, :4], v[:, :4], g=g[:, :4], beta=beta[:, :4])   # untimed warm-up: first calls pay setup
         start = time.perf_counter()
         o, S = fn(q, k, v, g=g, beta=beta, output_final_state=True, use_qk_l2norm_in_kernel=True)
         runs[name] = (o.float(), S.float(), time.perf_counter() - start)    # o [1, T, HV, V], S [1, HV, K, V]

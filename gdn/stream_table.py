@@ -14,6 +14,11 @@ COLUMNS = ("k", "v", "q", "alpha", "beta")
 MAX_TOKENS = 32
 
 
+def _blank(x) -> bool:
+    """An empty cell: None, "" or the NaN a table editor gives a new row."""
+    return x is None or (isinstance(x, str) and not x.strip()) or (isinstance(x, float) and np.isnan(x))
+
+
 class InputError(ValueError):
     def __init__(self, key: str, **fields):
         super().__init__(f"{key}: {fields}")
@@ -28,7 +33,7 @@ def stream_to_rows(s: Stream) -> list[dict]:
 
 
 def _vector(text, size: int, token: int, column: str) -> np.ndarray:
-    parts = [p for p in str(text if text is not None else "").replace("，", ",").split(",") if p.strip()]
+    parts = [p for p in ("" if _blank(text) else str(text)).replace("，", ",").split(",") if p.strip()]
     try:
         x = np.array([float(p) for p in parts])
     except ValueError:
@@ -41,6 +46,8 @@ def _vector(text, size: int, token: int, column: str) -> np.ndarray:
 
 
 def _gate(value, token: int, column: str) -> float:
+    if _blank(value):
+        raise InputError("gate_missing", token=token, column=column)
     try:
         x = float(value)
     except (TypeError, ValueError):
@@ -52,7 +59,7 @@ def _gate(value, token: int, column: str) -> float:
 
 def rows_to_stream(rows: list[dict], K: int, V: int, S0: np.ndarray) -> Stream:
     """Parse edited rows; raises InputError naming the token and column that is wrong."""
-    rows = [r for r in rows if any(r.get(c) not in (None, "") for c in COLUMNS)]   # drop blank new rows
+    rows = [r for r in rows if not all(_blank(r.get(c)) for c in COLUMNS)]   # drop blank new rows
     if not rows:
         raise InputError("no_tokens")
     if len(rows) > MAX_TOKENS:

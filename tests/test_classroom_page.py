@@ -23,6 +23,18 @@ def test_every_exercise_reveals_and_judges(lang):
     assert len(at.success) == len(EXERCISES) and not at.error and not at.exception
 
 
+# The right option of each exercise, by its words: catches an answer index pointing at the wrong option.
+RIGHT_WORDS = {"alpha_zero": "β k vᵀ", "beta_zero": "decayed old table", "no_error": "Error correction",
+               "transpose": "shapes stop matching", "crossover": "256", "unit_key": "Exactly v",
+               "half_beta": "(2, 2.5)", "extreme_heads": "never-forgetting"}
+
+
+def test_answer_indices_point_at_the_right_words():
+    assert set(RIGHT_WORDS) == {ex.id for ex in EXERCISES}
+    for ex in EXERCISES:
+        assert RIGHT_WORDS[ex.id] in t(f"classroom.o_{ex.id}_{ex.answer}", "en"), ex.id
+
+
 def test_reveal_without_a_prediction_asks_for_one():
     at = open_app("en", page="app_pages/classroom.py")
     at.button(key="classroom_check_beta_zero").click().run()

@@ -141,12 +141,14 @@ def test_page_geometry_angle_and_key_norm_warnings():
     assert at.metric[2].value == "-8.00"
     at.slider(key="playground_knorm_knorm").set_value(1.2).run()
     assert len(at.warning) == 1 and "overshoots" in at.warning[0].value
+    at.slider(key="playground_knorm_beta").set_value(0.0).run()              # beta = 0: nothing is written
+    assert not at.warning and not at.error and "nothing is written" in at.info[-1].value
 
 
 def test_page_half_life_numbers():
     at = open_app("zh", "app_pages/playground.py", playground_panel="halflife", playground_halflife_alpha="0.9")
     assert_clean(at)
-    assert [m.value for m in at.metric] == ["6.6 个 token", "0.349", "0.00515"]
+    assert [m.value for m in at.metric] == ["6.6 个词元", "0.349", "0.00515"]
     at.slider(key="playground_halflife_alpha").set_value(1.0).run()
     assert at.metric[0].value == "永不遗忘"
 

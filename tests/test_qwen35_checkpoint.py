@@ -90,6 +90,23 @@ def test_missing_shard(roots):
         load_model(folder)
 
 
+@pytest.mark.parametrize("escape", ["../outside.safetensors", "/etc/passwd"])
+def test_index_cannot_point_outside_the_folder(roots, escape):
+    folder = write_checkpoint(roots / "hostile", shards=2)
+    index = json.loads((folder / "model.safetensors.index.json").read_text())
+    first = next(iter(index["weight_map"]))
+    index["weight_map"][first] = escape
+    (folder / "model.safetensors.index.json").write_text(json.dumps(index))
+    with pytest.raises(ValueError, match="is not a file name in this folder"):
+        load_model(folder)
+
+
+def test_unreadable_names_become_clear_errors(roots):
+    from gdn.qwen35 import check_folder
+    with pytest.raises(ValueError, match="cannot be opened"):
+        check_folder(roots / ("x" * 300))                               # name too long for the filesystem
+
+
 def test_truncated_tensor_data(roots):
     folder = write_checkpoint(roots / "truncated")
     path = folder / "model.safetensors"

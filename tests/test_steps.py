@@ -97,3 +97,9 @@ def test_table_round_trip_and_errors():
     with pytest.raises(InputError, match="no_tokens"):
         rows_to_stream([{"k": None, "v": "", "q": None, "alpha": None, "beta": None}], K=2, V=2, S0=s.S0)
     assert rows_to_stream([dict(rows[0], k="1，0")], K=2, V=2, S0=s.S0).k.tolist() == [[1, 0]]  # Chinese comma
+    nan = float("nan")                                                  # a row added in the editor, left empty
+    blank = {"k": nan, "v": None, "q": "", "alpha": nan, "beta": nan}
+    assert rows_to_stream(rows + [blank], K=2, V=2, S0=s.S0).shape == s.shape
+    with pytest.raises(InputError) as e:
+        rows_to_stream([dict(rows[0], alpha=nan)], K=2, V=2, S0=s.S0)
+    assert e.value.key == "gate_missing"

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from gdn.qwen35.checkpoint import INDEX_FILE, SKIPPED
+from gdn.qwen35.checkpoint import INDEX_FILE, SKIPPED, shard_name
 from gdn.qwen35.config import Qwen35Config, load_config
 
 DTYPE_BYTES = {"F64": 8, "F32": 4, "BF16": 2, "F16": 2, "I64": 8, "I32": 4, "I16": 2, "I8": 1, "U8": 1, "BOOL": 1}
@@ -66,6 +66,7 @@ def describe(folder: str | Path) -> CheckpointInfo:
             names = set(json.loads((folder / INDEX_FILE).read_text(encoding="utf-8"))["weight_map"].values())
         except (ValueError, KeyError, TypeError) as e:
             raise ValueError(f"{folder / INDEX_FILE}: not a valid safetensors index ({e!r})") from None
+        names = {shard_name(n, folder / INDEX_FILE) for n in names}
         files = sorted({*files, *(folder / n for n in names if (folder / n).is_file())})
     n_params = read_bytes = n_tensors = 0
     for path in files:

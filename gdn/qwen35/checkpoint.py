@@ -93,6 +93,16 @@ def _all_finite(t: torch.Tensor, block: int = 1 << 22) -> bool:
     return all(bool(torch.isfinite(flat[i:i + block]).all()) for i in range(0, flat.numel(), block))
 
 
+
+def shard_name(fname, index: Path) -> str:
+    """A shard named by the index must be a plain file name in the checkpoint folder: a path such as
+    "../x" or "/etc/x" would read outside the allowed model folders."""
+    if not isinstance(fname, str) or Path(fname).name != fname or fname in (".", ".."):
+        raise ValueError(f"{index}: shard {fname!r} is not a file name in this folder; the index is corrupt "
+                         "or hostile, re-download the checkpoint")
+    return fname
+
+
 class Checkpoint:
     """Headers of a checkpoint folder; tensors are read on demand with `load`."""
 
@@ -113,7 +123,8 @@ class Checkpoint:
                 weight_map = json.loads(index.read_text(encoding="utf-8"))["weight_map"]
             except (ValueError, KeyError, TypeError) as e:
                 raise ValueError(f"{index}: not a valid safetensors index ({e!r}); re-download the checkpoint") from None
-            files = {name: self.folder / fname for name, fname in weight_map.items() if not name.startswith(SKIPPED)}
+            files = {name: self.folder / shard_name(fname, index) for name, fname in weight_map.items()
+                     if not name.startswith(SKIPPED)}
             for path in sorted(set(files.values())):
                 self._read_header(path)                   # every header is checked up front
             return files

@@ -141,6 +141,8 @@ def load_config(folder: str | Path) -> Qwen35Config:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ValueError(f"{path}: not valid JSON ({e}); re-download the checkpoint") from None
+    except OSError as e:
+        raise ValueError(f"{path}: cannot be read ({e.strerror or e}); check its permissions") from None
     if not isinstance(raw, dict):
         raise ValueError(f"{path}: expected a JSON object at the top level")
     return parse_config(raw, source=str(path))

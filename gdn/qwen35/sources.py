@@ -39,13 +39,17 @@ def allowed_roots() -> list[Path]:
 
 def check_folder(path: str | Path) -> Path:
     """Return the resolved folder if it lies inside an allowed root, else raise ValueError."""
-    folder = Path(path).expanduser().resolve()
-    for root in allowed_roots():
-        root = root.expanduser().resolve()
-        if folder == root or root in folder.parents:
-            if not folder.is_dir():
-                raise ValueError(f"{folder}: no such folder")
-            return folder
+    try:
+        folder = Path(path).expanduser().resolve()
+        for root in allowed_roots():
+            root = root.expanduser().resolve()
+            if folder == root or root in folder.parents:
+                if not folder.is_dir():
+                    raise ValueError(f"{folder}: no such folder")
+                return folder
+    except OSError as e:                       # name too long, permission denied, broken mount...
+        raise ValueError(f"{path}: cannot be opened ({e.strerror or e}); check the folder name and that "
+                         "it is readable") from None
     roots = ", ".join(str(r) for r in allowed_roots())
     raise ValueError(f"{folder} is outside the allowed model folders ({roots}); move the checkpoint into one "
                      "of them or add its parent folder to the GDN_MODEL_DIRS environment variable")
