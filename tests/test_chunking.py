@@ -98,3 +98,8 @@ def test_affine_demo_numbers():
     np.testing.assert_allclose(demo.merged, A[3] @ A[2])
     np.testing.assert_allclose(demo.swapped, A[2] @ A[3])
     assert demo.grouping_error < 1e-14 and demo.order_difference == pytest.approx(np.abs(A[3] @ A[2] - A[2] @ A[3]).max())
+
+
+def test_page_at_the_smallest_stream():
+    at = open_app("en", page="app_pages/chunking.py", chunking_T="2", chunking_C="2")
+    assert not at.exception and at.slider(key="chunking_T").value == 2

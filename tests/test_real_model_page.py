@@ -235,3 +235,11 @@ def test_folder_outside_the_allowed_roots(tmp_path):
     at.text_input(key="real_model_folder_edit").set_value(str(tmp_path)).run()
     assert not at.exception
     assert at.error[0].value == t("real_model.err_outside_roots", "zh")
+
+
+def test_replay_of_a_one_token_prompt():
+    at = open_app("en", page=PAGE)
+    at.text_area(key="real_model_prompt_edit").set_value("a").run()
+    at.button(key="real_model_run").click().run()
+    show(at, "replay")
+    assert not at.exception
