@@ -157,7 +157,3 @@ def replay_payload(*, title: str, tokens, q: np.ndarray, k: np.ndarray, v: np.nd
     r = lambda x: np.round(x, 4).tolist()
     return {"title": title, "tokens": list(tokens[w]), "k": r(_unit(kn @ P)), "q": r(_unit(qn @ P)),
             "v": r(v_small), "alpha": r(np.exp(np.asarray(g[w], float))), "beta": r(np.asarray(beta[w], float))}
-
-
-def as_numpy(x: torch.Tensor) -> np.ndarray:
-    return x.detach().float().numpy()

@@ -82,14 +82,19 @@ def step_records(s: Stream) -> StepRecords:
 
 def records_csv(rec: StepRecords) -> str:
     """Every number of the animation in long form: token, quantity, key dim, value dim, value.
-    Vectors (prediction, error, output) have an empty key dim."""
+    Key-side vectors (k, q) have an empty value dim, value-side vectors an empty key dim."""
     lines = ["token,quantity,key_dim,value_dim,value"]
     T, K, V = rec.stream.shape
     for t in range(T):
         for name in ("S_prev", "S_decayed", "write", "S_new"):
             table = getattr(rec, name)[t]
             lines += [f"{t},{name},{i},{j},{float(table[i, j])!r}" for i in range(K) for j in range(V)]
-        for name in ("prediction", "error", "output"):
-            lines += [f"{t},{name},,{j},{float(getattr(rec, name)[t][j])!r}" for j in range(V)]
+        for name in ("k", "q"):
+            lines += [f"{t},{name},{i},,{float(getattr(rec.stream, name)[t][i])!r}" for i in range(K)]
+        beta = rec.stream.beta[t] * np.ones(V)                       # per head or per value channel
+        vectors = {"v": rec.stream.v[t], "beta": beta, "prediction": rec.prediction[t], "error": rec.error[t],
+                   "output": rec.output[t]}
+        for name, vector in vectors.items():
+            lines += [f"{t},{name},,{j},{float(vector[j])!r}" for j in range(V)]
         lines.append(f"{t},alpha,,,{float(rec.stream.alpha[t])!r}")
     return "\n".join(lines) + "\n"

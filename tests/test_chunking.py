@@ -103,3 +103,18 @@ def test_affine_demo_numbers():
 def test_page_at_the_smallest_stream():
     at = open_app("en", page="app_pages/chunking.py", chunking_T="2", chunking_C="2")
     assert not at.exception and at.slider(key="chunking_T").value == 2
+
+
+def test_measure_button_times_both_kernels(monkeypatch):
+    calls = []
+
+    def fake_timing(lengths, repeats, progress):                      # the real run takes a minute
+        calls.append(lengths)
+        progress(len(lengths), len(lengths))
+        return {"T": np.array(lengths), "recurrent": np.array(lengths, float), "chunk": np.ones(len(lengths))}
+
+    monkeypatch.setattr(ce, "time_kernels", fake_timing)
+    at = open_app("en", page="app_pages/chunking.py")
+    at.button(key="chunking_measure").click().run()
+    assert not at.exception and calls
+    assert any("T = 64**" in m.value for m in at.markdown)              # chunk faster from the first length

@@ -50,5 +50,5 @@ def test_timeline_names_tokens_and_csv_has_every_number():
     assert list(fig.layout.xaxis.ticktext) == ["0 a", "1 b", "2 c", "3 d"]
     rows = records_csv(rec).strip().split("\n")
     T, K, V = rec.stream.shape
-    assert len(rows) == 1 + T * (4 * K * V + 3 * V + 1)
+    assert len(rows) == 1 + T * (4 * K * V + 2 * K + 5 * V + 1)
     assert "2,output,,0,5.0" in rows                                          # k1 reads (5, 0) at token 2

@@ -154,7 +154,7 @@ class Trace:
     kernel: str                                 # "chunk" | "recurrent"
     embeddings: torch.Tensor                    # [T, D] residual stream before layer 0
     layers: list[LayerTrace]
-    logits: torch.Tensor | None                 # [T, vocab] float32 when every layer ran, else None
+    logits: torch.Tensor | None                 # [T, vocab] in the model dtype (bf16 for big models) when every layer ran, else None
     cache: object = field(default=None, repr=False)  # pass as model.trace(..., cache=trace.cache) to continue
 
     def gdn_layers(self) -> list[int]:
