@@ -188,16 +188,15 @@ def capacity_curve(rule: str, K: int, V: int, *, alpha: float = 1.0, seed: int =
 
 # ---- half-life -------------------------------------------------------------------------------
 
-def half_life(alpha: float) -> float:
-    """Tokens until alpha^n = 1/2: ln 0.5 / ln alpha. alpha = 1 never forgets (inf); alpha = 0 forgets
-    everything at the next token (0)."""
-    if not 0.0 <= alpha <= 1.0:
+def half_life(alpha):
+    """Tokens until alpha^n = 1/2: ln 0.5 / ln alpha, for a number or an array. alpha = 1 never forgets
+    (inf); alpha = 0 forgets everything at the next token (0). A float in, a float out."""
+    a = np.asarray(alpha, dtype=float)
+    if np.any((a < 0.0) | (a > 1.0)):
         raise ValueError(f"alpha is a keep-fraction in [0, 1], got {alpha}")
-    if alpha >= 1.0:
-        return float("inf")
-    if alpha <= 0.0:
-        return 0.0
-    return float(np.log(0.5) / np.log(alpha))
+    with np.errstate(divide="ignore"):
+        out = np.where(a >= 1.0, np.inf, np.where(a <= 0.0, 0.0, np.log(0.5) / np.log(np.clip(a, 1e-300, None))))
+    return float(out) if out.ndim == 0 else out
 
 
 def decay_curves(alphas, n_max: int) -> np.ndarray:

@@ -15,17 +15,11 @@ import numpy as np
 import torch
 
 from gdn import chunk_gated_delta_rule, recurrent_gated_delta_rule
+from gdn.experiments import half_life
 
 KERNEL_RTOL = 1e-4          # float32: max |Δ| / max |o| below this counts as "the kernels agree"
 REPLAY_MAX_TOKENS = 32      # the memory-table page animates at most this many tokens
 REPLAY_MAX_DIM = 8          # ... with key / value dims of at most 8
-
-
-def half_life(alpha) -> np.ndarray:
-    """Tokens until a memory decays to half: ln 0.5 / ln α. α = 1 never forgets (inf), α = 0 at once (0)."""
-    a = np.clip(np.asarray(alpha, dtype=float), 0.0, 1.0)
-    with np.errstate(divide="ignore"):
-        return np.where(a >= 1.0, np.inf, np.where(a <= 0.0, 0.0, np.log(0.5) / np.log(np.where(a > 0, a, 1.0))))
 
 
 def head_summary(g: np.ndarray, beta: np.ndarray) -> dict[str, np.ndarray]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from gdn.cost import fmt_bytes
 from gdn.figures.common import base_layout
 
 CURVE_STYLE = {"state": dict(color="#1d4ed8", width=3), "kv": dict(color="#f59e0b", width=3),
@@ -20,7 +21,7 @@ def fig_cost(T: np.ndarray, curves: dict[str, np.ndarray], marks: list[tuple[flo
     for name, y in curves.items():
         fig.add_trace(go.Scatter(x=T, y=np.maximum(y, 1.0), mode="lines", name=labels[name], line=CURVE_STYLE[name],
                                  hovertemplate="T=%{x:,.0f}: %{customdata}<extra>" + labels[name] + "</extra>",
-                                 customdata=[_fmt(b) for b in y]))
+                                 customdata=[fmt_bytes(b) for b in y]))
     finite = np.concatenate([y[y > 0] for y in curves.values()])
     lo, hi = float(finite.min()) / 3, float(finite.max()) * 3
     inside = [m for m in marks if T[0] <= m[0] <= T[-1]]
@@ -34,14 +35,6 @@ def fig_cost(T: np.ndarray, curves: dict[str, np.ndarray], marks: list[tuple[flo
     ticks = [t for t in BYTE_TICKS if lo <= t <= hi]
     fig.update_xaxes(type="log", title_text=labels["x"], exponentformat="power")
     fig.update_yaxes(type="log", title_text=labels["y"], range=[np.log10(lo), np.log10(hi)],
-                     tickvals=ticks or None, ticktext=[_fmt(t) for t in ticks] or None)
+                     tickvals=ticks or None, ticktext=[fmt_bytes(t) for t in ticks] or None)
     fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0))
     return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=80, r=20, t=80, b=60))
-
-
-def _fmt(n: float) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if n < 1024:
-            return f"{n:.3g} {unit}"
-        n /= 1024
-    return f"{n:.3g} PiB"
