@@ -14,8 +14,8 @@ from tests.qwen35_fixtures import hf_reference
 
 MAX_BYTES = 20_000_000
 # Thresholds the shipped checkpoint meets with a margin (measured values: TRAINING.md and the page).
-MIN_RECALL = 0.5            # accuracy on keys that were re-assigned: the LATEST value must come back
-MIN_ABLATION_GAP = 0.2      # linear attention (alpha = 1, no delta) must do at least this much worse
+MIN_RECALL = 0.75           # accuracy on keys that were re-assigned: the LATEST value must come back (measured 0.86)
+MIN_ABLATION_GAP = 0.5      # linear attention (alpha = 1, no delta) must do this much worse (measured 0.86 vs 0.05)
 
 
 @pytest.fixture(scope="module")
@@ -72,9 +72,9 @@ def test_recall_beats_linear_attention(ev):
 
 def test_beta_higher_on_values_than_filler(ev):
     s = ev["beta_head"]
-    assert ev["beta_value"][s["gdn_index"]][s["head"]] > ev["beta_filler"][s["gdn_index"]][s["head"]] + 0.1
+    assert ev["beta_value"][s["gdn_index"]][s["head"]] > ev["beta_filler"][s["gdn_index"]][s["head"]] + 0.3
 
 
 def test_alpha_drops_at_the_switch_marker(ev):
     s = ev["switch_head"]
-    assert ev["alpha_switch"][s["gdn_index"]][s["head"]] < ev["alpha_other"][s["gdn_index"]][s["head"]] - 0.1
+    assert ev["alpha_switch"][s["gdn_index"]][s["head"]] < ev["alpha_other"][s["gdn_index"]][s["head"]] - 0.3
