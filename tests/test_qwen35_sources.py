@@ -20,10 +20,12 @@ def hf_cache(tmp_path, monkeypatch):
     return cache
 
 
-def test_demo_is_listed_first_and_labelled_random(hf_cache):
+def test_trained_demo_first_then_the_random_one_labelled_random(hf_cache):
+    from gdn.qwen35.sources import TRAINED_PATH
     sources = list_sources()
-    assert sources[0].kind == "demo" and sources[0].random_weights and "random" in sources[0].label
-    assert sources[0].path == DEMO_PATH
+    assert sources[0].kind == "trained" and not sources[0].random_weights and sources[0].path == TRAINED_PATH
+    assert sources[1].kind == "demo" and sources[1].random_weights and "random" in sources[1].label
+    assert sources[1].path == DEMO_PATH
 
 
 def test_hf_cache_snapshot_and_env_dirs_are_found(hf_cache, tmp_path, monkeypatch):

@@ -1,5 +1,7 @@
-"""The real-model page in AppTest on the shipped demo checkpoint: load, presets, layer/head, kernel check,
-downloads, replay, and a clear translated message for every bad input of ARCHITECTURE.md "Quality bars"."""
+"""The real-model page in AppTest on the shipped random-weight demo checkpoint (small and fixed, so token
+counts and layer numbers are known): load, presets, layer/head, kernel check, downloads, replay, and a
+clear translated message for every bad input of ARCHITECTURE.md "Quality bars". The trained default
+model is covered by tests/test_trained_model.py and test_trained_model_is_the_default below."""
 import base64
 import csv
 import io
@@ -19,6 +21,12 @@ from tests.qwen35_fixtures import write_checkpoint
 
 PAGE = "app_pages/real_model.py"
 LAYER0 = "model.language_model.layers.0.linear_attn."
+
+
+def open_demo(lang: str, **params):
+    """The page on the random demo with the password preset, as these tests expect."""
+    params.setdefault("real_model_preset", "password")
+    return open_app(lang, page=PAGE, state={"real_model_source": str(DEMO_PATH)}, **params)
 
 
 def charts(at) -> list[dict]:
@@ -49,7 +57,7 @@ def prompts(preset: str, lang: str) -> str:
 @pytest.fixture(scope="module", params=["en", "zh"])
 def page(request):
     """One opened page per language, reused by the tests that only read it."""
-    return request.param, open_app(request.param, page=PAGE)
+    return request.param, open_demo(request.param)
 
 
 def test_demo_loads_and_shows_gates(page):
@@ -75,7 +83,7 @@ def test_demo_loads_and_shows_gates(page):
 
 
 def test_switch_layer_and_head():
-    at = open_app("en", page=PAGE)
+    at = open_demo("en")
     at.selectbox(key="real_model_layer").set_value(5).run()
     at.selectbox(key="real_model_head").set_value(2).run()
     assert not at.exception
@@ -90,7 +98,7 @@ def test_switch_layer_and_head():
 
 
 def test_link_reopens_layer_and_head():
-    at = open_app("zh", page=PAGE, real_model_layer="4", real_model_head="3", real_model_preset="repeat",
+    at = open_demo("zh", real_model_layer="4", real_model_head="3", real_model_preset="repeat",
                   real_model_view="head")
     assert not at.exception
     assert at.segmented_control(key="real_model_view").value == "head"
@@ -99,7 +107,7 @@ def test_link_reopens_layer_and_head():
 
 
 def test_preset_switch_runs_the_new_prompt():
-    at = open_app("en", page=PAGE)
+    at = open_demo("en")
     at.selectbox(key="real_model_preset").set_value("topic_switch").run()
     assert not at.exception
     assert arr(charts(at)[0]["data"][0]["z"]).shape[1] == demo_tokens(prompts("topic_switch", "en"))
@@ -128,7 +136,7 @@ def test_downloads_contain_what_they_claim(monkeypatch):
         return original(self, data, mimetype, kind, filename)
 
     monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
-    at = open_app("en", page=PAGE)
+    at = open_demo("en")
     at.selectbox(key="real_model_head").set_value(1).run()
     alpha = arr(charts(at)[0]["data"][0]["z"])
     show(at, "export")
@@ -143,7 +151,7 @@ def test_downloads_contain_what_they_claim(monkeypatch):
 
 
 def test_truncation_and_empty_prompt():
-    at = open_app("en", page=PAGE)
+    at = open_demo("en")
     at.slider(key="real_model_max_tokens").set_value(16).run()
     at.button(key="real_model_run").click().run()
     T = demo_tokens(prompts("password", "en"))
@@ -156,7 +164,7 @@ def test_truncation_and_empty_prompt():
 
 
 def test_uploads():
-    at = open_app("zh", page=PAGE)
+    at = open_demo("zh")
     at.file_uploader(key="real_model_upload").upload("bad.txt", b"\xff\xfe\x00\x81 not utf-8").run()
     assert at.error[0].value == t("real_model.upload_not_text", "zh", name="bad.txt")
     at.file_uploader(key="real_model_upload").set_value(("big.txt", b"a" * 300_000, "text/plain")).run()
@@ -167,7 +175,7 @@ def test_uploads():
 
 
 def test_replay_reaches_the_memory_table():
-    at = open_app("en", page=PAGE)
+    at = open_demo("en")
     show(at, "replay").slider(key="real_model_replay_len").set_value(8).run()
     at.button(key="real_model_replay").click().run()
     payload = at.session_state["memory_replay"]
@@ -221,7 +229,7 @@ def no_tokenizer(folder):
 def test_bad_checkpoint_gets_its_message(build, kind, tmp_path, monkeypatch):
     monkeypatch.setenv("GDN_MODEL_DIRS", str(tmp_path))
     build(tmp_path / "ckpt")
-    at = open_app("en", page=PAGE)
+    at = open_demo("en")
     at.selectbox(key="real_model_source").set_value("__folder__").run()
     at.text_input(key="real_model_folder_edit").set_value(str(tmp_path / "ckpt")).run()
     assert not at.exception
@@ -230,7 +238,7 @@ def test_bad_checkpoint_gets_its_message(build, kind, tmp_path, monkeypatch):
 
 
 def test_folder_outside_the_allowed_roots(tmp_path):
-    at = open_app("zh", page=PAGE)
+    at = open_demo("zh")
     at.selectbox(key="real_model_source").set_value("__folder__").run()
     at.text_input(key="real_model_folder_edit").set_value(str(tmp_path)).run()
     assert not at.exception
@@ -238,8 +246,17 @@ def test_folder_outside_the_allowed_roots(tmp_path):
 
 
 def test_replay_of_a_one_token_prompt():
-    at = open_app("en", page=PAGE)
+    at = open_demo("en")
     at.text_area(key="real_model_prompt_edit").set_value("a").run()
     at.button(key="real_model_run").click().run()
     show(at, "replay")
     assert not at.exception
+
+
+def test_trained_model_is_the_default():
+    from gdn.qwen35.sources import TRAINED_PATH
+    at = open_app("en", page=PAGE)
+    assert not at.exception
+    assert at.session_state["real_model_source"] == str(TRAINED_PATH)
+    assert not any(w.value == t("real_model.random_weights", "en") for w in at.warning)   # no random warning
+    assert charts(at)                                                                     # gates drawn at once
