@@ -121,7 +121,8 @@ def source_label(option: str) -> str:
     if option in (OTHER, DOWNLOAD):
         return ui.tr(f"real_model.source_{'folder' if option == OTHER else 'download'}")
     label, kind, random = found[option]
-    name = ui.tr("real_model.label_random", name=Path(option).name) if random else label
+    name = (ui.tr("real_model.label_random", name=Path(option).name) if random else
+            ui.tr("real_model.label_trained", name=Path(option).name) if kind == "trained" else label)
     try:
         i = pool.info(option)
     except ValueError:

@@ -161,7 +161,7 @@ class Attention(nn.Module):
 
     def rope(self, x: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
         """x: [B, H, T, hd]; pos: [T] absolute positions. Text-only mRoPE reduces to this 1-D RoPE."""
-        inv_freq = 1.0 / self.theta ** (torch.arange(0, self.rot, 2, dtype=torch.float32) / self.rot)  # [rot/2]
+        inv_freq = 1.0 / self.theta ** (torch.arange(0, self.rot, 2, dtype=torch.float32, device=x.device) / self.rot)  # [rot/2]
         freqs = pos.float()[:, None] * inv_freq[None, :]                   # [T, rot/2]
         emb = torch.cat([freqs, freqs], dim=-1)                            # [T, rot]
         cos, sin = emb.cos().to(x.dtype), emb.sin().to(x.dtype)
