@@ -1,7 +1,7 @@
 """The real-model page in headless Chromium: upload a prompt file, get its heatmap, hover a cell."""
 import pytest
 
-from gdn.qwen35 import DEMO_PATH, load_model
+from gdn.qwen35 import list_sources, load_model
 from tests.app_server import wait_for_app
 
 pytestmark = pytest.mark.browser
@@ -15,7 +15,7 @@ def test_upload_a_prompt_and_hover_the_heatmap(page, app_url):
     page.on("response", lambda r: r.status == 404 and missing.append(r.url))
     page.goto(f"{app_url}/real_model?lang=en")
     wait_for_app(page)
-    n = len(load_model(DEMO_PATH).tokenizer.encode(PROMPT).ids)
+    n = len(load_model(list_sources()[0].path).tokenizer.encode(PROMPT).ids)   # the page's default model
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(
         files=[{"name": "prompt.txt", "mimeType": "text/plain", "buffer": PROMPT.encode()}])
     page.wait_for_function(f"document.body.innerText.includes('Tokens ({n})')", timeout=60_000)
