@@ -128,9 +128,9 @@ def _load_queries_keys(q, k, dtype, qk_scale, l2norm, group):
     return q, k
 
 
-def _exp_flushed_(x):
-    """exp(x) in place, with arguments below FLUSH sent to exactly 0 (see FLUSH)."""
-    return x.masked_fill_(x < FLUSH, float("-inf")).exp_()
+def _exp_flushed_(x, flush: bool):
+    """exp(x) in place; with flush, arguments below FLUSH are sent to exactly 0 (see FLUSH)."""
+    return (x.masked_fill_(x < FLUSH, float("-inf")) if flush else x).exp_()
 
 
 def _block(q, k, v, g, beta, S):
@@ -140,22 +140,24 @@ def _block(q, k, v, g, beta, S):
     BH, c = S.shape[0], q.shape[1]
     # 1. Everything that does not depend on the state, for all n chunks at once.
     gamma = g.clamp(min=G_MIN).cumsum(-1)                              # [nBH, c]  log decay since chunk start
+    # Every exponent below is >= the chunk's total log decay gamma_c, so most chunks need no flushing.
+    flush = bool(gamma[:, -1].min() < FLUSH)
     above = torch.ones(c, c, dtype=torch.bool, device=q.device).triu(1)  # [c, c]  j > i
     # Gamma_ij = exp(gamma_i - gamma_j) for j <= i: masked before exp so it never overflows.
-    Gamma = _exp_flushed_((gamma[:, :, None] - gamma[:, None, :]).masked_fill_(above, float("-inf")))  # [nBH, c, c]
+    Gamma = _exp_flushed_((gamma[:, :, None] - gamma[:, None, :]).masked_fill_(above, float("-inf")), flush)  # [nBH, c, c]
     # The UT system's strictly-lower part. solve_triangular(unitriangular=True) reads neither the
     # diagonal nor the upper triangle, so A's diagonal (beta_i |k_i|^2) never needs masking.
     A = torch.bmm(k, k.transpose(1, 2)).mul_(Gamma * beta[:, :, None])  # [nBH, c, c]
     eye = torch.eye(c, dtype=q.dtype, device=q.device)
     inv_L = torch.linalg.solve_triangular(A, eye.expand_as(A), upper=False, unitriangular=True)  # [nBH, c, c]
-    decay = _exp_flushed_(gamma.clone())                               # [nBH, c]  e^gamma_i
+    decay = _exp_flushed_(gamma.clone(), flush)                               # [nBH, c]  e^gamma_i
     # WY form (Yang et al.'s u and w): each token writes new_v = U - W S, S the chunk's start state.
     inv_L_beta = inv_L * beta[:, None, :]                              # [nBH, c, c]  L^-1 diag(beta)
     U = torch.bmm(inv_L_beta, v)                                       # [nBH, c, V]
     W = torch.bmm(inv_L_beta * decay[:, None, :], k)                   # [nBH, c, K]  L^-1 diag(beta e^gamma) K
     scores = torch.bmm(q, k.transpose(1, 2)).mul_(Gamma)               # [nBH, c, c]  lower incl. diagonal
     q_decayed = q * decay[:, :, None]                                  # [nBH, c, K]
-    k_to_end = k * _exp_flushed_(gamma[:, -1:] - gamma)[:, :, None]    # [nBH, c, K]  decayed to the chunk end
+    k_to_end = k * _exp_flushed_(gamma[:, -1:] - gamma, flush)[:, :, None]    # [nBH, c, K]  decayed to the chunk end
     chunk_decay = decay[:, -1, None, None]                             # [nBH, 1, 1]  e^gamma_c
     # 2. The state, chunk after chunk (rows i*BH ... i*BH + BH - 1 are chunk i). The in-place
     # updates touch only fresh temporaries whose old values autograd does not need.
