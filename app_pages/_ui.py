@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from gdn.i18n import LANGS, pick_language, t, table
-from gdn.share import qr_svg, share_url
+from gdn.share import qr_png, share_url
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
 LANG_NAMES = {"zh": "简体中文", "en": "English"}
@@ -119,7 +119,7 @@ def share_panel(page_path: str, prefix: str) -> None:
     url = share_url(base, page_path, params)
     with st.sidebar.expander(tr("common.share"), icon=":material/qr_code_2:"):
         st.code(url, language=None, wrap_lines=True)
-        st.html(f'<div style="background:white;display:inline-block">{qr_svg(url)}</div>')
+        st.image(qr_png(url), width=200, caption=tr("common.share_qr"))
         if "127.0.0.1" in base or "localhost" in base:
             st.caption(tr("common.share_local"))
 

@@ -1,6 +1,7 @@
 """Links that reopen a view, and their QR codes, made locally (no web service)."""
 from __future__ import annotations
 
+import io
 from urllib.parse import urlencode
 
 import segno
@@ -16,6 +17,8 @@ def share_url(base: str, page_path: str, params: dict) -> str:
     return f"{base}/{page_path}" + (f"?{query}" if query else "")
 
 
-def qr_svg(text: str, *, scale: int = 4) -> str:
-    """An inline SVG QR code of `text` (error correction M: survives a slightly blurred projector)."""
-    return segno.make(text, error="m").svg_inline(scale=scale, border=2)
+def qr_png(text: str, *, scale: int = 6) -> bytes:
+    """A PNG QR code of `text` (error correction M: survives a slightly blurred projector)."""
+    buffer = io.BytesIO()
+    segno.make(text, error="m").save(buffer, kind="png", scale=scale, border=2)
+    return buffer.getvalue()

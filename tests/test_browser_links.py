@@ -28,6 +28,8 @@ def test_share_link_in_the_browser_reopens_the_view(page, app_url):
     link = page.locator('[data-testid="stSidebar"] [data-testid="stCode"]').inner_text().strip()
     assert link.startswith(f"{app_url}/compare?") and "/compare/compare" not in link
     assert "compare_preset=city" in link and "compare_t=2" in link
+    qr = page.locator('[data-testid="stSidebar"] img').first                  # the QR code is drawn
+    assert qr.evaluate("img => img.complete && img.naturalWidth") > 100
     page.goto(link)
     wait_for_app(page)
     assert "Hangzhou" in page.inner_text("body") or "杭州" in page.inner_text("body")

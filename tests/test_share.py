@@ -1,5 +1,5 @@
 """Share links and their QR codes."""
-from gdn.share import qr_svg, share_url
+from gdn.share import qr_png, share_url
 
 
 def test_share_url_names_the_page_once():
@@ -12,6 +12,6 @@ def test_share_url_names_the_page_once():
         "http://h:8501/app/cost?cost_model=Qwen3.5-9B"                      # served under a base path
 
 
-def test_qr_code_is_a_local_svg():
-    svg = qr_svg("http://127.0.0.1:8501/?lang=zh")
-    assert svg.startswith("<svg") and "http" not in svg.split(">", 1)[1]   # drawn, not fetched
+def test_qr_code_is_a_png_made_here():
+    png = qr_png("http://127.0.0.1:8501/?lang=zh")
+    assert png.startswith(b"\x89PNG") and len(png) > 200
