@@ -22,12 +22,10 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
+from tokenizers import Tokenizer
 
-# Qwen3.5's pre-tokenizer split (qwen35-reference.md §6): \p{M} is kept with letters, digits one by one.
-SPLIT = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*"
-         r"|\s*[\r\n]+|\s+(?!\S)|\s+")
-SPECIAL = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
+from gdn.qwen35.make_demo import train_bpe
+
 PAD = "<|endoftext|>"
 TOKENIZER_VOCAB = 1024
 
@@ -141,19 +139,10 @@ def vocabulary() -> list[str]:
 def build_tokenizer() -> Tokenizer:
     """Byte-level BPE like Qwen3.5's (same split regex, NFC, no byte fallback), trained on task text
     plus a few plain sentences, so every task word (with its leading space) is a single token."""
-    tok = Tokenizer(models.BPE(unk_token=None, byte_fallback=False))
-    tok.normalizer = normalizers.NFC()
-    tok.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.Split(Regex(SPLIT), behavior="isolated"),
-        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
-    tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=TOKENIZER_VOCAB, min_frequency=2, special_tokens=SPECIAL,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
     rng = random.Random(1234)
     lines = [" " + make_example(rng, LANGS[i % 2]).text for i in range(400)]
     lines += [" " + " ".join(vocabulary())] * 20
-    tok.train_from_iterator(lines, trainer=trainer)
-    return tok
+    return train_bpe(lines, TOKENIZER_VOCAB)
 
 
 def encode_words(tok: Tokenizer, words: list[str]) -> list[int]:

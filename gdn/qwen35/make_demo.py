@@ -46,18 +46,22 @@ Numbers like 2024, 3.14 and 42 are split into single digits by the tokenizer.
 TOKENIZER_VOCAB = 1024
 
 
-def build_tokenizer() -> Tokenizer:
+def train_bpe(lines: list[str], vocab_size: int) -> Tokenizer:
+    """A byte-level BPE tokenizer like Qwen3.5's (its split regex, NFC, no byte fallback), trained on lines."""
     tok = Tokenizer(models.BPE(unk_token=None, byte_fallback=False))
     tok.normalizer = normalizers.NFC()
     tok.pre_tokenizer = pre_tokenizers.Sequence([
         pre_tokenizers.Split(Regex(SPLIT), behavior="isolated"),
         pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
     tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=TOKENIZER_VOCAB, min_frequency=2, special_tokens=SPECIAL,
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, min_frequency=2, special_tokens=SPECIAL,
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
-    lines = CORPUS.splitlines()
-    tok.train_from_iterator(lines * 4, trainer=trainer)
+    tok.train_from_iterator(lines, trainer=trainer)
     return tok
+
+
+def build_tokenizer() -> Tokenizer:
+    return train_bpe(CORPUS.splitlines() * 4, TOKENIZER_VOCAB)
 
 
 def demo_text_config(vocab_size: int) -> dict:
