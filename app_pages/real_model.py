@@ -5,17 +5,15 @@ import json
 import time
 from pathlib import Path
 
-import numpy as np
 import streamlit as st
 
-from gdn.figures.real_model import fig_gate_heatmap, fig_head_detail, fig_head_params, fig_overview, fig_state_block
-from gdn.gates import (KERNEL_RTOL, REPLAY_MAX_DIM, REPLAY_MAX_TOKENS, gates_csv, gates_json, head_state,
-                       head_summary, kernel_check, replay_payload, top_block)
+from gdn.gates import head_summary
 from gdn.qwen35 import allowed_roots, check_folder, download
 from gdn.qwen35.analysis import error_kind, gate_run, layer_inputs
 from gdn.qwen35.evidence import evidence
 from gdn.qwen35.tokenizer import DEFAULT_MAX_TOKENS
 from app_pages import _pool as pool
+from app_pages import _real_model_views as views
 from app_pages import _ui as ui
 
 PROMPTS = json.loads((ui.ASSETS / "prompts" / "real_model.json").read_text(encoding="utf-8"))
@@ -24,8 +22,7 @@ DEFAULT_PRESET = "recall"     # a task the shipped trained model learned
 MAX_UPLOAD_BYTES = 200_000     # prompt files; the server refuses more than server.maxUploadSize (1 MB) first
 AUTO_LOAD_BYTES = 300 << 20    # checkpoints up to this size load as soon as they are picked
 OTHER, DOWNLOAD = "__folder__", "__download__"
-VIEWS = ("gates", "head", "check", "replay", "export")
-TABLE_DIMS = 16                # the state table shows this many key dims x value dims (largest first)
+VIEWS = tuple(views.VIEWS)
 
 
 def fail(message: str, kind: str | None = None) -> None:
@@ -242,11 +239,7 @@ layer = c1.selectbox(ui.tr("real_model.layer"), run.layers, key="real_model_laye
 head = c2.selectbox(ui.tr("real_model.head"), heads, key="real_model_head", format_func=head_labels.get)
 ui.sync_to_url("real_model_layer", run.layers[0])
 ui.sync_to_url("real_model_head", 0)
-li = run.layers.index(layer)
-g, beta, norms = run.g[li], run.beta[li], run.state_norms[li]          # [T, H] each
-alpha = np.exp(g)
 summary = head_summary(run.g, run.beta)                                  # [L, H] each
-fs, lecture = ui.font_size(), ui.lecture()
 labels = {n: ui.tr(f"real_model.lbl_{n}") for n in ("token", "layer", "head", "norm", "key", "value")}
 
 inputs = lambda: pool.cached("inputs", (folder, ids, layer), lambda: layer_inputs(model, list(ids), layer))
@@ -254,97 +247,6 @@ ui.seed_from_url("real_model_view", VIEWS, VIEWS[0])
 view = st.segmented_control(ui.tr("real_model.view"), VIEWS, key="real_model_view", required=True,
                             format_func=ui.label_maker("real_model.tab_"), label_visibility="collapsed")
 ui.sync_to_url("real_model_view", VIEWS[0])
-if view == "gates":                 # only the chosen view is computed: the others may need a forward pass
-    ui.note(ui.tr("real_model.gates_explain"))
-    hm_height = (420 if lecture else 300) + 14 * max(0, len(heads) - 8)
-    for name, z, scale in (("alpha", alpha, "Blues"), ("beta", beta, "Oranges")):
-        fig = fig_gate_heatmap(z, tokens=tokens, layer=layer, name="α" if name == "alpha" else "β",
-                               title=ui.tr(f"real_model.heatmap_{name}", layer=layer), labels=labels,
-                               colorscale=scale, font_size=fs, height=hm_height)
-        ui.show_figure(fig, key=f"real_model_{name}", alt=ui.tr(f"real_model.alt_{name}", layer=layer, T=T))
-    st.markdown(ui.tr("real_model.overview_explain"))
-    titles = {n: ui.tr(f"real_model.overview_{n}") for n in ("alpha", "beta", "half_life")}
-    fig = fig_overview(summary, layers=run.layers, selected=layer, titles=titles, labels=labels,
-                       font_size=fs, height=max(320, 40 * len(run.layers) + 160))
-    ui.show_figure(fig, key="real_model_overview", alt=ui.tr("real_model.alt_overview"))
-
-if view == "head":
-    hl = summary["half_life"][li, head]
-    m1, m2, m3, m4 = st.columns(4)
-    m1.metric(ui.tr("real_model.mean_alpha"), f"{summary['alpha'][li, head]:.3f}")
-    m2.metric(ui.tr("real_model.mean_beta"), f"{summary['beta'][li, head]:.3f}")
-    m3.metric(ui.tr("real_model.half_life"), "∞" if not np.isfinite(hl) else f"{hl:.3g}")
-    m4.metric(ui.tr("real_model.fixed_speed"), f"{run.A[li, head]:.3f}", help=ui.tr("real_model.fixed_speed_help"))
-    if st.session_state.get("real_model_t", T - 1) > T - 1:
-        st.session_state["real_model_t"] = T - 1
-    t = st.slider(ui.tr("real_model.token_t"), 0, max(T - 1, 1), T - 1, key="real_model_t", bind="query-params",
-                  disabled=T == 1)
-    t = min(t, T - 1)
-    detail_titles = {"gates": ui.tr("real_model.detail_gates"), "norm": ui.tr("real_model.detail_norm")}
-    fig = fig_head_detail(alpha[:, head], beta[:, head], norms[:, head], tokens=tokens, layer=layer,
-                          head=head, marked=t, titles=detail_titles, labels=labels, font_size=fs,
-                          height=520 if lecture else 420)
-    ui.show_figure(fig, key="real_model_head_fig", alt=ui.tr("real_model.alt_head", layer=layer, head=head))
-    S = pool.cached("state", (folder, ids, layer, head, t), lambda: head_state(*inputs().tensors(), head=head, t=t))
-    n = min(TABLE_DIMS, *S.shape)
-    rows, cols, block = top_block(S, n)
-    fig = fig_state_block(block, rows, cols, layer=layer, head=head, token=t, labels=labels, font_size=fs,
-                          title=ui.tr("real_model.state_title", t=t, piece=tokens[enc.group[t]], n=n,
-                                      K=S.shape[0], V=S.shape[1]), height=560 if lecture else 460)
-    ui.show_figure(fig, key="real_model_state", alt=ui.tr("real_model.alt_state", t=t, head=head))
-    st.caption(ui.tr("real_model.state_note", n=n, K=S.shape[0], V=S.shape[1], norm=f"{np.linalg.norm(S):.3f}",
-                     share=f"{100 * np.linalg.norm(block) ** 2 / max(np.linalg.norm(S) ** 2, 1e-30):.0f}"))
-    st.markdown(ui.tr("real_model.params_explain"))
-    fig = fig_head_params(run.A[li], run.dt_bias[li], layer=layer, labels=labels, font_size=fs,
-                          titles={"A": ui.tr("real_model.params_A"), "dt_bias": ui.tr("real_model.params_dt")})
-    ui.show_figure(fig, key="real_model_params", alt=ui.tr("real_model.alt_params", layer=layer))
-
-if view == "check":
-    ui.note(ui.tr("real_model.check_explain", layer=layer))
-    check_key = (folder, ids, layer)
-    if st.button(ui.tr("real_model.check_run", layer=layer), key="real_model_check"):
-        pool.cached("check", check_key, lambda: kernel_check(*inputs().tensors()))
-    check = pool.shared_caches()["check"].get(check_key)
-    if check is not None:
-        c = st.columns(4)
-        c[0].metric(ui.tr("real_model.check_out"), f"{check['max_diff_output']:.2e}")
-        c[1].metric(ui.tr("real_model.check_state"), f"{check['max_diff_state']:.2e}")
-        c[2].metric(ui.tr("real_model.check_t_chunk"), f"{1000 * check['seconds_chunk']:.1f} ms")
-        c[3].metric(ui.tr("real_model.check_t_rec"), f"{1000 * check['seconds_recurrent']:.1f} ms")
-        rel = f"{max(check['rel_output'], check['rel_state']):.1e}"
-        if check["agree"]:
-            st.success(ui.tr("real_model.check_agree", rel=rel, tol=f"{KERNEL_RTOL:.0e}", T=T), icon=":material/check_circle:")
-        else:
-            st.warning(ui.tr("real_model.check_disagree", rel=rel, tol=f"{KERNEL_RTOL:.0e}"), icon=":material/warning:")
-
-if view == "replay":
-    ui.note(ui.tr("real_model.replay_explain", max=REPLAY_MAX_TOKENS))
-    c1, c2, c3 = st.columns(3)
-    # A slider needs min < max: a one-token prompt (or a window as long as the prompt) has no choice.
-    w_len = c2.slider(ui.tr("real_model.replay_len"), 1, min(REPLAY_MAX_TOKENS, T), min(12, T),
-                      key="real_model_replay_len") if T > 1 else 1
-    w_start = c1.slider(ui.tr("real_model.replay_start"), 0, T - w_len, 0,
-                        key="real_model_replay_start") if T > w_len else 0
-    w_start = min(w_start, T - w_len)
-    dims = c3.slider(ui.tr("real_model.replay_dims"), 2, REPLAY_MAX_DIM, 4, key="real_model_replay_dims")
-    st.caption(ui.tr("real_model.replay_window", a=w_start, b=w_start + w_len - 1,
-                     text="".join(tokens[w_start:w_start + w_len]).replace("\n", " ")))
-    if st.button(ui.tr("real_model.replay_go"), key="real_model_replay", type="primary", icon=":material/movie:"):
-        h = inputs().head(head)
-        st.session_state["memory_replay"] = replay_payload(
-            title=ui.tr("real_model.replay_title", model=Path(folder).name, layer=layer, head=head, a=w_start,
-                        b=w_start + w_len - 1), tokens=tokens, start=w_start, length=w_len, dims=dims, **h)
-        st.session_state["memory_preset"] = "replay"
-        st.switch_page("app_pages/memory_table.py")
-
-if view == "export":
-    st.markdown(ui.tr("real_model.export_explain"))
-    meta = dict(model=Path(folder).name, layer=layer, kernel="chunk", ids=ids, tokens=tokens, g=g, beta=beta,
-                state_norms=norms)
-    c1, c2 = st.columns(2)
-    c1.download_button(ui.tr("real_model.export_csv"), gates_csv(**meta), file_name=f"gates_layer{layer}.csv",
-                       mime="text/csv", key="real_model_csv", on_click="ignore", icon=":material/table:")
-    c2.download_button(ui.tr("real_model.export_json"), gates_json(prompt=request["text"], head=head, **meta),
-                       file_name=f"gates_layer{layer}_head{head}.json", mime="application/json",
-                       key="real_model_json", on_click="ignore", icon=":material/data_object:")
-    st.caption(ui.tr("real_model.export_html"))
+ctx = views.ViewContext(folder=folder, request=request, enc=enc, run=run, layer=layer, head=head,
+                       summary=summary, labels=labels, fs=ui.font_size(), lecture=ui.lecture(), inputs=inputs)
+views.VIEWS[view](ctx)                 # only the chosen view is computed: the others may need a forward pass

@@ -12,7 +12,6 @@ import json
 import time
 
 import numpy as np
-import torch
 
 from gdn import chunk_gated_delta_rule, recurrent_gated_delta_rule
 from gdn.experiments import half_life
