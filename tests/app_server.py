@@ -64,6 +64,13 @@ def wait_for_app(page, timeout_ms: int = 60_000, chart: bool = True) -> None:
     page.wait_for_timeout(500)
 
 
+def open_page(page, url: str, *, width: int = 1280, height: int = 1400, chart: bool = True) -> None:
+    """Open a page by its link (deep links work on a fresh server) and wait for it to be drawn."""
+    page.set_viewport_size({"width": width, "height": height})
+    page.goto(url)
+    wait_for_app(page, chart=chart)
+
+
 if __name__ == "__main__":
     from playwright.sync_api import sync_playwright
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 
 import torch
+from safetensors.torch import load_file, save_file
 
 from gdn.qwen35.synth import text_config, write_checkpoint  # noqa: F401  (re-exported for the tests)
 
@@ -58,3 +59,11 @@ def hf_reference(folder, ids: torch.Tensor, *, moe: bool = False) -> dict:
             h.remove()
     return {"outputs": [o[0] for o in outputs], "g": [g[0] for g, _ in gates],
             "beta": [b[0].float() for _, b in gates], "logits": logits}
+
+
+def rewrite(folder, edit) -> None:
+    """Apply edit(dict of tensors) to the single-file checkpoint in folder (to build a broken one)."""
+    path = folder / "model.safetensors"
+    tensors = load_file(str(path))
+    edit(tensors)
+    save_file(tensors, str(path), metadata={"format": "pt"})

@@ -114,13 +114,9 @@ def test_page_transpose_bug(lang):
 
 @pytest.mark.browser
 def test_browser_compare_token_slider_changes_readout(page, app_url):
-    from tests.app_server import wait_for_app
+    from tests.app_server import open_page
 
-    page.set_viewport_size({"width": 1280, "height": 1400})
-    page.goto(f"{app_url}/?lang=en")
-    wait_for_app(page)
-    page.goto(f"{app_url}/compare?lang=en&compare_stage=query")
-    wait_for_app(page)
+    open_page(page, f"{app_url}/compare?lang=en&compare_stage=query")
     readout = lambda: page.get_by_text("reads o =").first.inner_text()
     before = readout()
     page.locator('[data-testid="stSlider"]', has_text="Token").get_by_role("slider").press("End")

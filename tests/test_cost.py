@@ -88,13 +88,9 @@ def test_page_marks_the_real_model_prompt():
 
 @pytest.mark.browser
 def test_browser_cost_slider_changes_a_number(page, app_url):
-    from tests.app_server import wait_for_app
+    from tests.app_server import open_page
 
-    page.set_viewport_size({"width": 1280, "height": 1400})
-    page.goto(f"{app_url}/?lang=en")
-    wait_for_app(page)
-    page.goto(f"{app_url}/cost?lang=en")
-    wait_for_app(page)
+    open_page(page, f"{app_url}/cost?lang=en")
     metric = page.locator('[data-testid="stMetricValue"]').nth(2)
     before = metric.inner_text()
     page.locator('[data-testid="stSlider"]', has_text="Context length").get_by_role("slider").press("Home")

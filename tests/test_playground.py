@@ -172,13 +172,9 @@ def test_page_capacity_defaults_show_the_reference(lang):
 
 @pytest.mark.browser
 def test_browser_playground_slider_changes_a_number(page, app_url):
-    from tests.app_server import wait_for_app
+    from tests.app_server import open_page
 
-    page.set_viewport_size({"width": 1280, "height": 1400})
-    page.goto(f"{app_url}/?lang=en")
-    wait_for_app(page)
-    page.goto(f"{app_url}/playground?lang=en")
-    wait_for_app(page)
+    open_page(page, f"{app_url}/playground?lang=en")
     metric = page.locator('[data-testid="stMetricValue"]').first
     before = metric.inner_text()
     page.locator('[data-testid="stSlider"]', has_text="key norm").get_by_role("slider").press("End")

@@ -3,10 +3,9 @@ import json
 
 import pytest
 import torch
-from safetensors.torch import load_file, save_file
 
 from gdn.qwen35 import load_config, load_model, parse_config
-from tests.qwen35_fixtures import text_config, write_checkpoint
+from tests.qwen35_fixtures import rewrite, text_config, write_checkpoint
 
 LAYER0 = "model.language_model.layers.0.linear_attn."
 
@@ -18,12 +17,6 @@ def roots(tmp_path, monkeypatch):
     return tmp_path
 
 
-def rewrite(folder, edit):
-    """Apply edit(dict of tensors) to the single-file checkpoint in folder."""
-    path = folder / "model.safetensors"
-    tensors = load_file(str(path))
-    edit(tensors)
-    save_file(tensors, str(path), metadata={"format": "pt"})
 
 
 def test_good_checkpoint_loads_inside_allowed_roots(roots):

@@ -12,12 +12,11 @@ import numpy as np
 
 import pytest
 import torch
-from safetensors.torch import load_file, save_file
 
 from gdn.i18n import t
 from gdn.qwen35 import DEMO_PATH, load_model
 from tests.apptest import open_app
-from tests.qwen35_fixtures import write_checkpoint
+from tests.qwen35_fixtures import rewrite, write_checkpoint
 
 PAGE = "app_pages/real_model.py"
 LAYER0 = "model.language_model.layers.0.linear_attn."
@@ -186,11 +185,6 @@ def test_replay_reaches_the_memory_table():
 
 
 # -- bad checkpoints, each built in tmp_path and typed into the folder field -----------------------
-def rewrite(folder, edit):
-    path = folder / "model.safetensors"
-    tensors = load_file(str(path))
-    edit(tensors)
-    save_file(tensors, str(path), metadata={"format": "pt"})
 
 
 def no_config(folder):
