@@ -12,7 +12,7 @@ import streamlit as st
 from gdn.figures.real_model import fig_gate_heatmap, fig_head_detail, fig_head_params, fig_overview, fig_state_block
 from gdn.gates import (KERNEL_RTOL, REPLAY_MAX_DIM, REPLAY_MAX_TOKENS, gates_csv, gates_json, head_state, kernel_check,
                        replay_payload, top_block)
-from gdn.qwen35.analysis import GateRun
+from gdn.qwen35.analysis import GateRun, layer_state_norms
 from app_pages import _pool as pool
 from app_pages import _ui as ui
 
@@ -63,7 +63,9 @@ class ViewContext:
 
     @property
     def norms(self) -> np.ndarray:
-        return self.run.state_norms[self.li]                              # [T, H]
+        """||S_t|| of the chosen layer [T, H], computed on first use (shared cache, pool slot)."""
+        key = (self.folder, self.ids, self.layer)
+        return pool.cached("norms", key, lambda: layer_state_norms(self.inputs()))
 
     @property
     def alpha(self) -> np.ndarray:

@@ -177,3 +177,15 @@ def test_describe_reads_headers_only():
     ("something new", "other")])
 def test_error_kinds(message, kind):
     assert error_kind(message) == kind
+
+
+def test_one_layers_state_norms_on_demand_equal_the_traced_ones():
+    from gdn.qwen35 import DEMO_PATH, load_model
+    from gdn.qwen35.analysis import gate_run, layer_inputs, layer_state_norms
+
+    model = load_model(DEMO_PATH)
+    ids = model.tokenizer.encode("记忆会衰减 memory fades, and the password is now 7730").ids
+    run = gate_run(model, ids)
+    layer = run.layers[2]
+    traced = model.trace(ids).layers[layer].state_norms.numpy()                 # [T, HV]
+    np.testing.assert_allclose(layer_state_norms(layer_inputs(model, ids, layer)), traced, rtol=1e-4, atol=1e-6)

@@ -3,8 +3,9 @@
     info = describe(folder)                 # sizes from config.json and the safetensors headers only
     for stage, i, n in load_stages(model):  # read the weights layer by layer (for a progress bar)
         ...
-    run = gate_run(model, ids)              # every GDN layer's g, beta, ||S_t|| as numpy [L, T, HV]
+    run = gate_run(model, ids)              # every GDN layer's g and beta as numpy [L, T, HV]
     inputs = layer_inputs(model, ids, 4)    # one layer's kernel inputs (q, k, v, g, beta), on demand
+    norms = layer_state_norms(inputs)       # that layer's ||S_t|| per token and head [T, HV]
     error_kind(str(value_error))            # which translated message a loader error gets
 
 Nothing here keeps per-token states: a run holds [L, T, HV] arrays, and one layer's q, k, v are
@@ -23,6 +24,7 @@ import torch
 
 from gdn.qwen35.checkpoint import INDEX_FILE, SKIPPED, shard_name
 from gdn.qwen35.config import Qwen35Config, load_config
+from gdn.qwen35.trace import state_norm_scan
 
 DTYPE_BYTES = {"F64": 8, "F32": 4, "BF16": 2, "F16": 2, "I64": 8, "I32": 4, "I16": 2, "I8": 1, "U8": 1, "BOOL": 1}
 HEADER_LIMIT = 100 << 20            # a safetensors header larger than this is treated as corrupt
@@ -102,11 +104,11 @@ def last_gdn_layer(cfg: Qwen35Config) -> int:
 
 @dataclass
 class GateRun:
-    """Every GDN layer's gates for one prompt (numpy, small: L x T x HV floats each)."""
+    """Every GDN layer's gates for one prompt (numpy, small: L x T x HV floats each). The state norms
+    are left out: they cost a scan per layer, and a page shows one layer's (layer_state_norms)."""
     layers: list[int]       # decoder-layer index of each GDN layer
     g: np.ndarray           # [L, T, HV] log decay <= 0 (alpha = exp g)
     beta: np.ndarray        # [L, T, HV] write strength in (0, 1)
-    state_norms: np.ndarray  # [L, T, HV] ||S_t||_F after token t
     A: np.ndarray           # [L, HV] exp(A_log): each head's fixed forgetting speed
     dt_bias: np.ndarray     # [L, HV]
 
@@ -118,8 +120,7 @@ def gate_run(model, ids, kernel: str = "chunk") -> GateRun:
     attn = [model.model.layers[lt.index].linear_attn for lt in gdn]
     stack = lambda xs: np.stack([x.detach().float().numpy() for x in xs])
     return GateRun(layers=[lt.index for lt in gdn], g=stack(lt.g for lt in gdn), beta=stack(lt.beta for lt in gdn),
-                   state_norms=stack(lt.state_norms for lt in gdn), A=stack(a.A_log.float().exp() for a in attn),
-                   dt_bias=stack(a.dt_bias.float() for a in attn))
+                   A=stack(a.A_log.float().exp() for a in attn), dt_bias=stack(a.dt_bias.float() for a in attn))
 
 
 @dataclass
@@ -156,6 +157,12 @@ def layer_inputs(model, ids, layer: int) -> LayerInputs:
     block = model.model.layers[layer]
     q, k, v, g, beta, _ = block.linear_attn.kernel_inputs(block.input_layernorm(x[None]))   # [1, T, ...]
     return LayerInputs(q.float(), k.float(), v.float(), g.float(), beta.float())
+
+
+def layer_state_norms(x: LayerInputs) -> np.ndarray:
+    """||S_t||_F after every token, per value head: [T, HV] (one layer, without building S_t)."""
+    norms, _ = state_norm_scan(x.k, x.v, x.g, x.beta)                   # [1, T, HV]
+    return norms[0].numpy()
 
 
 # Loader errors are ValueErrors with English sentences; the page shows a translated headline for
