@@ -1,7 +1,7 @@
 """Gated DeltaNet Explorer: page routing and the chrome every page shares (language, lecture mode)."""
 import streamlit as st
 
-from app_pages import _ui as ui
+from app_pages._support import ui
 
 ui.init_session()
 st.set_page_config(page_title="Gated DeltaNet Explorer", page_icon="🧠", layout="wide",

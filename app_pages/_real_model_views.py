@@ -10,11 +10,10 @@ import numpy as np
 import streamlit as st
 
 from gdn.figures.real_model import fig_gate_heatmap, fig_head_detail, fig_head_params, fig_overview, fig_state_block
-from gdn.gates import (KERNEL_RTOL, REPLAY_MAX_DIM, REPLAY_MAX_TOKENS, gates_csv, gates_json, head_state, kernel_check,
+from gdn.qwen35.gates import (KERNEL_RTOL, REPLAY_MAX_DIM, REPLAY_MAX_TOKENS, gates_csv, gates_json, head_state, kernel_check,
                        replay_payload, top_block)
 from gdn.qwen35.analysis import GateRun, layer_state_norms
-from app_pages import _pool as pool
-from app_pages import _ui as ui
+from app_pages._support import compute, ui
 
 TABLE_DIMS = 16                # the state table shows this many key dims x value dims (largest first)
 
@@ -65,7 +64,7 @@ class ViewContext:
     def norms(self) -> np.ndarray:
         """||S_t|| of the chosen layer [T, H], computed on first use (shared cache, pool slot)."""
         key = (self.folder, self.ids, self.layer)
-        return pool.cached("norms", key, lambda: layer_state_norms(self.inputs()))
+        return compute.cached("norms", key, lambda: layer_state_norms(self.inputs()))
 
     @property
     def alpha(self) -> np.ndarray:
@@ -104,7 +103,7 @@ def head(c: ViewContext) -> None:
                           head=c.head, marked=t, titles=detail_titles, labels=c.labels, font_size=c.fs,
                           height=520 if c.lecture else 420)
     ui.show_figure(fig, key="real_model_head_fig", alt=ui.tr("real_model.alt_head", layer=c.layer, head=c.head))
-    S = pool.cached("state", (c.folder, c.ids, c.layer, c.head, t), lambda: head_state(*c.inputs().tensors(), head=c.head, t=t))
+    S = compute.cached("state", (c.folder, c.ids, c.layer, c.head, t), lambda: head_state(*c.inputs().tensors(), head=c.head, t=t))
     n = min(TABLE_DIMS, *S.shape)
     rows, cols, block = top_block(S, n)
     fig = fig_state_block(block, rows, cols, layer=c.layer, head=c.head, token=t, labels=c.labels, font_size=c.fs,
@@ -123,8 +122,8 @@ def check(c: ViewContext) -> None:
     ui.note(ui.tr("real_model.check_explain", layer=c.layer))
     check_key = (c.folder, c.ids, c.layer)
     if st.button(ui.tr("real_model.check_run", layer=c.layer), key="real_model_check"):
-        pool.cached("check", check_key, lambda: kernel_check(*c.inputs().tensors()))
-    result = pool.shared_caches()["check"].get(check_key)
+        compute.cached("check", check_key, lambda: kernel_check(*c.inputs().tensors()))
+    result = compute.shared_caches()["check"].get(check_key)
     if result is not None:
         cols = st.columns(4)
         cols[0].metric(ui.tr("real_model.check_out"), f"{result['max_diff_output']:.2e}")

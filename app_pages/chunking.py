@@ -1,11 +1,10 @@
 """Chunking (分块): why the parallel form exists, with live numbers on a small stream."""
 import streamlit as st
 
-from gdn import chunk_explain as ce
+from gdn.lessons import chunking as ce
 from gdn.figures.chunking import fig_kernel_agreement, fig_matrix_row, fig_timing
-from gdn.presets import random_stream
-from app_pages import _pool as pool
-from app_pages import _ui as ui
+from gdn.lessons.memory import random_stream
+from app_pages._support import compute, ui
 
 TIMING_LENGTHS = (64, 128, 256, 512, 1024, 2048, 4096, 8192)
 fs = ui.font_size()
@@ -66,7 +65,7 @@ if st.button(ui.tr("chunking.measure"), key="chunking_measure", icon=":material/
     bar = st.progress(0.0, text=ui.tr("chunking.measuring"))
     # The shared slot pool: a timing run and a real-model forward pass never fight over the cores,
     # and a second user sees their place in line instead of a frozen bar.
-    store["result"] = pool.in_slot(lambda: ce.time_kernels(
+    store["result"] = compute.in_slot(lambda: ce.time_kernels(
         list(TIMING_LENGTHS), repeats=1, progress=lambda i, n: bar.progress(i / n, text=ui.tr("chunking.measuring"))))
     bar.empty()
 if store["result"] is not None:

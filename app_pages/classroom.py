@@ -2,9 +2,9 @@
 import pandas as pd
 import streamlit as st
 
-from gdn.classroom import EXERCISES, GLOSSARY, NOTES_PAGES, TIMELINE
+from gdn.lessons.classroom import EXERCISES, GLOSSARY, NOTES_PAGES, TIMELINE
 from gdn.i18n import t
-from app_pages import _ui as ui
+from app_pages._support import ui
 
 st.title(ui.tr("classroom.title"))
 st.caption(ui.tr("classroom.intro"))

@@ -2,20 +2,18 @@
 import numpy as np
 import streamlit as st
 
-from gdn.figures.common import cell_text
+from gdn.lessons.fmt import cell_text
 from gdn.figures.compare import VECTOR_ROWS, fig_compare_step, fig_transpose_bug
-from gdn.rules import COMPARE_PRESETS, RULES, bug_stream, gated_final_state, nearest_labels, readout_error, run_all
-from gdn.steps import STAGES
-from app_pages import _ui as ui
-from app_pages._stepper import stepper
+from gdn.lessons.compare import COMPARE_PRESETS, RULES, bug_stream, gated_final_state, nearest_labels, readout_error, run_all
+from gdn.lessons.stream import STAGES
+from app_pages._support import ui
+from app_pages._support.stepper import stepper
 
 st.title(ui.tr("compare.title"))
 st.caption(ui.tr("compare.intro"))
 
-ui.seed_from_url("compare_preset", COMPARE_PRESETS, "k1_update")
-name = st.selectbox(ui.tr("compare.preset"), list(COMPARE_PRESETS), key="compare_preset",
-                    format_func=ui.label_maker("compare.preset_"))
-ui.sync_to_url("compare_preset", "k1_update")
+name = ui.linked(st.selectbox, ui.tr("compare.preset"), COMPARE_PRESETS, key="compare_preset", default="k1_update",
+                 format_func=ui.label_maker("compare.preset_"))
 st.info(ui.tr(f"compare.story_{name}"), icon=":material/lightbulb:")
 
 

@@ -2,9 +2,9 @@
 import numpy as np
 import streamlit as st
 
-from gdn import cost
+from gdn.lessons import cost
 from gdn.figures.cost import fig_cost
-from app_pages import _ui as ui
+from app_pages._support import ui
 
 SIZES = cost.load_sizes()
 INTERVALS = [1, 2, 3, 4, 6, 8, 0]                       # 1 full-attention layer every n; 0 = none
@@ -13,22 +13,15 @@ LENGTHS = [2 ** p for p in range(0, 19)]                # 1 .. 262144 tokens
 st.title(ui.tr("cost.title"))
 st.caption(ui.tr("cost.intro"))
 c1, c2, c3, c4 = st.columns([3, 3, 2, 3])
-ui.seed_from_url("cost_model", list(SIZES), "Qwen3.5-0.8B")
-name = c1.selectbox(ui.tr("cost.model"), list(SIZES), key="cost_model")
-ui.sync_to_url("cost_model", "Qwen3.5-0.8B")
-ui.seed_from_url("cost_dtype", list(cost.DTYPE_BYTES), "fp32")
-dtype = c2.segmented_control(ui.tr("cost.dtype"), list(cost.DTYPE_BYTES), key="cost_dtype", required=True,
-                             format_func=ui.label_maker("cost.dtype_"))
-ui.sync_to_url("cost_dtype", "fp32")
+name = ui.linked(c1.selectbox, ui.tr("cost.model"), SIZES, key="cost_model", default="Qwen3.5-0.8B")
+dtype = ui.linked(c2.segmented_control, ui.tr("cost.dtype"), cost.DTYPE_BYTES, key="cost_dtype", default="fp32",
+                  required=True, format_func=ui.label_maker("cost.dtype_"))
 batch = int(c3.number_input(ui.tr("cost.batch"), 1, 1024, 1, key="cost_batch", bind="query-params"))
 interval_labels = {n: ui.tr(f"cost.interval_{n}") if n in (0, 1) else ui.tr("cost.interval_n", n=n) for n in INTERVALS}
-# Formatted options are synced by hand: bind="query-params" would put the label ("32,768") in the link.
-ui.seed_from_url("cost_interval", INTERVALS, 4)
-interval = c4.select_slider(ui.tr("cost.interval"), INTERVALS, key="cost_interval", format_func=interval_labels.get)
-ui.sync_to_url("cost_interval", 4)
-ui.seed_from_url("cost_T", LENGTHS, 32768)
-T_read = st.select_slider(ui.tr("cost.context"), LENGTHS, key="cost_T", format_func=lambda n: f"{n:,}")
-ui.sync_to_url("cost_T", 32768)
+interval = ui.linked(c4.select_slider, ui.tr("cost.interval"), INTERVALS, key="cost_interval", default=4,
+                     format_func=interval_labels.get)
+T_read = ui.linked(st.select_slider, ui.tr("cost.context"), LENGTHS, key="cost_T", default=32768,
+                   format_func=lambda n: f"{n:,}")
 
 cfg = SIZES[name]
 n_gdn, n_attn = cost.layer_counts(cfg, interval)

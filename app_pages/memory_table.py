@@ -3,12 +3,10 @@ import pandas as pd
 import streamlit as st
 
 from gdn.figures import fig_memory_player, fig_memory_step, fig_timeline
-from gdn.formulas import CLOSED_FORM, stage_formulas
-from gdn.presets import PRESETS, random_stream, replay_stream
-from gdn.steps import STAGES, records_csv, step_records
-from gdn.stream_table import InputError, rows_to_stream, stream_to_rows
-from app_pages import _ui as ui
-from app_pages._stepper import stepper
+from gdn.lessons.memory import CLOSED_FORM, InputError, PRESETS, random_stream, replay_stream, rows_to_stream, stage_formulas, stream_to_rows
+from gdn.lessons.stream import STAGES, records_csv, step_records
+from app_pages._support import ui
+from app_pages._support.stepper import stepper
 
 st.title(ui.tr("memory.title"))
 st.caption(ui.tr("memory.intro"))
@@ -18,12 +16,10 @@ replay = st.session_state.get("memory_replay")        # a real head sent here by
 settings = st.sidebar if ui.lecture() else st.container()
 with settings:
     options = list(PRESETS) + (["replay"] if replay else [])
-    ui.seed_from_url("memory_preset", options, "write_read_2d")
     preset_label = ui.label_maker("memory.preset_")
-    preset = st.selectbox(ui.tr("memory.preset"), options, key="memory_preset",
-                          format_func=lambda p: ui.tr("memory.preset_replay", title=replay["title"]) if p == "replay"
-                          else preset_label(p))
-    ui.sync_to_url("memory_preset", "write_read_2d")
+    preset = ui.linked(st.selectbox, ui.tr("memory.preset"), options, key="memory_preset", default="write_read_2d",
+                       format_func=lambda p: ui.tr("memory.preset_replay", title=replay["title"]) if p == "replay"
+                       else preset_label(p))
     token_names = None
     if preset == "random":
         c1, c2, c3, c4 = st.columns(4)

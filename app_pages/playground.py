@@ -6,10 +6,10 @@ computation is cached by its parameters (bench/bench_pages.py times a slider cha
 import numpy as np
 import streamlit as st
 
-from gdn import experiments as ex
+from gdn.lessons import playground as ex
 from gdn.figures import playground as figs
-from gdn.rules import RULES
-from app_pages import _ui as ui
+from gdn.lessons.compare import RULES
+from app_pages._support import ui
 
 PANELS = ("overwrite", "repeat", "knorm", "capacity", "halflife")
 DIMS = [16, 32, 64, 128]
@@ -18,10 +18,8 @@ overwrite, repeated, curve = cached(ex.overwrite), cached(ex.repeated_writes), c
 
 st.title(ui.tr("playground.title"))
 st.caption(ui.tr("playground.intro"))
-ui.seed_from_url("playground_panel", PANELS, "overwrite")
-panel = st.segmented_control(ui.tr("playground.panel"), PANELS, key="playground_panel", required=True,
-                             format_func=ui.label_maker("playground.panel_"))
-ui.sync_to_url("playground_panel", "overwrite")
+panel = ui.linked(st.segmented_control, ui.tr("playground.panel"), PANELS, key="playground_panel", default="overwrite",
+                  required=True, format_func=ui.label_maker("playground.panel_"))
 rule_name = {r: ui.tr(f"playground.rule_{r}") for r in RULES}
 fs, lecture = ui.font_size(), ui.lecture()
 
@@ -40,11 +38,8 @@ def metrics(values: dict[str, str]) -> None:
 def overwrite_panel():
     st.markdown(ui.tr("playground.ow_story"))
     c = st.columns(4)
-    geometries = list(ex.GEOMETRIES)
-    ui.seed_from_url("playground_geometry", geometries, "orthogonal")
-    geometry = c[0].selectbox(ui.tr("playground.geometry"), geometries, key="playground_geometry",
-                              format_func=ui.label_maker("playground.geometry_"))
-    ui.sync_to_url("playground_geometry", "orthogonal")
+    geometry = ui.linked(c[0].selectbox, ui.tr("playground.geometry"), ex.GEOMETRIES, key="playground_geometry",
+                         default="orthogonal", format_func=ui.label_maker("playground.geometry_"))
     angle = slider("angle", 0, 180, 60, where=c[0]) if geometry == "angle" else 90
     n, K, V = slider("pairs", 1, 8, 3, where=c[1]), slider("dk", 2, 8, 3, where=c[1]), slider("dv", 1, 8, 3, where=c[1])
     alpha, beta = slider("alpha", 0.0, 1.0, 1.0, 0.01, where=c[2]), slider("beta", 0.0, 1.0, 1.0, 0.01, where=c[2])
@@ -109,10 +104,8 @@ def capacity_panel():
     V = c[0].select_slider(ui.tr("playground.dv"), DIMS, 128, key="playground_cap_dv", bind="query-params")
     N = c[1].select_slider(ui.tr("playground.cap_N"), ex.CAPACITY_NS, 256, key="playground_cap_N", bind="query-params")
     alpha = slider("alpha", 0.8, 1.0, 0.99, 0.005, where=c[2], label="playground.cap_alpha")
-    ui.seed_from_url("playground_cap_geometry", ["random", "orthogonal"], "random")
-    geometry = c[3].selectbox(ui.tr("playground.geometry"), ["random", "orthogonal"], key="playground_cap_geometry",
-                              format_func=ui.label_maker("playground.geometry_"))
-    ui.sync_to_url("playground_cap_geometry", "random")
+    geometry = ui.linked(c[3].selectbox, ui.tr("playground.geometry"), ["random", "orthogonal"],
+                         key="playground_cap_geometry", default="random", format_func=ui.label_maker("playground.geometry_"))
     seed = c[3].number_input(ui.tr("playground.seed"), 0, 9999, 0, key="playground_cap_seed", bind="query-params")
     curves = {r: curve(r, K, V, alpha=alpha if r == "gated" else 1.0, seed=int(seed), geometry=geometry)
               for r in RULES}

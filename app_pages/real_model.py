@@ -7,14 +7,13 @@ from pathlib import Path
 
 import streamlit as st
 
-from gdn.gates import head_summary
+from gdn.qwen35.gates import head_summary
 from gdn.qwen35 import allowed_roots, check_folder, download
 from gdn.qwen35.analysis import error_kind, gate_run, layer_inputs
-from gdn.qwen35.evidence import evidence
+from gdn.qwen35.demo.evidence import evidence
 from gdn.qwen35.tokenizer import DEFAULT_MAX_TOKENS
-from app_pages import _pool as pool
+from app_pages._support import compute, ui
 from app_pages import _real_model_views as views
-from app_pages import _ui as ui
 
 PROMPTS = json.loads((ui.ASSETS / "prompts" / "real_model.json").read_text(encoding="utf-8"))
 PRESETS = ["custom"] + [p for p in PROMPTS if not p.startswith("_")]
@@ -45,7 +44,7 @@ def chip(i: int, piece: str, token_id: int) -> str:
 @st.cache_resource(show_spinner=False)
 def trained_evidence(folder: str) -> dict:
     """Gate evidence of the shipped trained model on its fixed task batch (computed once per server)."""
-    return pool.in_slot(lambda: evidence(pool.model(folder)))
+    return compute.in_slot(lambda: evidence(compute.model(folder)))
 
 
 def evidence_fields(ev: dict | None) -> dict:
@@ -102,7 +101,7 @@ def on_download() -> None:
     except Exception as e:  # network and hub errors: offline, unknown repo, gated repo, ...
         st.session_state["real_model_download_error"] = (f"{type(e).__name__}: {e}", "download")
         return
-    pool.sources.clear()
+    compute.sources.clear()
     st.session_state["real_model_source"] = folder
 
 
@@ -110,7 +109,7 @@ st.title(ui.tr("real_model.title"))
 st.caption(ui.tr("real_model.intro"))
 
 # -- 1. model ------------------------------------------------------------------------------------
-found = {folder: (label, kind, random) for label, folder, kind, random in pool.sources()}
+found = {folder: (label, kind, random) for label, folder, kind, random in compute.sources()}
 options = [*found, OTHER] + ([DOWNLOAD] if importlib.util.find_spec("huggingface_hub") else [])
 
 
@@ -121,7 +120,7 @@ def source_label(option: str) -> str:
     name = (ui.tr("real_model.label_random", name=Path(option).name) if random else
             ui.tr("real_model.label_trained", name=Path(option).name) if kind == "trained" else label)
     try:
-        i = pool.info(option)
+        i = compute.info(option)
     except ValueError:
         return name
     return ui.tr("real_model.source_line", name=name, layers=i.config.num_hidden_layers, gdn=len(i.gdn_layers),
@@ -153,7 +152,7 @@ if source == OTHER:
 else:
     folder = source
 try:
-    info = pool.info(folder)
+    info = compute.info(folder)
 except ValueError as e:
     fail(str(e))
 cfg = info.config
@@ -168,7 +167,7 @@ if info.read_bytes > AUTO_LOAD_BYTES and folder not in st.session_state.get("rea
         st.stop()
     st.session_state["real_model_confirmed"] = (folder,)
 try:
-    model = pool.model(folder)
+    model = compute.model(folder)
 except ValueError as e:
     fail(str(e))
 if model.tokenizer is None:
@@ -222,31 +221,25 @@ with st.expander(ui.tr("real_model.tokens", n=T), expanded=T <= 64 and not ui.le
         st.caption(ui.tr("real_model.tokens_more", n=T - 512))
 
 start = time.perf_counter()
-run = pool.cached("run", (folder, ids), lambda: gate_run(model, list(ids)))
+run = compute.cached("run", (folder, ids), lambda: gate_run(model, list(ids)))
 st.caption(ui.tr("real_model.ran", T=T, layers=len(run.layers), s=f"{time.perf_counter() - start:.2f}"))
 
 # -- 3. views ------------------------------------------------------------------------------------
 st.subheader(ui.tr("real_model.views_header"))
 heads = list(range(cfg.linear_num_value_heads))
-for key, choices in (("real_model_layer", run.layers), ("real_model_head", heads)):
-    ui.seed_from_url(key, choices, choices[0])
-    if st.session_state[key] not in choices:
-        st.session_state[key] = choices[0]
 c1, c2 = st.columns(2)
 layer_labels = {i: ui.tr("real_model.layer_n", i=i, n=cfg.num_hidden_layers) for i in run.layers}
 head_labels = {h: ui.tr("real_model.head_n", h=h, kh=h // (len(heads) // cfg.linear_num_key_heads)) for h in heads}
-layer = c1.selectbox(ui.tr("real_model.layer"), run.layers, key="real_model_layer", format_func=layer_labels.get)
-head = c2.selectbox(ui.tr("real_model.head"), heads, key="real_model_head", format_func=head_labels.get)
-ui.sync_to_url("real_model_layer", run.layers[0])
-ui.sync_to_url("real_model_head", 0)
+layer = ui.linked(c1.selectbox, ui.tr("real_model.layer"), run.layers, key="real_model_layer", default=run.layers[0],
+                  format_func=layer_labels.get)
+head = ui.linked(c2.selectbox, ui.tr("real_model.head"), heads, key="real_model_head", default=0,
+                 format_func=head_labels.get)
 summary = head_summary(run.g, run.beta)                                  # [L, H] each
 labels = {n: ui.tr(f"real_model.lbl_{n}") for n in ("token", "layer", "head", "norm", "key", "value")}
 
-inputs = lambda: pool.cached("inputs", (folder, ids, layer), lambda: layer_inputs(model, list(ids), layer))
-ui.seed_from_url("real_model_view", VIEWS, VIEWS[0])
-view = st.segmented_control(ui.tr("real_model.view"), VIEWS, key="real_model_view", required=True,
-                            format_func=ui.label_maker("real_model.tab_"), label_visibility="collapsed")
-ui.sync_to_url("real_model_view", VIEWS[0])
+inputs = lambda: compute.cached("inputs", (folder, ids, layer), lambda: layer_inputs(model, list(ids), layer))
+view = ui.linked(st.segmented_control, ui.tr("real_model.view"), VIEWS, key="real_model_view", default=VIEWS[0],
+                 required=True, format_func=ui.label_maker("real_model.tab_"), label_visibility="collapsed")
 ctx = views.ViewContext(folder=folder, request=request, enc=enc, run=run, layer=layer, head=head,
                        summary=summary, labels=labels, fs=ui.font_size(), lecture=ui.lecture(), inputs=inputs)
 views.VIEWS[view](ctx)                 # only the chosen view is computed: the others may need a forward pass

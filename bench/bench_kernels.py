@@ -25,8 +25,8 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere without installing
-from gdn.chunked import chunk_gated_delta_rule  # noqa: E402
-from gdn.recurrent import recurrent_gated_delta_rule  # noqa: E402
+from gdn.ops.chunk import chunk_gated_delta_rule  # noqa: E402
+from gdn.ops.naive import recurrent_gated_delta_rule  # noqa: E402
 
 
 def load_peers():

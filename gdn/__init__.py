@@ -1,8 +1,16 @@
-"""Gated DeltaNet Explorer's library: kernels, step records, experiments, figures, Qwen3.5.
+"""Gated DeltaNet Explorer's library. Imports flow one way, each folder using only those after it:
 
-Never imports streamlit (tests/test_boundaries.py checks it): everything here runs in a notebook too.
+    gdn.figures, gdn.qwen35  ->  gdn.lessons  ->  gdn.ops
+
+    ops/       the kernels: recurrent reference, chunked (WY/UT), state-norm scan, input checks
+    lessons/   the toy math behind each page, one module per page (memory, compare, playground, ...)
+    figures/   one module per page: arrays in, plotly Figure out (the only place plotly is imported)
+    qwen35/    real Qwen3.5 checkpoints: config, safetensors, the model, its trace; demo/ the shipped demos
+    i18n.py    string lookup (the strings live in assets/i18n/)
+
+Never imports streamlit, and `import gdn` or `import gdn.lessons` never imports plotly
+(tests/test_boundaries.py checks both): everything here runs in a notebook too.
 """
-from gdn.chunked import chunk_gated_delta_rule
-from gdn.recurrent import recurrent_gated_delta_rule
+from gdn.ops import chunk_gated_delta_rule, recurrent_gated_delta_rule
 
 __all__ = ["chunk_gated_delta_rule", "recurrent_gated_delta_rule"]

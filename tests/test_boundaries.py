@@ -1,17 +1,143 @@
-"""The library stays free of UI code, and nothing reads pickles."""
+"""The layout holds: imports flow one way with no cycle, the library stays free of UI code, and
+nothing reads pickles. The import graph is read from the source (ast), so a lazy import inside a
+function counts as much as one at the top of a file."""
+import ast
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
+# Each group may import itself and the groups after it, never one before it (ARCHITECTURE.md).
+LAYERS = [("app",), ("app_pages",), ("gdn.figures", "gdn.qwen35"), ("gdn.lessons",), ("gdn.ops", "gdn.i18n")]
 
 
-def test_gdn_does_not_import_streamlit():
-    code = ("import sys, gdn, gdn.figures, gdn.steps, gdn.presets, gdn.i18n, gdn.formulas, gdn.stream_table; "
-            "import pkgutil, importlib; "
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def project_modules() -> dict[str, Path]:
+    files = [ROOT / "app.py", *(ROOT / "app_pages").rglob("*.py"), *(ROOT / "gdn").rglob("*.py")]
+    return {module_name(p): p for p in files}
+
+
+def imports_of(path: Path, known: set[str]) -> set[str]:
+    """Project modules that `path` imports anywhere in its body ("from a import b" counts a.b when
+    a.b is a module, else a)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found |= {f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in known else node.module
+                      for a in node.names}
+    return {m for m in found if m in known}
+
+
+def import_graph() -> dict[str, set[str]]:
+    modules = project_modules()
+    known = set(modules)
+    return {name: imports_of(path, known) for name, path in modules.items()}
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One cycle as a list of nodes (first == last), or None. Iterative DFS with colours."""
+    state, stack_of = {}, {}
+    for root in sorted(graph):
+        if root in state:
+            continue
+        path, iters = [root], [iter(sorted(graph[root]))]
+        state[root] = "open"
+        while path:
+            nxt = next(iters[-1], None)
+            if nxt is None:
+                state[path.pop()] = "done"
+                iters.pop()
+            elif state.get(nxt) == "open":
+                return path[path.index(nxt):] + [nxt]
+            elif nxt not in state:
+                state[nxt] = "open"
+                path.append(nxt)
+                iters.append(iter(sorted(graph.get(nxt, ()))))
+    return None
+
+
+def group_of(module: str) -> int:
+    for rank, names in enumerate(LAYERS):
+        if any(module == n or module.startswith(n + ".") for n in names):
+            return rank
+    raise AssertionError(f"{module} belongs to no layer of ARCHITECTURE.md; add it to LAYERS")
+
+
+def package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """Module edges lifted to the packages right under gdn/ and app_pages/ (gdn.qwen35.demo.tasks ->
+    gdn.qwen35), self-edges dropped: a cycle here is two packages that need each other."""
+    top = lambda m: ".".join(m.split(".")[:2])
+    out: dict[str, set[str]] = {}
+    for src, dsts in graph.items():
+        out.setdefault(top(src), set()).update(top(d) for d in dsts if top(d) != top(src))
+    return out
+
+
+def test_module_graph_has_no_cycle():
+    assert find_cycle(import_graph()) is None
+
+
+def test_package_graph_has_no_cycle():
+    assert find_cycle(package_graph(import_graph())) is None
+
+
+def test_imports_flow_downward():
+    upward = [(src, dst) for src, dsts in import_graph().items() for dst in dsts
+              if "gdn" not in (src, dst) and group_of(dst) < group_of(src)]   # gdn/__init__ re-exports ops
+    assert not upward, f"imports against the layer order: {upward}"
+
+
+def test_cycle_finder_finds_a_planted_cycle():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert find_cycle(graph) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set()}) is None
+    assert package_graph({"gdn.x.m": {"gdn.y.n"}, "gdn.y.n": {"gdn.x.k"}}) == {"gdn.x": {"gdn.y"}, "gdn.y": {"gdn.x"}}
+
+
+@pytest.mark.parametrize("modules, banned", [
+    ("gdn", {"streamlit", "plotly"}),
+    ("gdn.lessons, gdn.ops", {"streamlit", "plotly"}),
+    ("gdn.qwen35", {"streamlit", "plotly"}),
+    ("gdn.figures", {"streamlit"}),
+])
+def test_library_stays_free_of_ui_code(modules, banned):
+    code = f"import sys, {modules}; print(sorted(set({sorted(banned)!r}) & set(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, capture_output=True, text=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_no_module_of_gdn_imports_streamlit():
+    code = ("import sys, gdn, pkgutil, importlib; "
             "[importlib.import_module(m.name) for m in pkgutil.walk_packages(gdn.__path__, 'gdn.')]; "
             "assert 'streamlit' not in sys.modules, 'gdn imported streamlit'")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+
+
+def test_plotly_only_in_figures():
+    def imports_plotly(path):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            if any(n.split(".")[0] == "plotly" for n in names):
+                return True
+        return False
+    offenders = [str(p) for p in (ROOT / "gdn").rglob("*.py") if "figures" not in p.parts and imports_plotly(p)]
+    assert not offenders
+
+
+def test_no_assert_for_validation_in_the_library():
+    """`assert` vanishes under python -O; the library validates with ValueError."""
+    offenders = [f"{p}:{node.lineno}" for p in (ROOT / "gdn").rglob("*.py")
+                 for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))) if isinstance(node, ast.Assert)]
+    assert not offenders
 
 
 def test_no_pickle_or_torch_load_outside_tests():

@@ -5,9 +5,9 @@ import json
 import numpy as np
 import pytest
 
-from gdn import chunk_explain as ce
-from gdn.presets import random_stream
-from gdn.steps import Stream, step_records
+from gdn.lessons import chunking as ce
+from gdn.lessons.memory import random_stream
+from gdn.lessons.stream import Stream, step_records
 from tests.apptest import open_app
 
 

@@ -2,10 +2,10 @@
 import numpy as np
 import pytest
 
-from gdn.classroom import ALPHA_ZERO_STREAM, EXERCISES, GLOSSARY, HALF_BETA_STREAM
+from gdn.lessons.classroom import ALPHA_ZERO_STREAM, EXERCISES, GLOSSARY, HALF_BETA_STREAM
 from gdn.i18n import t
-from gdn.presets import replay_stream
-from gdn.steps import step_records
+from gdn.lessons.memory import replay_stream
+from gdn.lessons.stream import step_records
 from tests.apptest import open_app
 
 

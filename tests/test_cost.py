@@ -4,7 +4,7 @@ import json
 import numpy as np
 import pytest
 
-from gdn import cost
+from gdn.lessons import cost
 from tests.apptest import open_app
 
 SIZES = cost.load_sizes()

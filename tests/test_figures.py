@@ -5,9 +5,10 @@ import numpy as np
 import pytest
 
 from gdn.figures import fig_memory_player, fig_memory_step, fig_timeline
-from gdn.figures.common import cell_text, symmetric_range
-from gdn.presets import k1_update, random_stream
-from gdn.steps import STAGES, records_csv, step_records
+from gdn.figures.common import symmetric_range
+from gdn.lessons.fmt import cell_text
+from gdn.lessons.memory import k1_update, random_stream
+from gdn.lessons.stream import STAGES, records_csv, step_records
 
 TITLES = {n: n for n in ("S_prev", "S_decayed", "write", "S_new", "keys", "read", "output")}
 AXIS = {"key": "key dim", "value": "value dim"}

@@ -1,4 +1,4 @@
-"""gdn.gates, gdn.pool and gdn.qwen35.analysis against independent derivations (no Streamlit)."""
+"""gdn.qwen35.gates, app_pages._support.pool and gdn.qwen35.analysis against independent derivations (no Streamlit)."""
 import csv
 import io
 import json
@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 import torch
 
-from gdn.gates import (KERNEL_RTOL, gates_csv, gates_json, half_life, head_state, head_summary, kernel_check,
+from gdn.qwen35.gates import (KERNEL_RTOL, gates_csv, gates_json, half_life, head_state, head_summary, kernel_check,
                        replay_payload, top_block)
-from gdn.pool import PoolTimeout, SharedLRU, SlotPool
+from app_pages._support.pool import PoolTimeout, SharedLRU, SlotPool
 from gdn.qwen35 import DEMO_PATH
 from gdn.qwen35.analysis import describe, error_kind
 from gdn.qwen35.checkpoint import model_shapes

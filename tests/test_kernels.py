@@ -6,7 +6,7 @@ import pytest
 import torch
 from hypothesis import given, settings, strategies as st
 
-from gdn import chunk_gated_delta_rule, recurrent_gated_delta_rule
+from gdn.ops import chunk_gated_delta_rule, recurrent_gated_delta_rule
 from tests.kernel_inputs import make_inputs
 
 CASES = [  # B, T, HK, HV, K, V, C, per-channel beta

@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from gdn.presets import PRESETS
+from gdn.lessons.memory import PRESETS
 from tests.apptest import open_app
 
 

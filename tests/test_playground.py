@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 import torch
 
-from gdn import experiments as ex
-from gdn import recurrent_gated_delta_rule
+from gdn.lessons import playground as ex
+from gdn.ops import recurrent_gated_delta_rule
 from tests.apptest import open_app
 
 # teaching-content.md §4 (seed 0, d_k = d_v = 128): N -> (linear, delta, delta recent 16, delta oldest 16), in %

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from gdn.qwen35 import DEMO_PATH, check_folder, download, list_sources, load_model, load_tokenizer
-from gdn.qwen35.make_demo import make_demo
+from gdn.qwen35.demo.make_random import make_demo
 from tests.qwen35_fixtures import write_checkpoint
 
 
@@ -77,7 +77,7 @@ def test_demo_checkpoint_is_reproducible_and_small(tmp_path):
     names = sorted(p.name for p in DEMO_PATH.iterdir())
     assert sorted(p.name for p in fresh.iterdir()) == names
     match, mismatch, errors = filecmp.cmpfiles(DEMO_PATH, fresh, names, shallow=False)
-    assert not mismatch and not errors, f"regenerate the demo: python -m gdn.qwen35.make_demo ({mismatch})"
+    assert not mismatch and not errors, f"regenerate the demo: python -m gdn.qwen35.demo.make_random ({mismatch})"
     assert sum(p.stat().st_size for p in DEMO_PATH.iterdir()) < 5_000_000
     cfg = json.loads((DEMO_PATH / "config.json").read_text())
     assert cfg["model_type"] == "qwen3_5" and cfg["text_config"]["model_type"] == "qwen3_5_text"

@@ -1,5 +1,5 @@
 """Share links and their QR codes."""
-from gdn.share import qr_png, share_url
+from app_pages._support.share import qr_png, share_url
 
 
 def test_share_url_names_the_page_once():

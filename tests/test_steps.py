@@ -3,14 +3,13 @@ import numpy as np
 import pytest
 import torch
 
-from gdn import recurrent_gated_delta_rule
-from gdn.presets import PRESETS, k1_update, random_stream, unit_key_overwrite, write_and_read_2d
-from gdn.steps import Stream, step_records
-from gdn.stream_table import InputError, rows_to_stream, stream_to_rows
+from gdn.ops import recurrent_gated_delta_rule
+from gdn.lessons.memory import InputError, PRESETS, k1_update, random_stream, rows_to_stream, stream_to_rows, unit_key_overwrite, write_and_read_2d
+from gdn.lessons.stream import Stream, step_records
 
 
 def kernel_outputs(s: Stream):
-    """The same stream through gdn.recurrent_gated_delta_rule (raw q/k, scale 1)."""
+    """The same stream through gdn.ops.recurrent_gated_delta_rule (raw q/k, scale 1)."""
     t = lambda x: torch.tensor(x)[None, :, None]                       # [1, T, 1, ...]
     beta = torch.tensor(s.beta)[None, :, None]
     o, S = recurrent_gated_delta_rule(t(s.q), t(s.k), t(s.v), g=torch.log(torch.tensor(s.alpha))[None, :, None],

@@ -1,14 +1,14 @@
 """The shipped trained demo model: exact Qwen3.5 format, loadable by us and by transformers, the app's
-default, and gates that mean something on its own tasks (gdn.qwen35.evidence, fixed batch, no training)."""
+default, and gates that mean something on its own tasks (gdn.qwen35.demo.evidence, fixed batch, no training)."""
 import json
 
 import pytest
 import torch
 from safetensors import safe_open
 
-from gdn.demo_tasks import build_tokenizer, vocabulary
+from gdn.qwen35.demo.tasks import build_tokenizer, vocabulary
 from gdn.qwen35 import list_sources, load_model
-from gdn.qwen35.evidence import evidence
+from gdn.qwen35.demo.evidence import evidence
 from gdn.qwen35.sources import TRAINED_PATH
 from tests.qwen35_fixtures import hf_reference
 

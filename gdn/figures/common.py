@@ -11,13 +11,6 @@ ACTIVE = "#f59e0b"        # frame of the panels the current stage acts on
 FONT = dict(family="Noto Sans CJK SC, Noto Sans SC, Microsoft YaHei, PingFang SC, sans-serif")
 
 
-def cell_text(z: np.ndarray, digits: int = 2) -> np.ndarray:
-    """Numbers as short strings for annotating cells: 3, -0.5, 2.25; never '-0'."""
-    rounded = np.round(np.asarray(z, dtype=float), digits) + 0.0      # + 0.0 turns -0.0 into 0.0
-    fmt = np.vectorize(lambda x: "" if not np.isfinite(x) else f"{x:.{digits}f}".rstrip("0").rstrip("."))
-    return fmt(rounded)
-
-
 def symmetric_range(*arrays: np.ndarray) -> float:
     """One |z| bound shared by all panels, so a colour means the same number everywhere (never 0)."""
     finite = [np.abs(a[np.isfinite(a)]).max() for a in arrays if np.size(a) and np.isfinite(a).any()]

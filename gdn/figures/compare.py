@@ -11,8 +11,9 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from gdn.figures.common import DIVERGING, base_layout, cell_text, symmetric_range
-from gdn.steps import STAGES, StepRecords
+from gdn.lessons.fmt import cell_text
+from gdn.figures.common import DIVERGING, base_layout, symmetric_range
+from gdn.lessons.stream import STAGES, StepRecords
 
 VECTOR_ROWS = ("prediction", "value", "written", "output", "target")
 REVEALED_AT = {"prediction": "read", "value": "decay", "written": "error", "output": "query", "target": "decay"}
@@ -38,7 +39,7 @@ def _vector_text(rows: np.ndarray, stage: str, reads: bool) -> np.ndarray:
 def fig_compare_step(recs: dict[str, StepRecords], target: np.ndarray, t: int, stage: str, *,
                      titles: dict[str, str], row_labels: dict[str, str], axis: dict[str, str],
                      font_size: int = 14, height: int = 560, value_names: list[str] | None = None) -> go.Figure:
-    """recs: rule -> records of the same stream (gdn.rules.run_all); target: [T, V];
+    """recs: rule -> records of the same stream (gdn.lessons.compare.run_all); target: [T, V];
     value_names: optional names of the value dims (e.g. the city story's labels) for the x axes.
     titles: rule -> column title (may hold "<br>" for a second line); row_labels: VECTOR_ROWS name -> label; axis: {"key", "value"}."""
     if stage not in STAGES:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from gdn.cost import fmt_bytes
+from gdn.lessons.cost import fmt_bytes
 from gdn.figures.common import base_layout
 
 CURVE_STYLE = {"state": dict(color="#1d4ed8", width=3), "kv": dict(color="#f59e0b", width=3),

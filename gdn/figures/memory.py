@@ -11,8 +11,9 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from gdn.figures.common import ACTIVE, DIVERGING, base_layout, cell_text, symmetric_range
-from gdn.steps import STAGES, StepRecords
+from gdn.lessons.fmt import cell_text
+from gdn.figures.common import ACTIVE, DIVERGING, base_layout, symmetric_range
+from gdn.lessons.stream import STAGES, StepRecords
 
 # panel name -> (row, col) in the 2 x 4 grid; "read" spans columns 2-3 of the bottom row.
 PANELS = {"S_prev": (1, 1), "S_decayed": (1, 2), "write": (1, 3), "S_new": (1, 4),

@@ -1,6 +1,6 @@
 """The playground's figures: overwrite vs blur, repeated writes, key norm, capacity, half-life.
 
-Pure builders: arrays from gdn.experiments in, a plotly Figure out; every label arrives translated.
+Pure builders: arrays from gdn.lessons.playground in, a plotly Figure out; every label arrives translated.
 """
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from gdn.figures.common import DIVERGING, base_layout, cell_text, symmetric_range
+from gdn.lessons.fmt import cell_text
+from gdn.figures.common import DIVERGING, base_layout, symmetric_range
 
 RULE_COLORS = {"linear": "#64748b", "delta": "#1d4ed8", "gated": "#dc2626"}
 PART_COLORS = ("#f59e0b", "#8b5cf6", "#94a3b8", "#0f172a", "#14b8a6")
@@ -62,7 +63,7 @@ def fig_key_norm(c_grid: np.ndarray, factor: np.ndarray, c: float, errors: np.nd
                  labels: dict[str, str], font_size: int = 14, height: int = 420) -> go.Figure:
     """Left: the factor (1 - beta c^2) along k against the key norm c, zones shrink / overshoot /
     diverge, the current c marked. Right: |distance to v| per repeated write on a log axis
-    (already clipped by gdn.experiments.clip_for_display; `clipped` adds a visible warning)."""
+    (already clipped by gdn.lessons.playground.clip_for_display; `clipped` adds a visible warning)."""
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.12,
                         subplot_titles=(labels["factor_title"], labels["error_title"]))
     lo, hi = min(-3.0, float(factor.min()) - 0.3), 1.3

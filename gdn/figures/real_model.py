@@ -51,7 +51,7 @@ def fig_gate_heatmap(z: np.ndarray, *, tokens, layer: int, name: str, title: str
 def fig_overview(summary: dict[str, np.ndarray], *, layers: list[int], selected: int | None,
                  titles: dict[str, str], labels: dict[str, str], font_size: int = 14,
                  height: int = 360) -> go.Figure:
-    """summary: {"alpha", "beta", "half_life"} -> [L, H] (gdn.gates.head_summary over all GDN layers).
+    """summary: {"alpha", "beta", "half_life"} -> [L, H] (gdn.qwen35.gates.head_summary over all GDN layers).
 
     Three panels, GDN layers (rows) x heads (columns): mean α, mean β, half-life on a log colour scale
     (inf = never forgets, shown at the top of the scale). The chosen layer gets a frame.
@@ -110,7 +110,7 @@ def fig_head_detail(alpha: np.ndarray, beta: np.ndarray, norms: np.ndarray, *, t
 
 def fig_state_block(block: np.ndarray, rows: np.ndarray, cols: np.ndarray, *, title: str, labels: dict[str, str],
                     layer: int, head: int, token: int, font_size: int = 14, height: int = 460) -> go.Figure:
-    """block: [n, n] = S_t[rows][:, cols] of one head (gdn.gates.top_block); rows are key dims, cols value dims."""
+    """block: [n, n] = S_t[rows][:, cols] of one head (gdn.qwen35.gates.top_block); rows are key dims, cols value dims."""
     zmax = symmetric_range(block)
     hover = (f"{labels['token']} {token} · {labels['layer']} {layer} · {labels['head']} {head}<br>"
              f"{labels['key']} %{{y}} · {labels['value']} %{{x}}<br>S = %{{z:.4f}}<extra></extra>")

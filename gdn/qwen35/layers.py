@@ -12,15 +12,27 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from gdn import chunk_gated_delta_rule, recurrent_gated_delta_rule
+from gdn.ops import chunk_gated_delta_rule, recurrent_gated_delta_rule
+from gdn.ops.inputs import l2_normalize
 from gdn.qwen35.config import Qwen35Config
 
 KERNELS = {"chunk": chunk_gated_delta_rule, "recurrent": recurrent_gated_delta_rule}
-# 32, not the usual 64: with real-scale decays (g down to ~ -7 per token) the in-chunk decays
-# exp(gamma_i - gamma_j) of a 64-token chunk fall into float32's subnormal range, where CPU math is
-# 15-80x slower; 32-token chunks make a 0.8B-shaped prompt of 512 tokens ~1.5x faster end to end
-# (1.78 s -> 1.14 s, measured). Results are the same to float32 rounding.
-CHUNK_SIZE = 32
+# What the mixer computes from q, k, v and the gates. "gated_delta" is Qwen3.5's rule; "linear" is
+# the ablation the demo evidence uses: plain causal linear attention with the same normalised q, k and
+# write strength beta, but alpha = 1 and no delta correction (S_t = S_{t-1} + beta_t k_t v_t^T).
+RULES = ("gated_delta", "linear")
+
+
+def linear_attention(q, k, v, beta):
+    """Causal linear attention, the ablation rule. q, k: [B, T, HK, K] (L2-normalised here, q scaled by
+    K^-0.5, as the kernels do); v: [B, T, HV, V]; beta: [B, T, HV]. Returns o: [B, T, HV, V] in v's dtype."""
+    B, T, HK, K = q.shape
+    group = v.shape[2] // HK
+    q = (l2_normalize(q.float()) * K ** -0.5).repeat_interleave(group, dim=2)  # [B, T, HV, K]
+    k = l2_normalize(k.float()).repeat_interleave(group, dim=2)                # [B, T, HV, K]
+    scores = torch.einsum("bthk,bshk->bhts", q, k)                             # [B, HV, T, T]
+    scores = scores.masked_fill(~torch.ones(T, T, dtype=torch.bool, device=q.device).tril(), 0.0)
+    return torch.einsum("bhts,bshv->bthv", scores, beta.float()[..., None] * v.float()).to(v.dtype)
 
 
 class RMSNorm(nn.Module):
@@ -55,7 +67,7 @@ class GatedRMSNorm(nn.Module):
 class GDNCache:
     """What a GDN layer needs to continue a sequence."""
     conv: torch.Tensor    # [B, conv_dim, conv_kernel - 1] last raw (pre-conv) in_proj_qkv outputs
-    state: torch.Tensor   # [B, HV, K, V] float32 recurrent state S
+    state: torch.Tensor | None  # [B, HV, K, V] float32 recurrent state S (None after the "linear" ablation)
 
 
 @dataclass
@@ -117,18 +129,23 @@ class GatedDeltaNet(nn.Module):
         g, beta = self.gates(x)
         return q, k, v, g, beta, conv_cache
 
-    def forward(self, x: torch.Tensor, cache: GDNCache | None = None, kernel: str = "chunk"):
-        """x: [B, T, D] (after input_layernorm). Returns (out [B, T, D], new GDNCache, GDNRecord)."""
+    def forward(self, x: torch.Tensor, cache: GDNCache | None = None, kernel: str = "chunk",
+                rule: str = "gated_delta"):
+        """x: [B, T, D] (after input_layernorm). Returns (out [B, T, D], new GDNCache, GDNRecord).
+        rule="linear" swaps the gated delta rule for linear attention (an ablation: same weights, no
+        cache to continue from, so the returned cache state is None)."""
         B, T, _ = x.shape
         q, k, v, g, beta, conv_cache = self.kernel_inputs(x, cache)
-        # Keywords on purpose: fla's references disagree on the order of g and beta.
-        extra = {"chunk_size": CHUNK_SIZE} if kernel == "chunk" else {}
-        o, state = KERNELS[kernel](q, k, v, g=g, beta=beta, initial_state=None if cache is None else cache.state,
-                                   output_final_state=True, use_qk_l2norm_in_kernel=True, **extra)  # o [B, T, HV, V]
+        if rule == "linear":
+            o, state = linear_attention(q, k, v, beta), None
+        else:   # keywords on purpose: fla's references disagree on the order of g and beta
+            o, state = KERNELS[kernel](q, k, v, g=g, beta=beta, initial_state=None if cache is None else cache.state,
+                                       output_final_state=True, use_qk_l2norm_in_kernel=True)  # o [B, T, HV, V]
+            state = state.float()
         z = self.in_proj_z(x).reshape(B, T, self.HV, self.V)               # [B, T, HV, V] output gate
         o = self.norm(o, z).reshape(B, T, self.HV * self.V)                # [B, T, HV*V]
         record = GDNRecord(g=g, beta=beta.float(), k=k, v=v)
-        return self.out_proj(o), GDNCache(conv=conv_cache, state=state.float()), record
+        return self.out_proj(o), GDNCache(conv=conv_cache, state=state), record
 
 
 @dataclass
@@ -261,11 +278,11 @@ class DecoderLayer(nn.Module):
         self.input_layernorm = RMSNorm(cfg.hidden_size, cfg.rms_norm_eps)
         self.post_attention_layernorm = RMSNorm(cfg.hidden_size, cfg.rms_norm_eps)
 
-    def forward(self, x: torch.Tensor, cache=None, kernel: str = "chunk"):
+    def forward(self, x: torch.Tensor, cache=None, kernel: str = "chunk", rule: str = "gated_delta"):
         """x: [B, T, D]. Returns (out [B, T, D], new cache, GDNRecord or None)."""
         h = self.input_layernorm(x)
         if self.kind == "linear_attention":
-            mixed, cache, record = self.linear_attn(h, cache, kernel)
+            mixed, cache, record = self.linear_attn(h, cache, kernel, rule)
         else:
             (mixed, cache), record = self.self_attn(h, cache), None
         x = x + mixed

@@ -18,12 +18,13 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from gdn.qwen35.checkpoint import Checkpoint, layer_shapes
+from gdn.qwen35.checkpoint import Checkpoint
 from gdn.qwen35.config import Qwen35Config, load_config
-from gdn.qwen35.layers import KERNELS, DecoderLayer, RMSNorm
+from gdn.qwen35.layers import KERNELS, DecoderLayer, GDNRecord, RMSNorm
 from gdn.qwen35.sources import check_folder
 from gdn.qwen35.tokenizer import load_tokenizer
-from gdn.qwen35.trace import LayerTrace, Trace, state_norm_scan
+from gdn.ops import state_norm_scan
+from gdn.qwen35.trace import LayerTrace, Trace
 
 
 SMALL_MODEL_BYTES = 1 << 30
@@ -36,12 +37,37 @@ class ModelCache:
     length: int
 
 
+@dataclass
+class LayerStep:
+    """What one decoder layer did in TextModel.forward."""
+    x_in: torch.Tensor          # [B, T, D] residual stream before the layer
+    output: torch.Tensor        # [B, T, D] residual stream after it
+    cache: object               # GDNCache or KVCache: continues the sequence
+    record: GDNRecord | None    # g, beta (and k, v) of a GDN layer; None for full attention
+
+
 class TextModel(nn.Module):
+    """Embeddings -> decoder layers -> final norm. The one forward of the project: model.trace, the
+    demo's training and its evidence (with the "linear" ablation) all run it."""
+
     def __init__(self, cfg: Qwen35Config):
         super().__init__()
         self.embed_tokens = nn.Embedding(cfg.vocab_size, cfg.hidden_size)   # no scaling, no padding idx
         self.layers = nn.ModuleList(DecoderLayer(cfg, i) for i in range(cfg.num_hidden_layers))
         self.norm = RMSNorm(cfg.hidden_size, cfg.rms_norm_eps)
+
+    def forward(self, ids: torch.Tensor, *, kernel: str = "chunk", rule: str = "gated_delta", caches=None,
+                upto_layer: int | None = None) -> tuple[torch.Tensor, list[LayerStep]]:
+        """ids: [B, T] token ids. Runs layers 0..upto_layer (all when None), each continuing from
+        caches[i] when given. Returns the residual stream after the last layer run [B, T, D] (not
+        normed) and one LayerStep per layer. rule="linear" is the ablation of gdn.qwen35.layers.RULES."""
+        last = len(self.layers) - 1 if upto_layer is None else upto_layer
+        x, steps = self.embed_tokens(ids), []                                   # [B, T, D]
+        for i in range(last + 1):
+            x_in = x
+            x, cache, record = self.layers[i](x, None if caches is None else caches[i], kernel, rule)
+            steps.append(LayerStep(x_in=x_in, output=x, cache=cache, record=record))
+        return x, steps
 
 
 class Qwen35ForCausalLM(nn.Module):
@@ -73,9 +99,7 @@ class Qwen35ForCausalLM(nn.Module):
         with self._lock:
             self._fill(self.model.embed_tokens, "embed_tokens.", "embed")
             for i in range(last + 1):
-                layer = self.model.layers[i]
-                assert {f"layers.{i}." + n for n, _ in layer.named_parameters()} == set(layer_shapes(self.cfg, i))
-                self._fill(layer, f"layers.{i}.", i)
+                self._fill(self.model.layers[i], f"layers.{i}.", i)
             if last == self.cfg.num_hidden_layers - 1:
                 self._fill(self.model.norm, "norm.", "norm")
                 if self.lm_head is not None:
@@ -98,28 +122,25 @@ class Qwen35ForCausalLM(nn.Module):
         """
         ids, last = self._check_call(input_ids, kernel, upto_layer, cache)
         self.load_layers(None if last == self.cfg.num_hidden_layers - 1 else last)
-        x = self.model.embed_tokens(ids)[None]                                # [1, T, D]
-        embeddings, layers, new_caches = x[0], [], []
-        for i in range(last + 1):
-            layer, c_in = self.model.layers[i], (cache.layers[i] if cache is not None else None)
-            x_in = x
-            x, c_out, rec = layer(x, c_in, kernel)                              # x: [1, T, D]
-            new_caches.append(c_out)
-            lt = LayerTrace(index=i, kind=layer.kind, output=x[0])
-            if rec is not None:
-                lt.g, lt.beta, lt.final_state = rec.g[0], rec.beta[0], c_out.state[0]  # [T, HV], [T, HV], [HV, K, V]
+        x, steps = self.model(ids[None], kernel=kernel, caches=None if cache is None else cache.layers,
+                              upto_layer=last)                                  # x: [1, T, D]
+        layers = []
+        for i, step in enumerate(steps):
+            lt = LayerTrace(index=i, kind=self.model.layers[i].kind, output=step.output[0])
+            if step.record is not None:
+                rec, c_in = step.record, None if cache is None else cache.layers[i]
+                lt.g, lt.beta, lt.final_state = rec.g[0], rec.beta[0], step.cache.state[0]  # [T, HV], [T, HV], [HV, K, V]
                 if state_norms:   # else computed on first access of lt.state_norms
                     lt._norms = state_norm_scan(rec.k, rec.v, rec.g, rec.beta,
                                                 None if c_in is None else c_in.state)[0][0]  # [T, HV]
-                lt._recompute = _recompute_fn(layer, x_in, c_in)
+                lt._recompute = _recompute_fn(self.model.layers[i], step.x_in, c_in)
             layers.append(lt)
         logits = None
         if last == self.cfg.num_hidden_layers - 1:
-            h = self.model.norm(x[0])                                           # [T, D]
-            logits = F.linear(h, self.head_weight())                            # [T, vocab] in the model dtype
+            logits = F.linear(self.model.norm(x[0]), self.head_weight())        # [T, vocab] in the model dtype
         start = 0 if cache is None else cache.length
-        return Trace(input_ids=ids, start=start, kernel=kernel, embeddings=embeddings, layers=layers,
-                     logits=logits, cache=ModelCache(new_caches, start + ids.shape[0]))
+        return Trace(input_ids=ids, start=start, kernel=kernel, embeddings=steps[0].x_in[0], layers=layers,
+                     logits=logits, cache=ModelCache([st.cache for st in steps], start + ids.shape[0]))
 
     def _check_call(self, input_ids, kernel, upto_layer, cache):
         if kernel not in KERNELS:

@@ -17,7 +17,7 @@ from gdn.qwen35.config import SUPPORTED_TYPES
 ASSETS_MODELS = Path(__file__).resolve().parents[2] / "assets" / "models"
 DEMO_NAME = "qwen35-demo-random"
 DEMO_PATH = ASSETS_MODELS / DEMO_NAME
-# The app's default: a small Qwen3.5-format model trained on gdn.demo_tasks (python -m gdn.demo_train).
+# The app's default: a small Qwen3.5-format model trained on gdn.qwen35.demo.tasks (python -m gdn.qwen35.demo.train).
 TRAINED_NAME = "qwen35-demo-trained"
 TRAINED_PATH = ASSETS_MODELS / TRAINED_NAME
 WEIGHT_PATTERNS = ["config.json", "*.safetensors", "model.safetensors.index.json", "tokenizer.json",

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gdn.rules import RULES, run_rule
-from gdn.steps import Stream
+from gdn.lessons.compare import RULES, run_rule
+from gdn.lessons.stream import Stream
 
 GEOMETRIES = ("orthogonal", "random", "angle")
 EXPLODE = 1e6            # relative errors above this are clipped for display (and flagged)
@@ -59,7 +59,7 @@ def make_keys(n: int, K: int, geometry: str, *, angle_deg: float = 90.0, seed: i
 class Overwrite:
     """Result of storing n pairs, then re-writing key 0 with a new value and reading key 0.
 
-    All per-rule arrays are indexed in gdn.rules.RULES order.
+    All per-rule arrays are indexed in gdn.lessons.compare.RULES order.
     readout: [3, V] what key 0 reads after the re-write; target: [V] the new value; old: [V] the old one.
     parts: [3, 3] norms of (old value left behind, interference from other keys, new value missed),
         each relative to ||target||; error: [3] ||readout - target|| / ||target||.

@@ -5,9 +5,9 @@
     ev["acc"]["reassigned"], ev["acc_ablation"]["reassigned"]
     ev["beta_value"][l][h], ev["beta_filler"][l][h], ev["alpha_switch"][l][h], ev["alpha_other"][l][h]
 
-`forward` is the batched training forward of the Qwen3.5 text decoder (gdn.qwen35 modules, our chunked
-kernel), with an ablation switch: ablate=True replaces every Gated DeltaNet mixer's rule by plain causal
-linear attention (alpha = 1, no delta correction: S_t = S_{t-1} + beta_t k_t v_t^T), keeping every weight.
+`forward` is the model's one forward (gdn.qwen35.model.TextModel, our chunked kernel) on a batch, with the
+ablation as a parameter: ablate=True runs every Gated DeltaNet mixer with plain causal linear attention
+(alpha = 1, no delta correction: S_t = S_{t-1} + beta_t k_t v_t^T), keeping every weight.
 """
 from __future__ import annotations
 
@@ -17,10 +17,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from gdn import chunk_gated_delta_rule
-from gdn.demo_tasks import LANGS, PAD, Example, encode_words, make_example, vocabulary
-from gdn.kernel_inputs import l2_normalize
-from gdn.qwen35.layers import CHUNK_SIZE, GatedDeltaNet
+from gdn.qwen35.demo.tasks import LANGS, PAD, Example, encode_words, make_example, vocabulary
 
 EVAL_SEED = 20240601
 SEQ_LEN = 112               # every example fits (the longest is about 100 tokens); the rest is padding
@@ -50,50 +47,13 @@ def batch(exs: list[Example], ids: dict[str, int], T: int = SEQ_LEN) -> tuple[to
     return out, mask
 
 
-def linear_attention(q, k, v, beta):
-    """Causal linear attention with the same normalised q, k and write strength beta, but alpha = 1 and
-    no delta correction. q, k: [B, T, HK, K]; v: [B, T, HV, V]; beta: [B, T, HV]. Returns [B, T, HV, V]."""
-    B, T, HK, K = q.shape
-    group = v.shape[2] // HK
-    q = (l2_normalize(q.float()) * K ** -0.5).repeat_interleave(group, dim=2)  # [B, T, HV, K]
-    k = l2_normalize(k.float()).repeat_interleave(group, dim=2)                # [B, T, HV, K]
-    scores = torch.einsum("bthk,bshk->bhts", q, k)                             # [B, HV, T, T]
-    scores = scores.masked_fill(~torch.ones(T, T, dtype=torch.bool, device=q.device).tril(), 0.0)
-    return torch.einsum("bhts,bshv->bthv", scores, beta.float()[..., None] * v.float()).to(v.dtype)
-
-
-def gdn_mixer(attn: GatedDeltaNet, h: torch.Tensor, ablate: bool = False, chunk_size: int = CHUNK_SIZE):
-    """One GDN mixer on a batch, from the start of the sequence. h: [B, T, D] after input_layernorm.
-    Returns (out [B, T, D], g [B, T, HV], beta [B, T, HV])."""
-    B, T, _ = h.shape
-    q, k, v, g, beta, _ = attn.kernel_inputs(h)
-    if ablate:
-        o = linear_attention(q, k, v, beta)
-    else:
-        o, _ = chunk_gated_delta_rule(q, k, v, g=g, beta=beta, chunk_size=chunk_size,
-                                      use_qk_l2norm_in_kernel=True)             # [B, T, HV, V]
-    z = attn.in_proj_z(h).reshape(B, T, attn.HV, attn.V)                      # [B, T, HV, V]
-    o = attn.norm(o, z).reshape(B, T, attn.HV * attn.V)                        # [B, T, HV*V]
-    return attn.out_proj(o), g, beta
-
-
-def forward(text_model, head_weight: torch.Tensor, ids: torch.Tensor, *, ablate: bool = False,
-            chunk_size: int = CHUNK_SIZE):
-    """text_model: gdn.qwen35.model.TextModel; ids: [B, T]. Returns logits [B, T, vocab] and the
-    (g, beta) pair, each [B, T, HV], of every GDN layer in order. chunk_size changes speed, not results."""
-    x = text_model.embed_tokens(ids)                                           # [B, T, D]
-    gates = []
-    for layer in text_model.layers:
-        h = layer.input_layernorm(x)
-        if layer.kind == "linear_attention":
-            mixed, g, beta = gdn_mixer(layer.linear_attn, h, ablate, chunk_size)
-            gates.append((g, beta))
-        else:
-            with torch.device(h.device):        # the attention module builds RoPE tables without a device
-                mixed, _ = layer.self_attn(h)
-        x = x + mixed
-        x = x + layer.mlp(layer.post_attention_layernorm(x))
-    return F.linear(text_model.norm(x), head_weight), gates                    # [B, T, vocab]
+def forward(text_model, head_weight: torch.Tensor, ids: torch.Tensor, *, ablate: bool = False):
+    """The model's own forward (gdn.qwen35.model.TextModel) on a batch, from the start of the sequence.
+    text_model: a TextModel; ids: [B, T]. ablate=True runs every GDN layer with the "linear" rule.
+    Returns logits [B, T, vocab] and the (g, beta) pair, each [B, T, HV], of every GDN layer in order."""
+    x, steps = text_model(ids, rule="linear" if ablate else "gated_delta")   # [B, T, D]
+    gates = [(st.record.g, st.record.beta) for st in steps if st.record is not None]
+    return F.linear(text_model.norm(x), head_weight), gates                   # [B, T, vocab]
 
 
 def accuracy(logits: torch.Tensor, exs: list[Example], ids: dict[str, int]) -> dict[str, float]:

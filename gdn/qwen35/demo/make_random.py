@@ -1,26 +1,22 @@
 """Generate the shipped demo checkpoint: random weights in the exact Qwen3.5 format, plus a small
 bilingual byte-level BPE tokenizer. Deterministic: running it again gives identical files.
 
-    python -m gdn.qwen35.make_demo            # writes assets/models/qwen35-demo-random/
+    python -m gdn.qwen35.demo.make_random            # writes assets/models/qwen35-demo-random/
 
 The weights are RANDOM: the gates it shows have the right shapes and ranges but no learned meaning.
 The app labels it that way; point the app at a real Qwen3.5 checkpoint for real gates.
 """
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
-from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
+from tokenizers import Tokenizer
 
+from gdn.qwen35.demo.bpe import train_bpe, write_tokenizer_config
 from gdn.qwen35.sources import DEMO_PATH
 from gdn.qwen35.synth import text_config, write_checkpoint
 
-# Qwen3.5's pre-tokenizer split (qwen35-reference.md §6): \p{M} is kept with letters, digits one by one.
-SPLIT = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*"
-         r"|\s*[\r\n]+|\s+(?!\S)|\s+")
-SPECIAL = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
 CORPUS = """\
 The memory of a linear attention layer is a small table: keys select rows, values are written into it.
 The delta rule first asks the table what it remembers for a key, then writes only the error.
@@ -46,20 +42,6 @@ Numbers like 2024, 3.14 and 42 are split into single digits by the tokenizer.
 TOKENIZER_VOCAB = 1024
 
 
-def train_bpe(lines: list[str], vocab_size: int) -> Tokenizer:
-    """A byte-level BPE tokenizer like Qwen3.5's (its split regex, NFC, no byte fallback), trained on lines."""
-    tok = Tokenizer(models.BPE(unk_token=None, byte_fallback=False))
-    tok.normalizer = normalizers.NFC()
-    tok.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.Split(Regex(SPLIT), behavior="isolated"),
-        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
-    tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=vocab_size, min_frequency=2, special_tokens=SPECIAL,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
-    tok.train_from_iterator(lines, trainer=trainer)
-    return tok
-
-
 def build_tokenizer() -> Tokenizer:
     return train_bpe(CORPUS.splitlines() * 4, TOKENIZER_VOCAB)
 
@@ -78,14 +60,12 @@ def make_demo(folder: Path = DEMO_PATH) -> Path:
     n = tok.get_vocab_size(with_added_tokens=True)
     vocab = -(-n // 64) * 64                                  # embedding rows padded, as in the releases
     write_checkpoint(folder, demo_text_config(vocab), seed=0, shards=2, tokenizer_json=tok.to_str(pretty=True))
-    (folder / "tokenizer_config.json").write_text(json.dumps(
-        {"tokenizer_class": "Qwen2Tokenizer", "eos_token": "<|im_end|>", "pad_token": "<|endoftext|>",
-         "bos_token": None, "model_max_length": 4096}, indent=2) + "\n")
+    write_tokenizer_config(folder)
     (folder / "README.md").write_text(
         "# qwen35-demo-random\n\nRANDOM weights in the exact Qwen3.5 checkpoint format (config.json with\n"
         "text_config, two safetensors shards with the real tensor names, bf16 with float32 A_log and\n"
         "linear_attn.norm), and a small bilingual byte-level BPE tokenizer. The gates it shows have the\n"
-        "right shapes and ranges but no learned meaning. Regenerate with `python -m gdn.qwen35.make_demo`.\n")
+        "right shapes and ranges but no learned meaning. Regenerate with `python -m gdn.qwen35.demo.make_random`.\n")
     return folder
 
 

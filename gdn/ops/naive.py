@@ -11,23 +11,24 @@ from __future__ import annotations
 
 import torch
 
-from gdn.kernel_inputs import prepare
+from gdn.ops.inputs import prepare
 
 
 def recurrent_gated_delta_rule(q, k, v, g, beta, *, scale=None, initial_state=None,
-                               output_final_state=False, use_qk_l2norm_in_kernel=False):
+                               output_final_state=False, use_qk_l2norm_in_kernel=False, validate=True):
     """Gated delta rule as a token loop (reference).
 
     q, k: [B, T, HK, K] queries and keys; v: [B, T, HV, V] values, HV a multiple of HK.
-    g: [B, T, HV] log decay (<= 0), alpha = exp(g).
+    g: [B, T, HV] log decay (<= 0; -inf allowed), alpha = exp(g).
     beta: [B, T, HV] write strength in [0, 1], or [B, T, HV, V] per value channel.
     scale: multiplies q; None means K ** -0.5.
     initial_state: [B, HV, K, V] or None (zeros).
+    validate: raise ValueError on NaN/Inf inputs, g > 0 or beta outside [0, 1] (False skips the check).
     Returns o: [B, T, HV, V] in v's dtype, and the final state [B, HV, K, V] (float32, or float64
     for float64 inputs) when output_final_state, else None.
     """
     x = prepare(q, k, v, g, beta, scale=scale, initial_state=initial_state,
-                use_qk_l2norm_in_kernel=use_qk_l2norm_in_kernel)
+                use_qk_l2norm_in_kernel=use_qk_l2norm_in_kernel, validate=validate)
     S = x.state                                                    # [B, HV, K, V]
     outputs = []
     for t in range(x.v.shape[2]):

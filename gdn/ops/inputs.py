@@ -1,4 +1,4 @@
-"""Validation and preparation shared by both gated-delta-rule kernels.
+"""Validation and preparation shared by both gated-delta-rule kernels (and the state-norm scan).
 
 Both kernels take the transformers / flash-linear-attention layout and hand the math a head-first,
 grouped-heads-expanded, normalised and scaled copy of the inputs in the working dtype:
@@ -18,7 +18,7 @@ class KernelInputs:
     q: torch.Tensor        # [B, HV, T, K]  L2-normalised if asked, already multiplied by scale
     k: torch.Tensor        # [B, HV, T, K]
     v: torch.Tensor        # [B, HV, T, V]
-    g: torch.Tensor        # [B, HV, T]     log decay, <= 0
+    g: torch.Tensor        # [B, HV, T]     log decay, <= 0 (-inf: alpha = 0)
     beta: torch.Tensor     # [B, HV, T, 1] per head, or [B, HV, T, V] per value channel
     state: torch.Tensor    # [B, HV, K, V]  initial state (zeros when none was given)
     out_dtype: torch.dtype  # the caller's v dtype: outputs are returned in it
@@ -60,8 +60,35 @@ def check_shapes(q, k, v, g, beta, initial_state) -> None:
             f"initial_state must be [B, HV, K, V] = {(B, HV, K, V)}, got {tuple(initial_state.shape)}")
 
 
-def prepare(q, k, v, g, beta, *, scale, initial_state, use_qk_l2norm_in_kernel) -> KernelInputs:
+def check_values(q, k, v, g, beta, initial_state) -> None:
+    """Raise ValueError naming the argument whose values the rule is not defined for: NaN or Inf
+    anywhere, g > 0 (a gate above 1 would amplify the memory; g = -inf, alpha = 0, is allowed), or
+    beta outside [0, 1]. One host sync for all checks."""
+    named = [(name, x) for name, x in (("q", q), ("k", k), ("v", v), ("initial_state", initial_state))
+             if x is not None and x.numel()]
+    flags = [(f"{name} contains NaN or Inf", ~torch.isfinite(x)) for name, x in named]
+    flags += [("g contains NaN", torch.isnan(g)),
+              ("g must be <= 0 (log decay: alpha = exp(g) lies in [0, 1]) but has positive values", g > 0),
+              ("beta contains NaN or Inf", ~torch.isfinite(beta)),
+              ("beta must lie in [0, 1]", (beta < 0) | (beta > 1))]
+    flags = [(message, bad) for message, bad in flags if bad.numel()]
+    if not flags:
+        return
+    found = torch.stack([bad.any() for _, bad in flags]).tolist()
+    problems = [message for (message, _), is_bad in zip(flags, found) if is_bad]
+    if problems:
+        raise ValueError("; ".join(problems) + " (pass validate=False to skip these checks)")
+
+
+def check_inputs(q, k, v, g, beta, initial_state, validate: bool) -> None:
+    """Shapes always; values unless the caller opts out (validate=False, for research on bad inputs)."""
     check_shapes(q, k, v, g, beta, initial_state)
+    if validate:
+        check_values(q, k, v, g, beta, initial_state)
+
+
+def prepare(q, k, v, g, beta, *, scale, initial_state, use_qk_l2norm_in_kernel, validate=True) -> KernelInputs:
+    check_inputs(q, k, v, g, beta, initial_state, validate)
     B, T, HK, K = q.shape
     HV, V = v.shape[2], v.shape[3]
     dtype = working_dtype(q, k, v, g, beta, initial_state)

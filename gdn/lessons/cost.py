@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-SIZES_FILE = Path(__file__).resolve().parent.parent / "assets" / "qwen35_sizes.json"
+SIZES_FILE = Path(__file__).resolve().parents[2] / "assets" / "qwen35_sizes.json"
 DTYPE_BYTES = {"fp32": 4, "bf16": 2}
 
 

@@ -1,6 +1,6 @@
 """Linear attention, DeltaNet and Gated DeltaNet on the same stream, for side-by-side comparison.
 
-All three rules fill the same StepRecords (gdn.steps), so one figure draws any of them:
+All three rules fill the same StepRecords (gdn.lessons.stream), so one figure draws any of them:
     linear attention  S_t = S_{t-1} + k_t (beta_t v_t)^T            (no read, no forgetting)
     DeltaNet          S_t = S_{t-1} + k_t (beta_t (v_t - S_{t-1}^T k_t))^T     (alpha ignored)
     Gated DeltaNet    S_t = a_t S_{t-1} + k_t (beta_t (v_t - a_t S_{t-1}^T k_t))^T
@@ -14,8 +14,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from gdn.presets import k1_update
-from gdn.steps import StepRecords, Stream, check_stream, step_records
+from gdn.lessons.memory import k1_update
+from gdn.lessons.stream import StepRecords, Stream, check_stream, step_records
 
 RULES = ("linear", "delta", "gated")
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from tokenizers import Tokenizer
 
-from gdn.qwen35.make_demo import train_bpe
+from gdn.qwen35.demo.bpe import train_bpe
 
 PAD = "<|endoftext|>"
 TOKENIZER_VOCAB = 1024

@@ -10,9 +10,9 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from gdn.i18n import LANGS, pick_language, t, table
-from gdn.share import qr_png, share_url
+from app_pages._support.share import qr_png, share_url
 
-ASSETS = Path(__file__).resolve().parent.parent / "assets"
+ASSETS = Path(__file__).resolve().parents[2] / "assets"
 LANG_NAMES = {"zh": "简体中文", "en": "English"}
 
 
@@ -65,12 +65,13 @@ def sidebar_chrome() -> None:
 
 
 def seed_from_url(key: str, options, default) -> None:
-    """Before a choice widget is drawn: on a fresh session take ?key= from the link if it is valid.
-    (Choice widgets are synced by hand, not bind="query-params", so the URL holds the stable option
-    id, e.g. ?memory_preset=k1_update, not its translated label.)"""
+    """Before a choice widget is drawn: on a fresh session take ?key= from the link if it names an
+    option; later, if the options changed under the stored value, fall back to the default."""
     if key not in st.session_state:
         wanted = st.query_params.get(key)
         st.session_state[key] = next((o for o in options if str(o) == wanted), default)
+    elif st.session_state[key] not in options:
+        st.session_state[key] = default
 
 
 def sync_to_url(key: str, default) -> None:
@@ -80,6 +81,19 @@ def sync_to_url(key: str, default) -> None:
         st.query_params.pop(key, None)
     else:
         st.query_params[key] = str(value)
+
+
+def linked(widget, label: str, options, *, key: str, default, **kwargs):
+    """A choice widget whose value lives in the link: `widget(label, options, key=key, **kwargs)`
+    (st.selectbox, a column's select_slider, ...) seeded from ?key=, kept valid, and mirrored back.
+
+    Choice widgets are linked by hand, not with bind="query-params", so the URL holds the stable
+    option id (?memory_preset=k1_update, ?cost_T=32768), never its translated or formatted label."""
+    options = list(options)
+    seed_from_url(key, options, default)
+    value = widget(label, options, key=key, **kwargs)
+    sync_to_url(key, default)
+    return value
 
 
 def note(text: str) -> None:

@@ -12,7 +12,7 @@ from typing import Callable
 
 import streamlit as st
 
-from app_pages import _ui as ui
+from app_pages._support import ui
 
 PLAY_SECONDS = 1.2      # one stage per tick: slow enough to read the numbers aloud
 
@@ -36,9 +36,7 @@ def _clamp(prefix: str, stages: tuple[str, ...], n_tokens: int) -> None:
         st.session_state[f"{prefix}_t"] = max(0, min(int(t), n_tokens - 1))
     except ValueError:
         st.session_state[f"{prefix}_t"] = 0
-    ui.seed_from_url(f"{prefix}_stage", stages, stages[0])
-    if st.session_state[f"{prefix}_stage"] not in stages:
-        st.session_state[f"{prefix}_stage"] = stages[0]
+    ui.seed_from_url(f"{prefix}_stage", stages, stages[0])      # drawn later, inside the fragment
     st.session_state.setdefault(f"{prefix}_playing", False)
 
 

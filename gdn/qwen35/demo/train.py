@@ -1,12 +1,12 @@
 """Train the shipped demo model: the Qwen3.5 text decoder (3 GDN layers + 1 attention layer) on the
-synthetic tasks of gdn.demo_tasks, saved in the exact Qwen3.5 checkpoint format.
+synthetic tasks of gdn.qwen35.demo.tasks, saved in the exact Qwen3.5 checkpoint format.
 
-    python -m gdn.demo_train --device cuda --steps 3000 --out assets/models/qwen35-demo-trained
-    python -m gdn.demo_train --device cpu --steps 300 --out /tmp/tiny      # same code, fewer steps
+    python -m gdn.qwen35.demo.train --device cuda --steps 3000 --out assets/models/qwen35-demo-trained
+    python -m gdn.qwen35.demo.train --device cpu --steps 300 --out /tmp/tiny      # same code, fewer steps
 
 Deterministic for a given device, seed and step count: data come from random.Random(seed + step),
 weights from torch.manual_seed(seed). Only the predictable tokens (answers, copied tokens) are trained on.
-The training forward is gdn.qwen35.evidence.forward: our own modules and chunked kernel, autograd
+The training forward is gdn.qwen35.demo.evidence.forward: our own modules and chunked kernel, autograd
 through the torch code. Writes config.json, model.safetensors, tokenizer.json, tokenizer_config.json
 and train_log.json into --out.
 """
@@ -23,15 +23,15 @@ import torch
 import torch.nn.functional as F
 from safetensors.torch import save_file
 
-from gdn.demo_tasks import build_tokenizer
+from gdn.qwen35.demo.bpe import write_tokenizer_config
+from gdn.qwen35.demo.tasks import build_tokenizer
 from gdn.qwen35.checkpoint import keeps_fp32
 from gdn.qwen35.config import parse_config
-from gdn.qwen35.evidence import EVAL_SEED, accuracy, batch, examples, forward, word_ids
+from gdn.qwen35.demo.evidence import EVAL_SEED, accuracy, batch, examples, forward, word_ids
 from gdn.qwen35.model import TextModel
 from gdn.qwen35.synth import config_json, text_config
 
 SEED = 0
-TRAIN_CHUNK = 16   # smaller in-chunk triangular solves: faster on a CPU, same results as 32
 
 
 def model_text_config(vocab_size: int) -> dict:
@@ -76,9 +76,7 @@ def save(model: TextModel, cfg_json: dict, tok, out: Path) -> None:
     save_file(tensors, str(out / "model.safetensors"), metadata={"format": "pt"})
     (out / "config.json").write_text(json.dumps(cfg_json, indent=2, ensure_ascii=False) + "\n")
     (out / "tokenizer.json").write_text(tok.to_str(pretty=True), encoding="utf-8")
-    (out / "tokenizer_config.json").write_text(json.dumps(
-        {"tokenizer_class": "Qwen2Tokenizer", "eos_token": "<|im_end|>", "pad_token": "<|endoftext|>",
-         "bos_token": None, "model_max_length": 4096}, indent=2) + "\n")
+    write_tokenizer_config(out)
 
 
 def train(steps: int, device: str, out: Path, batch_size: int = 128, lr: float = 3e-3, log_every: int = 100) -> dict:
@@ -99,7 +97,7 @@ def train(steps: int, device: str, out: Path, batch_size: int = 128, lr: float =
         ids, mask = ids.to(device), mask.to(device)
         for group in opt.param_groups:
             group["lr"] = lr_at(step, steps, lr)
-        logits, _ = forward(model, model.embed_tokens.weight, ids, chunk_size=TRAIN_CHUNK)  # [B, T, vocab]
+        logits, _ = forward(model, model.embed_tokens.weight, ids)  # [B, T, vocab]
         loss = F.cross_entropy(logits[:, :-1][mask[:, :-1]], ids[:, 1:][mask[:, :-1]])
         opt.zero_grad(set_to_none=True)
         loss.backward()
@@ -107,7 +105,7 @@ def train(steps: int, device: str, out: Path, batch_size: int = 128, lr: float =
         opt.step()
         if step % log_every == 0 or step == steps - 1:
             with torch.no_grad():
-                ev_logits, _ = forward(model, model.embed_tokens.weight, eval_ids.to(device), chunk_size=TRAIN_CHUNK)
+                ev_logits, _ = forward(model, model.embed_tokens.weight, eval_ids.to(device))
             acc = accuracy(ev_logits.cpu(), eval_exs, wid)
             log.append({"step": step, "loss": round(loss.item(), 4), "seconds": round(time.time() - t0, 1),
                         **{f"acc_{k}": round(v, 4) for k, v in acc.items()}})
@@ -133,7 +131,7 @@ def seconds_per_step(device: str, batch_size: int, n: int = 15) -> float:
             t0 = time.time()
         ids, mask = batch(examples(batch_size, i), wid)        # data generation is part of a step
         ids, mask = ids.to(device), mask.to(device)
-        logits, _ = forward(model, model.embed_tokens.weight, ids, chunk_size=TRAIN_CHUNK)
+        logits, _ = forward(model, model.embed_tokens.weight, ids)
         F.cross_entropy(logits[:, :-1][mask[:, :-1]], ids[:, 1:][mask[:, :-1]]).backward()
         opt.step()
         opt.zero_grad()
@@ -154,8 +152,8 @@ def main() -> None:
     args = ap.parse_args()
     os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
     torch.use_deterministic_algorithms(True, warn_only=True)
-    # Strong decays push exp(gamma_i - gamma_j) into float32's subnormal range, where CPU math is 15-80x
-    # slower (see gdn.qwen35.layers.CHUNK_SIZE); flushing them to zero changes nothing visible.
+    # gdn.ops.chunk.FLUSH keeps the forward's decays out of float32's subnormal range, but products of
+    # small decays (and their gradients) can still land there, where CPU math is 15-80x slower.
     torch.set_flush_denormal(True)
     steps = args.steps
     if args.budget > 0:

@@ -3,7 +3,7 @@
 Plain float64 numpy, one head, any small K != V. The stages are the order the kernels run:
     decay  S~ = alpha S            read   v_hat = S~^T k       error  e = v - v_hat
     write  D = k (beta * e)^T      (S_new = S~ + D)             query  o = S_new^T q
-tests/test_steps.py checks every record against gdn.recurrent_gated_delta_rule.
+tests/test_steps.py checks every record against gdn.ops.recurrent_gated_delta_rule.
 """
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ Each token is an affine map of the table: S_t = A_t S_{t-1} + U_t with
 A_t = alpha_t (I - beta_t k_t k_t^T) and U_t = beta_t k_t v_t^T. Maps compose in time order
 (associative, not commutative), so a chunk of tokens is one merged map. Inside a chunk the
 merged update is found by one unit-lower-triangular solve (the WY / UT form): the matrices that
-solve uses are returned by chunk_matrices, exactly as gdn.chunked computes them.
+solve uses are returned by chunk_matrices, computed by gdn.ops.chunk's own functions.
 """
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from gdn.chunked import G_MIN, chunk_gated_delta_rule
-from gdn.recurrent import recurrent_gated_delta_rule
-from gdn.steps import Stream
+from gdn.ops.chunk import chunk_gated_delta_rule, log_decays, ut_inverse, ut_system
+from gdn.ops.naive import recurrent_gated_delta_rule
+from gdn.lessons.stream import Stream
 
 
 def affine_maps(s: Stream) -> tuple[np.ndarray, np.ndarray]:
@@ -67,19 +67,20 @@ class ChunkMatrices:
 
 
 def chunk_matrices(s: Stream, chunk_size: int, chunk: int) -> ChunkMatrices:
+    """The matrices of one chunk, computed by the chunked kernel's own functions (gdn.ops.chunk) in float64."""
     lo, hi = chunk * chunk_size, min((chunk + 1) * chunk_size, s.shape[0])
     if not 0 <= lo < hi:
         raise ValueError(f"chunk {chunk} is outside a stream of {s.shape[0]} tokens")
-    with np.errstate(divide="ignore"):                         # alpha = 0 -> log 0 = -inf: clamp as the kernel does
-        gamma = np.cumsum(np.maximum(np.log(s.alpha[lo:hi]), G_MIN))
-    diff = np.subtract.outer(gamma, gamma)                      # [C', C']  gamma_i - gamma_j
-    lower = np.tril(np.ones_like(diff, dtype=bool))
-    decay = np.where(lower, np.exp(np.minimum(diff, 0.0)), 0.0)  # <= 0 on the lower triangle anyway
-    k, q, beta = s.k[lo:hi], s.q[lo:hi], s.beta[lo:hi]
-    strict = np.tril(beta[:, None] * (k @ k.T) * decay, -1)
-    inverse = np.linalg.inv(np.eye(hi - lo) + strict)
-    return ChunkMatrices(gamma=gamma, decay=decay, strict=strict, inverse=np.tril(inverse),
-                         scores=np.tril(q @ k.T * decay))
+    as_tensor = lambda x: torch.tensor(x[lo:hi], dtype=torch.float64)[None]    # [1, C', ...]
+    with np.errstate(divide="ignore"):                         # alpha = 0 -> g = -inf, as the kernel takes it
+        g = as_tensor(np.log(s.alpha))                         # [1, C']
+    k, q, beta = as_tensor(s.k), as_tensor(s.q), as_tensor(s.beta)
+    gamma, D = log_decays(g)
+    decay = D.exp()                                            # [1, C', C']  0 above the diagonal
+    system = ut_system(k, beta, decay)                         # [1, C', C']  strict lower part is L - I
+    numpy = lambda x: x[0].numpy()
+    return ChunkMatrices(gamma=numpy(gamma), decay=numpy(decay), strict=np.tril(numpy(system), -1),
+                         inverse=numpy(ut_inverse(system)), scores=np.tril(numpy(q @ k.transpose(1, 2) * decay)))
 
 
 def run_both_kernels(s: Stream, chunk_size: int) -> dict[str, np.ndarray]:

@@ -1,0 +1,21 @@
+"""How numbers are written wherever the app shows them: in table cells, formulas and editor rows.
+
+One place, so a cell of the figure, the formula beside it and the exported table print the same
+digits. Pure numpy, no plotly (the figures import it, not the other way round).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+def cell_text(z: np.ndarray, digits: int = 2) -> np.ndarray:
+    """Numbers as short strings for annotating cells: 3, -0.5, 2.25; never '-0'; '' for nan/inf."""
+    rounded = np.round(np.asarray(z, dtype=float), digits) + 0.0      # + 0.0 turns -0.0 into 0.0
+    fmt = np.vectorize(lambda x: "" if not np.isfinite(x) else f"{x:.{digits}f}".rstrip("0").rstrip("."),
+                       otypes=[str])
+    return fmt(rounded)
+
+
+def vec_latex(x: np.ndarray) -> str:
+    """(3, -0.5) as LaTeX."""
+    return r"(" + r",\ ".join(cell_text(np.atleast_1d(x))) + r")"

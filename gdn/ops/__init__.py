@@ -1,0 +1,13 @@
+"""The gated delta rule kernels, in the layout of transformers and flash-linear-attention.
+
+    naive.py       recurrent_gated_delta_rule: the token loop, the readable truth
+    chunk.py       chunk_gated_delta_rule: the same function in chunks (WY / UT form); the in-chunk
+                   decays, the UT solve and the constants (CHUNK_SIZE, FLUSH) every other user imports
+    state_scan.py  state_norm_scan: ||S_t|| per token and head without building S_t
+    inputs.py      shape and value validation, L2 norm, working dtype
+"""
+from gdn.ops.chunk import CHUNK_SIZE, FLUSH, chunk_gated_delta_rule
+from gdn.ops.naive import recurrent_gated_delta_rule
+from gdn.ops.state_scan import state_norm_scan
+
+__all__ = ["CHUNK_SIZE", "FLUSH", "chunk_gated_delta_rule", "recurrent_gated_delta_rule", "state_norm_scan"]

@@ -1,0 +1,198 @@
+"""The gated delta rule in chunked (WY / UT) form: the same function as gdn.ops.naive, as matrix multiplies.
+
+Each token is an affine map of the state, S_t = A_t S_{t-1} + beta_t k_t v_t^T with
+A_t = alpha_t (I - beta_t k_t k_t^T). Inside a chunk of C tokens that starts from the state S0, the
+"new values" N (what each token really writes after correcting for the tokens before it in the chunk)
+satisfy a unit lower-triangular system (Yang et al. 2024, the UT transform):
+
+    L N = diag(beta) (V - diag(e^gamma) K S0),     L = I + strict_lower(diag(beta) K K^T * Gamma)
+
+with gamma the in-chunk cumulative log decay and Gamma_ij = exp(g_{j+1} + ... + g_i) for j <= i (the
+decay from token j to token i, e^{gamma_i - gamma_j}). Its solution splits into a state-free part and
+a part linear in S0 (the WY form, Yang et al.'s u and w):
+
+    N   = U - M K S0,  U = L^-1 diag(beta) V,  M = L^-1 diag(beta e^gamma)   (W = M K)
+    O   = diag(e^gamma) Q S0 + (Q K^T * Gamma) N                  every token's output
+    S_C = e^gamma_C S0 + (diag(e^(gamma_C - gamma)) K)^T N         the state after the chunk
+
+A per-channel beta [.., V] gives every value channel its own L (one triangular solve per channel);
+q, k and the score matrix are shared by all channels, so they are never copied per channel.
+
+Precision. Gamma is summed over its own range of tokens, never taken as the difference of two
+cumulative sums: after a run of alpha = 0 tokens gamma is -inf (or, clamped, a huge number), and a
+float32 difference of two such numbers would lose the ordinary decays in between. In float32, decays
+below e^FLUSH are set to exactly 0 (see FLUSH); float64 keeps every decay exactly.
+
+Speed. transformers computes the state-free part for all chunks at once, then scans. On a CPU its big
+[B, H, N, C, C] and [B, H, N, C, K] temporaries each cost a fresh page-faulted allocation and a full
+pass over memory, which took longer than the matrix multiplies themselves. So on a CPU we go one chunk
+at a time: every temporary stays small (the allocator reuses it), the caller's [B, T, H, K] tensors are
+read through strided views without transposed copies, and the last chunk is simply shorter (no
+padding). On a GPU memory is cheap and kernel launches are not, so there the state-free part is
+batched over all chunks, as in transformers. The matrix multiplies, and the FLOP count, are the same.
+"""
+from __future__ import annotations
+
+import torch
+
+from gdn.ops.inputs import check_inputs, l2_normalize, working_dtype
+
+# The chunk length every caller uses unless it has a measured reason not to (the Qwen3.5 model and
+# the demo training included): 64 is what fla and transformers use.
+CHUNK_SIZE = 64
+# In float32, exp(x) for x < -80 (below 2e-35) is flushed to exactly 0. Left alone, float32 turns
+# exp(-87) .. exp(-103) into subnormal numbers, and CPU arithmetic on those is 15-80x slower (a real
+# head with alpha ~ e^-7 reaches them inside one chunk). float64 has no such range to avoid.
+FLUSH = -80.0
+
+
+def chunk_gated_delta_rule(q, k, v, g, beta, *, chunk_size=CHUNK_SIZE, scale=None, initial_state=None,
+                           output_final_state=False, use_qk_l2norm_in_kernel=False, validate=True):
+    """Gated delta rule in chunks of `chunk_size` tokens (any T, any chunk size >= 1).
+
+    q, k: [B, T, HK, K] queries and keys; v: [B, T, HV, V] values, HV a multiple of HK.
+    g: [B, T, HV] log decay (<= 0; -inf allowed), alpha = exp(g).
+    beta: [B, T, HV] write strength in [0, 1], or [B, T, HV, V] per value channel.
+    scale: multiplies q; None means K ** -0.5.
+    initial_state: [B, HV, K, V] or None (zeros).
+    validate: raise ValueError on NaN/Inf inputs, g > 0 or beta outside [0, 1] (False skips the check).
+    Returns o: [B, T, HV, V] in v's dtype, and the final state [B, HV, K, V] (float32, or float64
+    for float64 inputs; never downcast) when output_final_state, else None.
+    """
+    if int(chunk_size) < 1:
+        raise ValueError(f"chunk_size must be a positive integer, got {chunk_size}")
+    check_inputs(q, k, v, g, beta, initial_state, validate)
+    dtype = working_dtype(q, k, v, g, beta, initial_state)
+    B, T, HK, K = q.shape
+    HV, V = v.shape[2], v.shape[3]
+    if initial_state is None:
+        S = torch.zeros(B, HV, K, V, dtype=dtype, device=v.device)
+    else:
+        S = initial_state.to(dtype).clone()
+    o, S = chunk_scan(q, k, v, g, beta, S, chunk_size=int(chunk_size), scale=K ** -0.5 if scale is None else scale,
+                      l2norm=use_qk_l2norm_in_kernel, chunks_per_block=1 if q.device.type == "cpu" else None)
+    return o, (S if output_final_state else None)
+
+
+def chunk_scan(q, k, v, g, beta, S, *, chunk_size: int, scale: float, l2norm: bool, chunks_per_block: int | None):
+    """The kernel after validation. q, k: [B, T, HK, K]; v: [B, T, HV, V]; g: [B, T, HV];
+    beta: [B, T, HV] or [B, T, HV, V]; S: [B, HV, K, V] in the working dtype.
+    Returns o: [B, T, HV, V] in v's dtype and the final state.
+
+    Tokens go in blocks of chunks_per_block equal chunks (None: all full chunks, the GPU choice; 1: the
+    CPU choice, see the module docstring): the state-free work of a block is batched over its chunks,
+    then a short loop carries the state through them. A ragged tail is a last block of one shorter
+    chunk: no padding anywhere. Tests pass chunks_per_block explicitly to run the GPU path on a CPU."""
+    B, T, HK, K = q.shape
+    HV, V = v.shape[2], v.shape[3]
+    per_channel = beta.dim() == 4
+    S = S.reshape(B * HV, K, V)                                        # [B*HV, K, V]  heads as one batch dim
+    o = torch.empty(v.shape, dtype=v.dtype, device=v.device)          # [B, T, HV, V]
+    start = 0
+    while start < T:
+        c = min(chunk_size, T - start)                                 # chunk length in this block
+        n = min(chunks_per_block or T, (T - start) // c)               # chunks in this block
+        block = slice(start, start + n * c)
+        qb, kb = _load_queries_keys(q[:, block], k[:, block], S.dtype, scale, l2norm, HV // HK)
+        chunks = lambda x: _by_chunk(x.to(S.dtype), n)
+        beta_b = chunks(beta[:, block]) if per_channel else chunks(beta[:, block, :, None])[..., 0]
+        o_block, S = _block(chunks(qb), chunks(kb), chunks(v[:, block]), chunks(g[:, block, :, None])[..., 0],
+                            beta_b, S)
+        o[:, block].view(B, n, c, HV, V).copy_(o_block.view(n, B, HV, c, V).permute(1, 0, 3, 2, 4))
+        start += n * c
+    return o, S.view(B, HV, K, V)
+
+
+def _by_chunk(x, n):
+    """[B, n*c, H, D] -> [n*B*H, c, D]: chunk-major, then heads; one batch dim for torch.bmm.
+    A strided view (no copy) when n = B = 1, the CPU case."""
+    B, L, H, D = x.shape
+    return x.reshape(B, n, L // n, H, D).permute(1, 0, 3, 2, 4).reshape(n * B * H, L // n, D)
+
+
+def _load_queries_keys(q, k, dtype, scale, l2norm, group):
+    """q, k: [B, c, HK, K] raw slices -> [B, c, HV, K]: normalised (if asked), q scaled, each key head
+    serving `group` consecutive value heads (repeat_interleave, as in transformers and fla)."""
+    q, k = q.to(dtype), k.to(dtype)
+    if l2norm:
+        q, k = l2_normalize(q), l2_normalize(k)                        # per vector: before or after the repeat
+    q = q * scale
+    if group > 1:
+        q, k = q.repeat_interleave(group, dim=2), k.repeat_interleave(group, dim=2)  # [B, c, HV, K]
+    return q, k
+
+
+# ---- the in-chunk decays and the UT system: shared by this kernel, the state-norm scan and the lessons
+
+def log_decays(g: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """g: [N, c] log decays of N chunks -> gamma [N, c], the log decay from the chunk start through
+    token i, and D [N, c, c], D_ij = g_{j+1} + ... + g_i for j <= i (log decay from token j to token i;
+    0 on the diagonal) and -inf above it. D is summed over its own range (see Precision above)."""
+    c = g.shape[-1]
+    later = torch.ones(c, c, dtype=torch.bool, device=g.device).tril(-1)   # [c, c]  row l > column j
+    D = g[:, :, None].expand(-1, c, c).masked_fill(~later, 0.0).cumsum(1)  # [N, c, c]  sum over j < l <= i
+    return g.cumsum(-1), D.masked_fill_(later.T, float("-inf"))
+
+
+def needs_flush(gamma: torch.Tensor) -> bool:
+    """Whether any decay of these chunks can reach float32's subnormal range. Every decay exponent is
+    >= the chunk's total log decay gamma_c (g <= 0), so most chunks need no flushing."""
+    return gamma.dtype == torch.float32 and gamma.numel() > 0 and bool(gamma[..., -1].min() < FLUSH)
+
+
+def exp_flushed_(x: torch.Tensor, flush: bool) -> torch.Tensor:
+    """exp(x) in place; with flush, arguments below FLUSH give exactly 0 (see FLUSH)."""
+    return (x.masked_fill_(x < FLUSH, float("-inf")) if flush else x).exp_()
+
+
+def ut_system(k: torch.Tensor, beta: torch.Tensor, Gamma: torch.Tensor) -> torch.Tensor:
+    """diag(beta) K K^T * Gamma, whose strictly-lower part makes L = I + strict_lower(...).
+    k: [N, c, K]; Gamma: [N, c, c]; beta: [N, c] -> [N, c, c], or per channel [N, c, V] -> [N, V, c, c].
+    The diagonal and upper triangle are left unmasked: ut_inverse never reads them."""
+    KKG = torch.bmm(k, k.transpose(-1, -2)).mul_(Gamma)                 # [N, c, c]
+    if beta.dim() == 2:
+        return KKG.mul_(beta[:, :, None])                               # row i scaled by beta_i
+    return KKG[:, None] * beta.transpose(1, 2)[..., None]               # [N, V, c, c]
+
+
+def ut_inverse(A: torch.Tensor) -> torch.Tensor:
+    """L^-1 for L = I + strict_lower(A): [..., c, c], unit lower-triangular. solve_triangular with
+    unitriangular=True reads neither A's diagonal nor its upper triangle."""
+    eye = torch.eye(A.shape[-1], dtype=A.dtype, device=A.device)
+    return torch.linalg.solve_triangular(A, eye.expand_as(A), upper=False, unitriangular=True)
+
+
+def _block(q, k, v, g, beta, S):
+    """n chunks of c tokens each, chunk-major with the BH = B*H heads inside (row i*BH + h).
+    q, k: [n*BH, c, K]; v: [n*BH, c, V]; g: [n*BH, c]; beta: [n*BH, c] or per channel [n*BH, c, V];
+    S: [BH, K, V] the state before the block. Returns the outputs [n, BH, c, V] and the state after it."""
+    BH = S.shape[0]
+    # 1. Everything that does not depend on the state, for all n chunks at once.
+    gamma, D = log_decays(g)                                           # [nBH, c], [nBH, c, c]
+    flush = needs_flush(gamma)
+    Gamma = exp_flushed_(D, flush)                                     # [nBH, c, c]  decay from token j to i
+    decay = exp_flushed_(gamma, flush)                                 # [nBH, c]     e^gamma_i
+    inv_L = ut_inverse(ut_system(k, beta, Gamma))                      # [nBH, c, c] or [nBH, V, c, c]
+    if beta.dim() == 2:
+        inv_L_beta = inv_L * beta[:, None, :]                          # [nBH, c, c]  L^-1 diag(beta)
+        U = torch.bmm(inv_L_beta, v)                                   # [nBH, c, V]
+        W = torch.bmm(inv_L_beta * decay[:, None, :], k)               # [nBH, c, K]  L^-1 diag(beta e^gamma) K
+    else:                                                              # one L per value channel
+        inv_L_beta = inv_L * beta.transpose(1, 2)[:, :, None, :]       # [nBH, V, c, c]
+        U = torch.einsum("nvij,njv->niv", inv_L_beta, v)               # [nBH, c, V]
+        M = inv_L_beta * decay[:, None, None, :]                       # [nBH, V, c, c]  no [.., V, c, K] W
+    scores = torch.bmm(q, k.transpose(1, 2)).mul_(Gamma)               # [nBH, c, c]  lower incl. diagonal
+    q_decayed = q * decay[:, :, None]                                  # [nBH, c, K]
+    k_to_end = k * Gamma[:, -1, :, None]                               # [nBH, c, K]  decayed to the chunk end
+    chunk_decay = decay[:, -1, None, None]                             # [nBH, 1, 1]  e^gamma_c
+    # 2. The state, chunk after chunk (rows i*BH ... i*BH + BH - 1 are chunk i). The in-place
+    # updates touch only fresh temporaries whose old values autograd does not need.
+    outs = []
+    for rows in (slice(i * BH, (i + 1) * BH) for i in range(q.shape[0] // BH)):
+        if beta.dim() == 2:
+            new_v = torch.baddbmm(U[rows], W[rows], S, alpha=-1)       # [BH, c, V]  what each token writes
+        else:
+            new_v = U[rows] - torch.einsum("nvij,njv->niv", M[rows], torch.bmm(k[rows], S))  # [BH, c, V]
+        outs.append(torch.bmm(q_decayed[rows], S).baddbmm_(scores[rows], new_v))  # [BH, c, V]  old state + chunk
+        S = (S * chunk_decay[rows]).baddbmm_(k_to_end[rows].transpose(1, 2), new_v)  # [BH, K, V]
+    return (outs[0][None] if len(outs) == 1 else torch.stack(outs)), S  # [n, BH, c, V]
