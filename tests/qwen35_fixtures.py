@@ -36,8 +36,8 @@ def _capture_gates(module, store: list):
         module.torch_chunk_gated_delta_rule, module.torch_recurrent_gated_delta_rule = saved
 
 
-def hf_reference(folder, ids: torch.Tensor, *, moe: bool = False) -> dict:
-    """Run transformers' Qwen3.5 (or MoE) causal LM in float32 on the checkpoint folder.
+def hf_reference(folder, ids: torch.Tensor, *, moe: bool = False, dtype=torch.float32) -> dict:
+    """Run transformers' Qwen3.5 (or MoE) causal LM in `dtype` (float32 unless asked) on the checkpoint folder.
 
     Returns {"outputs": [L] of [T, D] residual streams, "g"/"beta": [n_gdn] of [T, HV], "logits": [T, vocab]}.
     """
@@ -47,7 +47,7 @@ def hf_reference(folder, ids: torch.Tensor, *, moe: bool = False) -> dict:
     else:
         from transformers.models.qwen3_5 import modeling_qwen3_5 as mod
         cls = mod.Qwen3_5ForCausalLM
-    model = cls.from_pretrained(str(folder), dtype=torch.float32).eval()
+    model = cls.from_pretrained(str(folder), dtype=dtype).eval()
     outputs, gates = [], []
     hooks = [layer.register_forward_hook(lambda m, i, o: outputs.append(o[0] if isinstance(o, tuple) else o))
              for layer in model.model.layers]

@@ -3,6 +3,7 @@ import json
 
 import pytest
 import torch
+from safetensors.torch import load_file, save_file
 
 from gdn.qwen35 import load_config, load_model, parse_config
 from tests.qwen35_fixtures import rewrite, text_config, write_checkpoint
@@ -81,6 +82,53 @@ def test_missing_shard(roots):
     with pytest.raises(ValueError, match="model-00003-of-00003.safetensors: listed in model.safetensors.index.json "
                                          "but missing"):
         load_model(folder)
+
+
+def shard_of(folder, name):
+    return json.loads((folder / "model.safetensors.index.json").read_text())["weight_map"][name]
+
+
+def test_index_that_maps_a_tensor_to_the_wrong_shard_is_refused_at_open(roots):
+    """Before, headers were pooled over all shards, so this opened fine and failed mid-load."""
+    folder = write_checkpoint(roots / "wrong_shard", shards=2)
+    index = json.loads((folder / "model.safetensors.index.json").read_text())
+    name = LAYER0 + "A_log"
+    right = index["weight_map"][name]
+    wrong = next(f for f in set(index["weight_map"].values()) if f != right)
+    index["weight_map"][name] = wrong
+    (folder / "model.safetensors.index.json").write_text(json.dumps(index))
+    with pytest.raises(ValueError, match=rf"{name}: model.safetensors.index.json maps it to {wrong}, but it is stored "
+                                         rf"in {right}"):
+        load_model(folder, lazy=True)
+
+
+@pytest.mark.parametrize("with_index", [True, False], ids=["indexed", "no-index"])
+def test_two_shards_holding_the_same_tensor_are_refused(roots, with_index):
+    folder = write_checkpoint(roots / f"dup_{with_index}", shards=2)
+    name = LAYER0 + "A_log"
+    home = shard_of(folder, name)
+    other = next(p for p in folder.glob("*.safetensors") if p.name != home)
+    tensors = load_file(str(other))
+    tensors[name] = load_file(str(folder / home))[name]
+    save_file(tensors, str(other), metadata={"format": "pt"})
+    if not with_index:
+        (folder / "model.safetensors.index.json").unlink()
+    first, second = sorted([home, other.name])
+    with pytest.raises(ValueError, match=rf"{name}: stored in both {first} and {second}"):
+        load_model(folder, lazy=True)
+
+
+def test_modules_have_exactly_the_checkpoint_names_and_shapes():
+    """The loader is a key-for-key copy: every module parameter is a checkpoint tensor of that shape."""
+    from gdn.qwen35.checkpoint import model_shapes
+    from gdn.qwen35.model import TextModel
+    from gdn.qwen35.synth import config_json
+    for text, moe in ((text_config(), False), (text_config(linear_num_value_heads=8), False), (text_config(num_experts=8, num_experts_per_tok=2, moe_intermediate_size=32,
+                                                    shared_expert_intermediate_size=32, tie_word_embeddings=False), True)):
+        cfg = parse_config(config_json(text, moe=moe))
+        with torch.device("meta"):
+            params = {n: tuple(p.shape) for n, p in TextModel(cfg).named_parameters()}
+        assert params == {n: s for n, s in model_shapes(cfg).items() if n != "lm_head.weight"}
 
 
 @pytest.mark.parametrize("escape", ["../outside.safetensors", "/etc/passwd"])

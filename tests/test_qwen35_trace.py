@@ -2,7 +2,8 @@
 import pytest
 import torch
 
-from gdn.qwen35 import load_model, state_norm_scan
+from gdn.ops import state_norm_scan
+from gdn.qwen35 import load_model
 from tests.qwen35_fixtures import rel_err, text_config, write_checkpoint
 
 
@@ -83,6 +84,33 @@ def test_state_norm_scan_with_initial_state_and_grouped_heads():
         S = S + torch.einsum("bhk,bhv->bhkv", kn[:, t], u)
         assert rel_err(norms[:, t], S.flatten(2).norm(dim=-1)) < 1e-4
     assert rel_err(final, S) < 1e-4
+
+
+def test_state_norm_scan_float64_with_alpha_zero_and_strong_decay():
+    """Same recurrence in float64, with alpha = 0 tokens and decays far below float32's flush."""
+    gen = torch.Generator().manual_seed(1)
+    B, T, HK, HV, K, V = 1, 90, 1, 2, 5, 4
+    k, v = torch.randn(B, T, HK, K, generator=gen, dtype=torch.float64), torch.randn(B, T, HV, V, generator=gen, dtype=torch.float64)
+    g = -3 * torch.rand(B, T, HV, generator=gen, dtype=torch.float64)
+    g[:, 10:30:3] = -float("inf")
+    g[:, 50:60] = -60.0
+    beta = torch.rand(B, T, HV, generator=gen, dtype=torch.float64)
+    norms, final = state_norm_scan(k, v, g, beta, chunk=16)
+    assert norms.dtype == final.dtype == torch.float64
+    kn = (k / (k.pow(2).sum(-1, keepdim=True) + 1e-6).sqrt()).repeat_interleave(HV // HK, dim=2)
+    S = torch.zeros(B, HV, K, V, dtype=torch.float64)
+    for t in range(T):
+        S = S * g[:, t].exp()[..., None, None]
+        u = beta[:, t, :, None] * (v[:, t] - torch.einsum("bhk,bhkv->bhv", kn[:, t], S))
+        S = S + torch.einsum("bhk,bhv->bhkv", kn[:, t], u)
+        torch.testing.assert_close(norms[:, t], S.flatten(2).norm(dim=-1), rtol=1e-9, atol=1e-12)
+
+
+def test_state_norm_scan_runs_on_the_inputs_device():
+    """On the meta device every tensor the scan builds must follow its inputs (before: CPU constants)."""
+    meta = lambda *shape: torch.zeros(*shape, device="meta", dtype=torch.float64)
+    norms, final = state_norm_scan(meta(1, 70, 2, 8), meta(1, 70, 4, 6), meta(1, 70, 4), meta(1, 70, 4), meta(1, 4, 8, 6))
+    assert norms.device.type == final.device.type == "meta" and norms.shape == (1, 70, 4) and final.shape == (1, 4, 8, 6)
 
 
 def test_upto_layer_reads_only_those_layers(tmp_path):

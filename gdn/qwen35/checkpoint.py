@@ -109,30 +109,46 @@ class Checkpoint:
     def __init__(self, folder: str | Path, cfg: Qwen35Config):
         self.folder = Path(folder)
         self.cfg = cfg
-        self.header: dict[str, tuple[tuple[int, ...], str]] = {}  # on-disk name -> (shape, dtype code)
-        self.file_of = self._map_files()                  # on-disk name -> file
+        self.headers: dict[Path, dict[str, tuple[tuple[int, ...], str]]] = {}  # file -> name -> (shape, dtype code)
+        self.file_of = self._map_files()                  # on-disk name -> the one file that holds it
         self.prefix = self._detect_prefix()
         self.shapes = model_shapes(cfg)
         self._check_names_and_shapes()
 
     # -- opening -------------------------------------------------------------------------------
     def _map_files(self) -> dict[str, Path]:
+        """Read every shard's header and decide which file holds each tensor. A name stored in two
+        files, or an index that sends a name to a shard that does not hold it, is refused here: either
+        would read the wrong bytes later (or fail in the middle of a load)."""
         index = self.folder / INDEX_FILE
         if index.is_file():
             try:
                 weight_map = json.loads(index.read_text(encoding="utf-8"))["weight_map"]
-            except (ValueError, KeyError, TypeError) as e:
+                listed = {name: self.folder / shard_name(fname, index) for name, fname in weight_map.items()
+                          if not name.startswith(SKIPPED)}
+            except (ValueError, KeyError, TypeError, AttributeError) as e:
                 raise ValueError(f"{index}: not a valid safetensors index ({e!r}); re-download the checkpoint") from None
-            files = {name: self.folder / shard_name(fname, index) for name, fname in weight_map.items()
-                     if not name.startswith(SKIPPED)}
-            for path in sorted(set(files.values())):
-                self._read_header(path)                   # every header is checked up front
-            return files
-        paths = sorted(self.folder.glob("*.safetensors"))
-        if not paths:
-            raise ValueError(f"{self.folder}: no *.safetensors file and no {INDEX_FILE}; this folder holds no "
-                             "weights (only safetensors checkpoints are supported, never .bin / pickle)")
-        return {name: path for path in paths for name in self._read_header(path)}
+            paths = sorted(set(listed.values()))
+        else:
+            listed = None
+            paths = sorted(self.folder.glob("*.safetensors"))
+            if not paths:
+                raise ValueError(f"{self.folder}: no *.safetensors file and no {INDEX_FILE}; this folder holds no "
+                                 "weights (only safetensors checkpoints are supported, never .bin / pickle)")
+        holder: dict[str, Path] = {}
+        for path in paths:
+            for name in self._read_header(path):
+                if name in holder:
+                    raise ValueError(f"{name}: stored in both {holder[name].name} and {path.name}; the checkpoint "
+                                     "is inconsistent, re-download it")
+                holder[name] = path
+        if listed is None:
+            return holder
+        for name, path in listed.items():
+            if name in holder and holder[name] != path:
+                raise ValueError(f"{name}: {INDEX_FILE} maps it to {path.name}, but it is stored in "
+                                 f"{holder[name].name}; the index is corrupt, re-download the checkpoint")
+        return listed
 
     def _open(self, path: Path):
         """safe_open with errors that say what to do. Handles are short-lived on purpose: weights are
@@ -150,9 +166,10 @@ class Checkpoint:
         """Record shape and dtype of every text tensor in one file (reads the header only)."""
         f = self._open(path)
         names = [n for n in f.keys() if not n.startswith(SKIPPED)]
+        header = self.headers.setdefault(path, {})
         for n in names:
             sl = f.get_slice(n)
-            self.header[n] = (tuple(sl.get_shape()), sl.get_dtype())
+            header[n] = (tuple(sl.get_shape()), sl.get_dtype())
         return names
 
     def _detect_prefix(self) -> str:
@@ -176,17 +193,19 @@ class Checkpoint:
                              "checkpoint does not match its config.json, re-download it")
         for name, want in self.shapes.items():
             disk = self.disk_name(name)
-            if disk not in self.header:                   # listed in the index, absent from its shard
+            header = self.headers[self.file_of[disk]]
+            if disk not in header:                        # listed in the index, absent from every shard
                 raise ValueError(f"{disk}: listed in {INDEX_FILE} but missing from {self.file_of[disk].name}; "
                                  "re-download the checkpoint")
-            got = self.header[disk][0]
+            got = header[disk][0]
             if got != want:
                 raise ValueError(f"{self.disk_name(name)}: expected shape {want} from config.json, checkpoint "
                                  f"has {got}; the weights and config.json do not belong together")
 
     def dtype_of(self, name: str) -> torch.dtype | None:
         """The on-disk dtype of a tensor, from the header (None for dtypes torch does not name here)."""
-        code = self.header[self.disk_name(name)][1]
+        disk = self.disk_name(name)
+        code = self.headers[self.file_of[disk]][disk][1]
         return {"BF16": torch.bfloat16, "F16": torch.float16, "F32": torch.float32}.get(code)
 
     def has(self, name: str) -> bool:
