@@ -9,6 +9,7 @@ from typing import Callable
 import numpy as np
 import streamlit as st
 
+from gdn.ops import CHUNK_SIZE
 from gdn.figures.real_model import fig_gate_heatmap, fig_head_detail, fig_head_params, fig_overview, fig_state_block
 from gdn.qwen35.gates import (KERNEL_RTOL, REPLAY_MAX_DIM, REPLAY_MAX_TOKENS, gates_csv, gates_json, head_state, kernel_check,
                        replay_payload, top_block)
@@ -26,6 +27,7 @@ class ViewContext:
     run: GateRun               # every GDN layer's gates for this prompt
     layer: int                 # chosen decoder layer (a GDN layer)
     head: int                  # chosen value head
+    dims: tuple[int, int]      # (K, V): the checkpoint's key and value head dims
     summary: dict              # head_summary(run.g, run.beta): [L, H] arrays
     labels: dict               # translated axis / hover words
     fs: int                    # figure font size
@@ -119,7 +121,7 @@ def head(c: ViewContext) -> None:
 
 
 def check(c: ViewContext) -> None:
-    ui.note(ui.tr("real_model.check_explain", layer=c.layer))
+    ui.note(ui.tr("real_model.check_explain", layer=c.layer, C=CHUNK_SIZE))
     check_key = (c.folder, c.ids, c.layer)
     if st.button(ui.tr("real_model.check_run", layer=c.layer), key="real_model_check"):
         compute.cached("check", check_key, lambda: kernel_check(*c.inputs().tensors()))
@@ -138,7 +140,7 @@ def check(c: ViewContext) -> None:
 
 
 def replay(c: ViewContext) -> None:
-    ui.note(ui.tr("real_model.replay_explain", max=REPLAY_MAX_TOKENS))
+    ui.note(ui.tr("real_model.replay_explain", max=REPLAY_MAX_TOKENS, K=c.dims[0], V=c.dims[1]))
     c1, c2, c3 = st.columns(3)
     # A slider needs min < max: a one-token prompt (or a window as long as the prompt) has no choice.
     w_len = c2.slider(ui.tr("real_model.replay_len"), 1, min(REPLAY_MAX_TOKENS, c.T), min(12, c.T),

@@ -2,6 +2,7 @@
 import streamlit as st
 
 from gdn.lessons import chunking as ce
+from gdn.ops import CHUNK_SIZE
 from gdn.figures.chunking import fig_kernel_agreement, fig_matrix_row, fig_timing
 from gdn.lessons.memory import random_stream
 from app_pages._support import compute, ui
@@ -51,7 +52,8 @@ m[0].metric(ui.tr("chunking.m_out"), f"{both['max_output_diff']:.2e}")
 m[1].metric(ui.tr("chunking.m_state"), f"{both['max_state_diff']:.2e}")
 
 st.header(ui.tr("chunking.h_speed"))
-st.caption(ui.tr("chunking.speed_note"))
+st.caption(ui.tr("chunking.speed_note", H=ce.TIMING_HEADS, d=ce.TIMING_DIM, T_min=f"{TIMING_LENGTHS[0]:,}",
+                 T_max=f"{TIMING_LENGTHS[-1]:,}"))
 
 
 @st.cache_resource
@@ -70,7 +72,7 @@ if st.button(ui.tr("chunking.measure"), key="chunking_measure", icon=":material/
     bar.empty()
 if store["result"] is not None:
     cross = ce.crossover_length(store["result"])
-    labels = {n: ui.tr(f"chunking.l_{n}") for n in ("recurrent", "chunk", "crossover", "T", "seconds")}
+    labels = {n: ui.tr(f"chunking.l_{n}", C=CHUNK_SIZE) for n in ("recurrent", "chunk", "crossover", "T", "seconds")}
     ui.show_figure(fig_timing(store["result"], cross, labels=labels, font_size=fs), key="chunking_speed_fig",
                    alt=ui.tr("chunking.speed_alt"))
     st.markdown(ui.tr("chunking.crossover", T=cross) if cross else ui.tr("chunking.no_crossover"))

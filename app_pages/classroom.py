@@ -2,7 +2,7 @@
 import pandas as pd
 import streamlit as st
 
-from gdn.lessons.classroom import EXERCISES, GLOSSARY, NOTES_PAGES, TIMELINE
+from gdn.lessons.classroom import EXERCISES, GLOSSARY, NOTES_FIELDS, NOTES_PAGES, TIMELINE
 from gdn.i18n import t
 from app_pages._support import ui
 
@@ -19,8 +19,10 @@ def open_demo(demo) -> None:
 
 def exercise_card(n: int, ex) -> None:
     with st.container(border=True):
-        st.markdown(f"**{n}. {ui.tr(f'classroom.q_{ex.id}')}**")
-        option = ui.label_maker(f"classroom.o_{ex.id}_")
+        fields = ex.fields()                         # numbers the texts state, computed (e.g. from the sizes file)
+        st.markdown(f"**{n}. {ui.tr(f'classroom.q_{ex.id}', **fields)}**")
+        language = ui.lang()                         # captured: the radio calls this outside the script run too
+        option = lambda i: t(f"classroom.o_{ex.id}_{i}", language, **fields)
         choice = st.radio(ui.tr("classroom.your_answer"), range(ex.n_options), index=None, format_func=option,
                           key=f"classroom_pick_{ex.id}", label_visibility="collapsed")
         revealed = st.session_state.get(f"classroom_shown_{ex.id}", False)
@@ -34,7 +36,7 @@ def exercise_card(n: int, ex) -> None:
                 st.success(ui.tr("classroom.right"), icon=":material/check_circle:")
             else:
                 st.error(ui.tr("classroom.wrong", answer=option(ex.answer)), icon=":material/cancel:")
-            st.markdown(ui.tr(f"classroom.e_{ex.id}"))
+            st.markdown(ui.tr(f"classroom.e_{ex.id}", **fields))
             if st.button(ui.tr("classroom.show_demo"), key=f"classroom_demo_{ex.id}", icon=":material/play_circle:",
                          type="primary"):
                 open_demo(ex.demo)
@@ -50,7 +52,7 @@ with exercises:
 with notes:
     for page in NOTES_PAGES:
         st.subheader(ui.tr(f"nav.{page}"))
-        st.markdown(ui.tr(f"classroom.notes_{page}"))
+        st.markdown(ui.tr(f"classroom.notes_{page}", **NOTES_FIELDS.get(page, dict)()))
 with history:
     for year, event in TIMELINE:
         st.markdown(f"**{year}** · {ui.tr(f'classroom.timeline_{event}')}")

@@ -32,7 +32,12 @@ with settings:
         base, edit_key, token_names = replay_stream(replay), f"memory_edit_replay_{replay['title']}", replay["tokens"]
     else:
         base, edit_key = PRESETS[preset](), f"memory_edit_{preset}"
-    story = ui.tr("memory.story_replay", title=replay["title"]) if preset == "replay" else ui.tr(f"memory.story_{preset}")
+    if preset != "replay":
+        story = ui.tr(f"memory.story_{preset}")
+    elif "K" in replay:                              # a real head, sent by the real-model page
+        story = ui.tr("memory.story_replay", title=replay["title"], K=replay["K"], V=replay["V"])
+    else:                                            # a hand-made stream, sent by a classroom exercise
+        story = ui.tr("memory.story_exercise", title=replay["title"])
     ui.note(story)
 
     with st.expander(ui.tr("memory.edit"), expanded=False):

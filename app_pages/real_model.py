@@ -241,5 +241,6 @@ inputs = lambda: compute.cached("inputs", (folder, ids, layer), lambda: layer_in
 view = ui.linked(st.segmented_control, ui.tr("real_model.view"), VIEWS, key="real_model_view", default=VIEWS[0],
                  required=True, format_func=ui.label_maker("real_model.tab_"), label_visibility="collapsed")
 ctx = views.ViewContext(folder=folder, request=request, enc=enc, run=run, layer=layer, head=head,
+                       dims=(cfg.linear_key_head_dim, cfg.linear_value_head_dim),
                        summary=summary, labels=labels, fs=ui.font_size(), lecture=ui.lecture(), inputs=inputs)
 views.VIEWS[view](ctx)                 # only the chosen view is computed: the others may need a forward pass

@@ -1,10 +1,12 @@
 """Bench: the real-model page's path from "Run" to the first figure, and its peak memory.
 
-For each prompt length: encode -> gate_run (every GDN layer, chunked kernel, state norms) -> the α
+For each prompt length: encode -> gate_run (every GDN layer, chunked kernel; no state norms: the page
+computes those for the one layer it shows, on demand) -> the α
 heatmap figure serialised to JSON (what Streamlit sends). Each length runs in its own subprocess, so the
 peak RSS is that run's own; "peak over load" is the peak minus the RSS right after the model loaded.
 
-    python bench/bench_real_model.py                    # the shipped demo checkpoint
+    python bench/bench_real_model.py                    # the shipped trained demo (the app's default model)
+    python bench/bench_real_model.py --model random     # the shipped random-weight demo
     python bench/bench_real_model.py --model 0.8b       # random weights in Qwen3.5-0.8B shapes (temp dir)
 """
 from __future__ import annotations
@@ -55,7 +57,7 @@ def child(folder: str, tokens: int) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--model", default="demo", choices=["demo", "0.8b"])
+    ap.add_argument("--model", default="trained", choices=["trained", "random", "0.8b"])
     ap.add_argument("--tokens", default="64,512,2048")
     ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     a = ap.parse_args()
@@ -63,9 +65,9 @@ def main() -> None:
         print(json.dumps(child(a.child[0], int(a.child[1]))))
         return
     with tempfile.TemporaryDirectory() as tmp:
-        if a.model == "demo":
-            from gdn.qwen35 import DEMO_PATH
-            folder = str(DEMO_PATH)
+        if a.model in ("trained", "random"):
+            from gdn.qwen35.sources import DEMO_PATH, TRAINED_PATH
+            folder = str(TRAINED_PATH if a.model == "trained" else DEMO_PATH)
         else:
             sys.path.insert(0, str(Path(__file__).resolve().parent))
             from bench_qwen35 import QWEN35_08B

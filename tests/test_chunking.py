@@ -2,6 +2,8 @@
 derivations; and the page through AppTest in both languages."""
 import json
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
@@ -65,9 +67,29 @@ def test_crossover_is_the_first_length_from_which_chunk_stays_faster():
     assert ce.crossover_length(timing) is None
 
 
-def test_timing_measures_both_kernels():
-    timing = ce.time_kernels([16, 32], heads=2, dim=8, repeats=1)
-    assert timing["recurrent"].shape == timing["chunk"].shape == (2,) and (timing["chunk"] > 0).all()
+def test_timing_reports_each_kernels_median_per_length(monkeypatch):
+    """A fake clock that each kernel call advances by a known amount: the medians are exact."""
+    clock, calls = [0.0], []
+    cost = {"recurrent": [3.0, 1.0, 2.0], "chunk": [0.5, 0.9, 0.1]}      # seconds per token, by repeat
+
+    def fake(name):
+        def kernel(q, k, v, g, beta, **kw):
+            calls.append((name, tuple(q.shape), kw.get("chunk_size")))
+            if q.shape[1] != 8:                                          # 8 tokens: the untimed warm-up
+                repeat = sum(c[:2] == (name, tuple(q.shape)) for c in calls) - 1
+                clock[0] += cost[name][repeat] * q.shape[1]
+        return kernel
+    monkeypatch.setattr(ce, "time", SimpleNamespace(perf_counter=lambda: clock[0]))
+    monkeypatch.setattr(ce, "recurrent_gated_delta_rule", fake("recurrent"))
+    monkeypatch.setattr(ce, "chunk_gated_delta_rule", fake("chunk"))
+    progress = []
+    timing = ce.time_kernels([16, 40], heads=3, dim=5, repeats=3, chunk_size=4, progress=lambda i, n: progress.append((i, n)))
+    np.testing.assert_allclose(timing["recurrent"], [2.0 * 16, 2.0 * 40])   # median of 3, 1, 2 per token
+    np.testing.assert_allclose(timing["chunk"], [0.5 * 16, 0.5 * 40])       # median of 0.5, 0.9, 0.1
+    assert progress == [(1, 2), (2, 2)]
+    timed = [c for c in calls if c[1][1] != 8]
+    assert {c[1] for c in timed} == {(1, 16, 3, 5), (1, 40, 3, 5)} and len(timed) == 12
+    assert {c[2] for c in timed if c[0] == "chunk"} == {4}
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])

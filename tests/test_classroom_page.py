@@ -32,7 +32,7 @@ RIGHT_WORDS = {"alpha_zero": "β k vᵀ", "beta_zero": "decayed old table", "no_
 def test_answer_indices_point_at_the_right_words():
     assert set(RIGHT_WORDS) == {ex.id for ex in EXERCISES}
     for ex in EXERCISES:
-        assert RIGHT_WORDS[ex.id] in t(f"classroom.o_{ex.id}_{ex.answer}", "en"), ex.id
+        assert RIGHT_WORDS[ex.id] in t(f"classroom.o_{ex.id}_{ex.answer}", "en", **ex.fields()), ex.id
 
 
 def test_reveal_without_a_prediction_asks_for_one():
@@ -59,7 +59,8 @@ def test_the_demo_streams_prove_the_answers():
     np.testing.assert_allclose(rec.output[1], [2, 2.5])
     state_bytes, kv_bytes_per_token = 16 * 128 * 128 * 4, 2 * 256 * 2 * 4  # Qwen3.5-0.8B, fp32
     crossover = next(e for e in EXERCISES if e.id == "crossover")
-    assert t(f"classroom.o_crossover_{crossover.answer}", "en").startswith(str(state_bytes // kv_bytes_per_token))
+    assert t(f"classroom.o_crossover_{crossover.answer}", "en", **crossover.fields()).startswith(
+        str(state_bytes // kv_bytes_per_token))
 
 
 def test_glossary_shows_both_languages():

@@ -35,7 +35,7 @@ def test_chinese_table_is_chinese():
 
 def test_every_literal_key_used_in_the_code_exists():
     used = set()
-    for path in list(ROOT.glob("app_pages/*.py")) + [ROOT / "app.py"]:
+    for path in list(ROOT.rglob("app_pages/**/*.py")) + [ROOT / "app.py"]:
         used |= set(re.findall(r"""\btr\(\s*["']([a-z_]+\.[A-Za-z0-9_]+)["']\s*[,)]""", path.read_text(encoding="utf-8")))
     assert used, "no tr() calls found"
     missing = sorted(k for k in used if k not in table("en"))
@@ -50,3 +50,20 @@ def test_language_choice():
     assert t("common.step_of", "en", step=2, total=9).startswith("Step 2 of 9")
     with pytest.raises(ValueError):
         table("fr")
+
+
+# Texts that describe the loaded model, the kernel or a live experiment take their numbers as {fields}:
+# a literal here was wrong for both shipped models (K = V = 32) and drifted from the code's constants.
+MODEL_AND_KERNEL_TEXTS = ["chunking.speed_note", "chunking.l_chunk", "memory.story_replay", "real_model.check_explain",
+                          "real_model.replay_explain", "classroom.q_crossover", "classroom.e_crossover",
+                          "classroom.notes_cost", "playground.cap_protocol",
+                          *(f"classroom.o_crossover_{i}" for i in range(3))]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_sizes_and_constants_are_fields_not_literals(lang):
+    strings = table(lang)
+    for key in MODEL_AND_KERNEL_TEXTS:
+        text = re.sub(r"\{[^}]*\}", "", strings[key])
+        assert not re.findall(r"(?<![\w.])(?:16|32|64|128|256|4,?096|8,?192)(?![\w.])", text), (key, text)
+

@@ -114,7 +114,11 @@ def test_preset_switch_runs_the_new_prompt():
 
 def test_kernel_check_agrees(page):
     lang, at = page
-    show(at, "check").button(key="real_model_check").click().run()
+    show(at, "check")
+    from gdn.ops import CHUNK_SIZE
+    assert any(t("real_model.check_explain", lang, layer=at.session_state["real_model_layer"], C=CHUNK_SIZE) == i.value
+               for i in at.info)
+    at.button(key="real_model_check").click().run()
     assert not at.exception
     rel = re.search(r"\d\.\de-\d\d", at.success[0].value).group()
     assert float(rel) < 1e-4
@@ -176,11 +180,15 @@ def test_uploads():
 def test_replay_reaches_the_memory_table():
     at = open_demo("en")
     show(at, "replay").slider(key="real_model_replay_len").set_value(8).run()
+    cfg = load_model(DEMO_PATH, lazy=True).cfg                           # the texts name the loaded model's sizes
+    K, V = cfg.linear_key_head_dim, cfg.linear_value_head_dim
+    assert any(f"{K}-dim keys and queries and {V}-dim values" in i.value for i in at.info)
     at.button(key="real_model_replay").click().run()
     payload = at.session_state["memory_replay"]
     assert len(payload["tokens"]) == len(payload["alpha"]) == len(payload["k"]) == 8
     assert len(payload["k"][0]) == 4 and len(payload["v"][0]) == 4
     assert at.session_state["memory_preset"] == "replay"
+    assert (payload["K"], payload["V"]) == (K, V)
     assert not at.exception
 
 

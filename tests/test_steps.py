@@ -85,7 +85,8 @@ def test_alpha_zero_leaves_only_the_current_write_and_beta_zero_still_reads():
 def test_table_round_trip_and_errors():
     s = k1_update()
     back = rows_to_stream(stream_to_rows(s), K=2, V=2, S0=s.S0)
-    np.testing.assert_allclose(back.k, s.k) and np.testing.assert_allclose(back.v, s.v)
+    for name in ("k", "v", "q", "alpha", "beta", "S0"):                # before: only k was ever checked
+        np.testing.assert_allclose(getattr(back, name), getattr(s, name), err_msg=name)
     rows = stream_to_rows(s)
     for change, key in [({"k": "1, x"}, "not_numbers"), ({"v": "1"}, "wrong_length"),
                         ({"alpha": 1.5}, "gate_range"), ({"beta": None}, "gate_missing")]:

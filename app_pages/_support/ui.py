@@ -10,6 +10,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from gdn.i18n import LANGS, pick_language, t, table
+from gdn.lessons.classroom import NOTES_FIELDS
 from app_pages._support.share import qr_png, share_url
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
@@ -143,4 +144,4 @@ def teacher_notes(page: str) -> None:
     key = f"classroom.notes_{page}"
     if key in table(lang()):
         with st.sidebar.expander(tr("common.teacher_notes"), icon=":material/school:"):
-            st.markdown(tr(key))
+            st.markdown(tr(key, **NOTES_FIELDS.get(page, dict)()))

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from gdn.ops.chunk import chunk_gated_delta_rule, log_decays, ut_inverse, ut_system
+from gdn.ops.chunk import CHUNK_SIZE, chunk_gated_delta_rule, log_decays, ut_inverse, ut_system
 from gdn.ops.naive import recurrent_gated_delta_rule
 from gdn.lessons.stream import Stream
 
@@ -99,8 +99,11 @@ def run_both_kernels(s: Stream, chunk_size: int) -> dict[str, np.ndarray]:
     return out
 
 
-def time_kernels(lengths: list[int], *, heads: int = 16, dim: int = 128, repeats: int = 3,
-                 chunk_size: int = 64, progress=None) -> dict[str, np.ndarray]:
+TIMING_HEADS, TIMING_DIM = 16, 128      # one Qwen3.5 GDN layer's head count and head dims
+
+
+def time_kernels(lengths: list[int], *, heads: int = TIMING_HEADS, dim: int = TIMING_DIM, repeats: int = 3,
+                 chunk_size: int = CHUNK_SIZE, progress=None) -> dict[str, np.ndarray]:
     """Median seconds of both kernels (float32, CPU, B=1) for each length; progress(i, n) if given."""
     results = {"T": np.array(lengths), "recurrent": [], "chunk": []}
     gen = torch.Generator().manual_seed(0)

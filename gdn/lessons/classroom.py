@@ -5,6 +5,9 @@ tables under classroom.*; this module only says which option is right and where 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
+
+from gdn.lessons import cost
 
 
 @dataclass(frozen=True)
@@ -20,6 +23,19 @@ class Exercise:
     n_options: int
     answer: int          # index of the right option
     demo: Demo
+    fields: Callable[[], dict] = dict   # the {fields} of its question, options and explanation
+
+
+def crossover_fields(model: str = "Qwen3.5-0.8B") -> dict:
+    """The crossover exercise's numbers, from the released config in assets/qwen35_sizes.json: the
+    state and KV sizes it multiplies out, the answer n (tokens) and two wrong options (n / 4, 16 n)."""
+    cfg = cost.load_sizes()[model]
+    n = cost.crossover_tokens(cfg)
+    tokens = lambda x: f"{x:,.0f}"
+    return {"model": model, "HV": cfg["linear_num_value_heads"], "K": cfg["linear_key_head_dim"],
+            "V": cfg["linear_value_head_dim"], "state": cost.fmt_bytes(cost.state_bytes(cfg)),
+            "Hkv": cfg["num_key_value_heads"], "hd": cfg["head_dim"], "kv": cost.fmt_bytes(cost.kv_bytes_per_token(cfg)),
+            "n": tokens(n), "quarter": tokens(n / 4), "times16": tokens(16 * n)}
 
 
 # A one-head stream for the alpha = 0 question: two pairs stored, then a token with alpha = 0.
@@ -38,7 +54,7 @@ EXERCISES = [
         "memory_preset": "write_read_2d", "memory_t": 2, "memory_stage": "query"})),
     Exercise("no_error", 3, 0, Demo("app_pages/compare.py", {"compare_preset": "k1_update"})),
     Exercise("transpose", 3, 1, Demo("app_pages/compare.py", {"compare_bug_dk": 2, "compare_bug_dv": 3})),
-    Exercise("crossover", 4, 1, Demo("app_pages/cost.py")),
+    Exercise("crossover", 4, 1, Demo("app_pages/cost.py"), crossover_fields),
     Exercise("unit_key", 4, 0, Demo("app_pages/memory_table.py", {
         "memory_preset": "unit_overwrite", "memory_t": 0, "memory_stage": "query"})),
     Exercise("half_beta", 4, 2, Demo("app_pages/memory_table.py", {
@@ -51,3 +67,4 @@ GLOSSARY = ["memory_table", "decay", "beta", "key_value_query", "outer_product",
             "linear_attention", "half_life", "chunking", "wy", "kv_cache", "hybrid", "l2norm",
             "gated_norm", "conv"]
 NOTES_PAGES = ["memory", "playground", "compare", "chunking", "real_model", "cost"]
+NOTES_FIELDS = {"cost": crossover_fields}      # page -> the {fields} its teacher notes state

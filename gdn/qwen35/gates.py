@@ -148,5 +148,6 @@ def replay_payload(*, title: str, tokens, q: np.ndarray, k: np.ndarray, v: np.nd
     v_small = vw @ _top_directions(vw, d)                                  # [W, d]
     v_small = v_small / max(float(np.abs(v_small).max()), 1e-12)
     r = lambda x: np.round(x, 4).tolist()
-    return {"title": title, "tokens": list(tokens[w]), "k": r(_unit(kn @ P)), "q": r(_unit(qn @ P)),
+    return {"title": title, "tokens": list(tokens[w]), "K": k.shape[-1], "V": vw.shape[-1],
+            "k": r(_unit(kn @ P)), "q": r(_unit(qn @ P)),
             "v": r(v_small), "alpha": r(np.exp(np.asarray(g[w], float))), "beta": r(np.asarray(beta[w], float))}
