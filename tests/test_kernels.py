@@ -212,6 +212,15 @@ def test_bad_values_raise_naming_the_argument(name, bad, message):
                validate=False)                                           # research opt-out: no error
 
 
+def test_finite_values_whose_sum_overflows_are_accepted():
+    """The NaN/Inf screen sums each big input; a sum that overflows must be confirmed, not reported."""
+    q, k, v, g, beta, _ = make_inputs(1, 6, 1, 1, 4, 3, dtype=torch.float32)
+    v = torch.full_like(v, 3e38)                                        # finite, but v.sum() is inf
+    assert not torch.isfinite(v.sum())
+    for kernel in (recurrent_gated_delta_rule, chunk_gated_delta_rule):
+        kernel(q, k, v, g=g, beta=beta * 0)                             # no error
+
+
 def test_alpha_zero_is_a_valid_gate():
     q, k, v, g, beta, S0 = make_inputs(1, 6, 1, 1, 4, 3)
     g[:] = -math.inf

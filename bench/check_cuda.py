@@ -1,0 +1,76 @@
+"""On a CUDA machine: the GPU code paths against the float64 recurrence on the same device.
+
+CI has no GPU, so this is run by hand on the device machine (python bench/check_cuda.py). It prints one
+line per check and exits non-zero if any fails: the chunked kernel's all-chunks-batched path (per-head
+and per-channel beta, ragged T, grouped heads, alpha = 0 runs), the state-norm scan, and one trace of
+the shipped trained model, all on the GPU.
+"""
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from gdn.ops import chunk_gated_delta_rule, recurrent_gated_delta_rule, state_norm_scan  # noqa: E402
+
+
+def inputs(B, T, HK, HV, K, V, *, per_channel=False, seed=0, device="cuda"):
+    gen = torch.Generator().manual_seed(seed)
+    rand = lambda *s: torch.randn(*s, generator=gen, dtype=torch.float64)
+    q, k, v, S0 = rand(B, T, HK, K), rand(B, T, HK, K), rand(B, T, HV, V), rand(B, HV, K, V)
+    g = -3 * torch.rand(B, T, HV, generator=gen, dtype=torch.float64)
+    beta = torch.rand(*((B, T, HV, V) if per_channel else (B, T, HV)), generator=gen, dtype=torch.float64)
+    return [x.to(device) for x in (q, k, v, g, beta, S0)]
+
+
+def rel(x, ref):
+    return float((x.double() - ref.double()).norm() / ref.double().norm())
+
+
+def main() -> int:
+    if not torch.cuda.is_available():
+        print("no CUDA device")
+        return 1
+    failures = 0
+
+    def check(name, err, tol):
+        nonlocal failures
+        ok = err < tol
+        failures += not ok
+        print(f"{'ok  ' if ok else 'FAIL'} {name}: rel. error {err:.1e} (limit {tol:.0e})")
+
+    kw = dict(output_final_state=True, use_qk_l2norm_in_kernel=True)
+    for name, shape, per_channel, alpha_zero in [("ragged grouped heads", (2, 333, 2, 4, 64, 64), False, False),
+                                                 ("per-channel beta", (1, 200, 2, 4, 16, 32), True, False),
+                                                 ("alpha = 0 runs", (1, 300, 1, 2, 64, 64), False, True)]:
+        q, k, v, g, beta, S0 = inputs(*shape, per_channel=per_channel)
+        if alpha_zero:
+            g[:, 10:80] = -math.inf
+        o_ref, S_ref = recurrent_gated_delta_rule(q, k, v, g=g, beta=beta, initial_state=S0, **kw)
+        o, S = chunk_gated_delta_rule(q, k, v, g=g, beta=beta, initial_state=S0, **kw)
+        check(f"chunk float64 {name}", max(rel(o, o_ref), rel(S, S_ref)), 1e-10)
+        f32 = [x.float() for x in (q, k, v, g, beta, S0)]
+        o, S = chunk_gated_delta_rule(*f32[:3], g=f32[3], beta=f32[4], initial_state=f32[5], **kw)
+        check(f"chunk float32 {name}", max(rel(o, o_ref), rel(S, S_ref)), 1e-6)
+    q, k, v, g, beta, S0 = inputs(1, 500, 2, 4, 32, 32)
+    norms, S = state_norm_scan(k, v, g, beta, S0)
+    _, S_ref = recurrent_gated_delta_rule(q, k, v, g=g, beta=beta, initial_state=S0, **kw)
+    check("state_norm_scan final state", rel(S, S_ref), 1e-10)
+    check("state_norm_scan last norm", abs(float(norms[0, -1].norm() / S_ref[0].flatten(1).norm(dim=-1).norm()) - 1), 1e-10)
+    from gdn.qwen35 import load_model
+    from gdn.qwen35.sources import TRAINED_PATH
+    model = load_model(TRAINED_PATH)
+    ids = list(range(3, 120))
+    cpu = model.trace(ids)
+    model.to("cuda")
+    gpu = model.trace(torch.tensor(ids, device="cuda"))
+    check("trained model logits, GPU vs CPU", rel(gpu.logits.cpu(), cpu.logits), 1e-4)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
