@@ -9,11 +9,11 @@ from typing import Callable
 import numpy as np
 import streamlit as st
 
-from gdn.ops import CHUNK_SIZE
 from gdn.figures.real_model import fig_gate_heatmap, fig_head_detail, fig_head_params, fig_overview, fig_state_block
+from gdn.ops import CHUNK_SIZE
+from gdn.qwen35.analysis import GateRun, layer_state_norms
 from gdn.qwen35.gates import (KERNEL_RTOL, REPLAY_MAX_DIM, REPLAY_MAX_TOKENS, gates_csv, gates_json, head_state, kernel_check,
                        replay_payload, top_block)
-from gdn.qwen35.analysis import GateRun, layer_state_norms
 from app_pages._support import compute, ui
 
 TABLE_DIMS = 16                # the state table shows this many key dims x value dims (largest first)

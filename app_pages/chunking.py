@@ -1,10 +1,10 @@
 """Chunking (分块): why the parallel form exists, with live numbers on a small stream."""
 import streamlit as st
 
-from gdn.lessons import chunking as ce
-from gdn.ops import CHUNK_SIZE
 from gdn.figures.chunking import fig_kernel_agreement, fig_matrix_row, fig_timing
+from gdn.lessons import chunking as ce
 from gdn.lessons.memory import random_stream
+from gdn.ops import CHUNK_SIZE
 from app_pages._support import compute, ui
 
 TIMING_LENGTHS = (64, 128, 256, 512, 1024, 2048, 4096, 8192)

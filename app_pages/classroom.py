@@ -2,8 +2,8 @@
 import pandas as pd
 import streamlit as st
 
-from gdn.lessons.classroom import EXERCISES, GLOSSARY, NOTES_FIELDS, NOTES_PAGES, TIMELINE
 from gdn.i18n import t
+from gdn.lessons.classroom import EXERCISES, GLOSSARY, NOTES_FIELDS, NOTES_PAGES, TIMELINE
 from app_pages._support import ui
 
 st.title(ui.tr("classroom.title"))

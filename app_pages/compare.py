@@ -2,9 +2,10 @@
 import numpy as np
 import streamlit as st
 
-from gdn.lessons.fmt import cell_text
 from gdn.figures.compare import VECTOR_ROWS, fig_compare_step, fig_transpose_bug
-from gdn.lessons.compare import COMPARE_PRESETS, RULES, bug_stream, gated_final_state, nearest_labels, readout_error, run_all
+from gdn.lessons.compare import (COMPARE_PRESETS, RULES, bug_stream, gated_final_state, nearest_labels, readout_error,
+                                 run_all)
+from gdn.lessons.fmt import cell_text
 from gdn.lessons.stream import STAGES
 from app_pages._support import ui
 from app_pages._support.stepper import stepper

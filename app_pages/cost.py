@@ -2,8 +2,8 @@
 import numpy as np
 import streamlit as st
 
-from gdn.lessons import cost
 from gdn.figures.cost import fig_cost
+from gdn.lessons import cost
 from app_pages._support import ui
 
 SIZES = cost.load_sizes()

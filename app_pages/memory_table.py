@@ -3,7 +3,8 @@ import pandas as pd
 import streamlit as st
 
 from gdn.figures import fig_memory_player, fig_memory_step, fig_timeline
-from gdn.lessons.memory import CLOSED_FORM, InputError, PRESETS, random_stream, replay_stream, rows_to_stream, stage_formulas, stream_to_rows
+from gdn.lessons.memory import (CLOSED_FORM, PRESETS, InputError, random_stream, replay_stream, rows_to_stream,
+                                stage_formulas, stream_to_rows)
 from gdn.lessons.stream import STAGES, records_csv, step_records
 from app_pages._support import ui
 from app_pages._support.stepper import stepper

@@ -6,8 +6,8 @@ computation is cached by its parameters (bench/bench_pages.py times a slider cha
 import numpy as np
 import streamlit as st
 
-from gdn.lessons import playground as ex
 from gdn.figures import playground as figs
+from gdn.lessons import playground as ex
 from gdn.lessons.compare import RULES
 from app_pages._support import ui
 

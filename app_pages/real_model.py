@@ -7,13 +7,13 @@ from pathlib import Path
 
 import streamlit as st
 
-from gdn.qwen35.gates import head_summary
 from gdn.qwen35 import allowed_roots, check_folder, download
 from gdn.qwen35.analysis import error_kind, gate_run, layer_inputs
 from gdn.qwen35.demo.evidence import evidence
+from gdn.qwen35.gates import head_summary
 from gdn.qwen35.tokenizer import DEFAULT_MAX_TOKENS
-from app_pages._support import compute, ui
 from app_pages import _real_model_views as views
+from app_pages._support import compute, ui
 
 PROMPTS = json.loads((ui.ASSETS / "prompts" / "real_model.json").read_text(encoding="utf-8"))
 PRESETS = ["custom"] + [p for p in PROMPTS if not p.startswith("_")]

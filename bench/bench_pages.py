@@ -17,9 +17,9 @@ import numpy as np
 import plotly.graph_objects as go
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from gdn.lessons import cost, playground as ex                                   # noqa: E402
-from gdn.figures import compare as fc, cost as fco, playground as fp     # noqa: E402
-from gdn.lessons.compare import COMPARE_PRESETS, RULES, run_all                     # noqa: E402
+from gdn.figures import compare as fc, cost as fco, playground as fp      # noqa: E402
+from gdn.lessons import cost, playground as ex                            # noqa: E402
+from gdn.lessons.compare import COMPARE_PRESETS, RULES, run_all           # noqa: E402
 
 RULE_TITLES = {r: r for r in RULES}
 

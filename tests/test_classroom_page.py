@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from gdn.lessons.classroom import ALPHA_ZERO_STREAM, EXERCISES, GLOSSARY, HALF_BETA_STREAM
 from gdn.i18n import t
+from gdn.lessons.classroom import ALPHA_ZERO_STREAM, EXERCISES, GLOSSARY, HALF_BETA_STREAM
 from gdn.lessons.memory import replay_stream
 from gdn.lessons.stream import step_records
 from tests.apptest import open_app

@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 import torch
 
-from gdn.ops import recurrent_gated_delta_rule
-from gdn.lessons.memory import random_stream
 from gdn.lessons.compare import (COMPARE_PRESETS, RULES, bug_stream, city_story, gated_final_state, k1_compare,
                        nearest_labels, readout_error, run_all)
+from gdn.lessons.memory import random_stream
+from gdn.ops import recurrent_gated_delta_rule
 from tests.apptest import open_app
 
 

@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 import torch
 
-from gdn.qwen35.gates import (KERNEL_RTOL, gates_csv, gates_json, half_life, head_state, head_summary, kernel_check,
-                       replay_payload, top_block)
-from app_pages._support.pool import PoolTimeout, SharedLRU, SlotPool
 from gdn.ops import chunk_gated_delta_rule, recurrent_gated_delta_rule
 from gdn.qwen35 import DEMO_PATH
 from gdn.qwen35.analysis import describe, error_kind
 from gdn.qwen35.checkpoint import model_shapes
+from gdn.qwen35.gates import (KERNEL_RTOL, gates_csv, gates_json, half_life, head_state, head_summary, kernel_check,
+                       replay_payload, top_block)
+from app_pages._support.pool import PoolTimeout, SharedLRU, SlotPool
 
 
 def tokens_to_half(alpha: float) -> int:

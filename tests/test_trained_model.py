@@ -6,9 +6,9 @@ import pytest
 import torch
 from safetensors import safe_open
 
-from gdn.qwen35.demo.tasks import build_tokenizer, vocabulary
 from gdn.qwen35 import list_sources, load_model
 from gdn.qwen35.demo.evidence import evidence
+from gdn.qwen35.demo.tasks import build_tokenizer, vocabulary
 from gdn.qwen35.sources import TRAINED_PATH
 from tests.qwen35_fixtures import hf_reference
 

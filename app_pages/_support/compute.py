@@ -12,10 +12,10 @@ from typing import Callable
 
 import streamlit as st
 
-from app_pages._support.pool import PoolTimeout, SharedLRU, SlotPool
 from gdn.qwen35 import load_model, list_sources
 from gdn.qwen35.analysis import describe, load_stages
 from app_pages._support import ui
+from app_pages._support.pool import PoolTimeout, SharedLRU, SlotPool
 
 WAIT_SECONDS = 300            # give up waiting for a slot after this long (the user can press Run again)
 _held = threading.local()     # .slot: this thread holds a pool slot now

@@ -6,8 +6,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from gdn.lessons.fmt import cell_text
 from gdn.figures.common import DIVERGING, base_layout, symmetric_range
+from gdn.lessons.fmt import cell_text
 
 
 def fig_matrix_row(matrices: list[np.ndarray], titles: list[str], *, font_size: int = 14,

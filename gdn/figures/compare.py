@@ -11,8 +11,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from gdn.lessons.fmt import cell_text
 from gdn.figures.common import DIVERGING, base_layout, symmetric_range
+from gdn.lessons.fmt import cell_text
 from gdn.lessons.stream import STAGES, StepRecords
 
 VECTOR_ROWS = ("prediction", "value", "written", "output", "target")

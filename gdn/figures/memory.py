@@ -11,8 +11,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from gdn.lessons.fmt import cell_text
 from gdn.figures.common import ACTIVE, DIVERGING, base_layout, symmetric_range
+from gdn.lessons.fmt import cell_text
 from gdn.lessons.stream import STAGES, StepRecords
 
 # panel name -> (row, col) in the 2 x 4 grid; "read" spans columns 2-3 of the bottom row.

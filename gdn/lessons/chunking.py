@@ -14,9 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from gdn.lessons.stream import Stream
 from gdn.ops.chunk import CHUNK_SIZE, chunk_gated_delta_rule, log_decays, ut_inverse, ut_system
 from gdn.ops.naive import recurrent_gated_delta_rule
-from gdn.lessons.stream import Stream
 
 
 def affine_maps(s: Stream) -> tuple[np.ndarray, np.ndarray]:

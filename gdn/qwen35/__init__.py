@@ -11,11 +11,11 @@
     lt.state_at(t, head)                          # [K, V] memory table of one head after token t
     more = model.trace(next_ids, cache=trace.cache)  # continues the same sequence
 """
+from gdn.ops import state_norm_scan
 from gdn.qwen35.config import Qwen35Config, load_config, parse_config
 from gdn.qwen35.model import ModelCache, Qwen35ForCausalLM, load_model
 from gdn.qwen35.sources import DEMO_PATH, Source, allowed_roots, check_folder, download, list_sources
 from gdn.qwen35.tokenizer import Encoded, Qwen35Tokenizer, load_tokenizer
-from gdn.ops import state_norm_scan
 from gdn.qwen35.trace import LayerTrace, Trace
 
 __all__ = ["DEMO_PATH", "Encoded", "LayerTrace", "ModelCache", "Qwen35Config", "Qwen35ForCausalLM",

@@ -22,9 +22,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from gdn.ops import state_norm_scan
 from gdn.qwen35.checkpoint import INDEX_FILE, SKIPPED, shard_name
 from gdn.qwen35.config import Qwen35Config, load_config
-from gdn.ops import state_norm_scan
 
 DTYPE_BYTES = {"F64": 8, "F32": 4, "BF16": 2, "F16": 2, "I64": 8, "I32": 4, "I16": 2, "I8": 1, "U8": 1, "BOOL": 1}
 HEADER_LIMIT = 100 << 20            # a safetensors header larger than this is treated as corrupt

@@ -13,8 +13,8 @@ import time
 
 import numpy as np
 
-from gdn.ops import chunk_gated_delta_rule, recurrent_gated_delta_rule
 from gdn.lessons.playground import half_life
+from gdn.ops import chunk_gated_delta_rule, recurrent_gated_delta_rule
 
 KERNEL_RTOL = 1e-4          # float32: max |Δ| / max |o| below this counts as "the kernels agree"
 REPLAY_MAX_TOKENS = 32      # the memory-table page animates at most this many tokens

@@ -18,12 +18,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from gdn.ops import state_norm_scan
 from gdn.qwen35.checkpoint import Checkpoint
 from gdn.qwen35.config import Qwen35Config, load_config
-from gdn.qwen35.layers import KERNELS, DecoderLayer, GDNRecord, RMSNorm
+from gdn.qwen35.layers import KERNELS, RULES, DecoderLayer, GDNRecord, RMSNorm
 from gdn.qwen35.sources import check_folder
 from gdn.qwen35.tokenizer import load_tokenizer
-from gdn.ops import state_norm_scan
 from gdn.qwen35.trace import LayerTrace, Trace
 
 
@@ -61,6 +61,8 @@ class TextModel(nn.Module):
         """ids: [B, T] token ids. Runs layers 0..upto_layer (all when None), each continuing from
         caches[i] when given. Returns the residual stream after the last layer run [B, T, D] (not
         normed) and one LayerStep per layer. rule="linear" is the ablation of gdn.qwen35.layers.RULES."""
+        if rule not in RULES:
+            raise ValueError(f"rule must be one of {RULES}, got {rule!r}")
         last = len(self.layers) - 1 if upto_layer is None else upto_layer
         x, steps = self.embed_tokens(ids), []                                   # [B, T, D]
         for i in range(last + 1):

@@ -23,11 +23,11 @@ import torch
 import torch.nn.functional as F
 from safetensors.torch import save_file
 
-from gdn.qwen35.demo.bpe import write_tokenizer_config
-from gdn.qwen35.demo.tasks import build_tokenizer
 from gdn.qwen35.checkpoint import keeps_fp32
 from gdn.qwen35.config import parse_config
+from gdn.qwen35.demo.bpe import write_tokenizer_config
 from gdn.qwen35.demo.evidence import EVAL_SEED, accuracy, batch, examples, forward, word_ids
+from gdn.qwen35.demo.tasks import build_tokenizer
 from gdn.qwen35.model import TextModel
 from gdn.qwen35.synth import config_json, text_config
 
