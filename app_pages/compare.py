@@ -1,21 +1,27 @@
-"""Compare (对比): one stream through linear attention, DeltaNet and Gated DeltaNet, stepped together."""
+"""Compare (对比): one stream through linear attention, DeltaNet and Gated DeltaNet, stepped together;
+the variants (β per channel, α per key dim, two calls with the state carried or reset); the transpose bug."""
+import json
+
 import numpy as np
 import streamlit as st
 
-from gdn.figures.compare import VECTOR_ROWS, fig_compare_step, fig_transpose_bug
-from gdn.lessons.compare import (COMPARE_PRESETS, RULES, bug_stream, gated_final_state, nearest_labels, readout_error,
-                                 run_all)
+from gdn.figures.compare import VECTOR_ROWS, fig_compare_step, fig_transpose_bug, fig_two_calls
+from gdn.lessons.compare import (COMPARE_PRESETS, RULES, VARIANT_PRESETS, VARIANTS, bug_stream, gated_final_state,
+                                 nearest_labels, readout_error, run_all, two_calls)
 from gdn.lessons.fmt import cell_text
-from gdn.lessons.stream import STAGES
-from app_pages._support import ui
+from gdn.lessons.memory import k1_update
+from gdn.lessons.stream import STAGES, step_records
+from gdn.qwen35.analysis import two_call_run
+from gdn.qwen35.sources import TRAINED_PATH
+from app_pages._support import compute, ui
 from app_pages._support.stepper import stepper
 
 st.title(ui.tr("compare.title"))
 st.caption(ui.tr("compare.intro"))
-
-name = ui.linked(st.selectbox, ui.tr("compare.preset"), COMPARE_PRESETS, key="compare_preset", default="k1_update",
-                 format_func=ui.label_maker("compare.preset_"))
-st.info(ui.tr(f"compare.story_{name}"), icon=":material/lightbulb:")
+variant = ui.linked(st.segmented_control, ui.tr("compare.variant"), VARIANTS, key="compare_variant", default="rules",
+                    required=True, format_func=ui.label_maker("compare.variant_"))
+vec = lambda x: "(" + ", ".join(cell_text(x)) + ")"
+axis = {"key": ui.tr("common.key_dim"), "value": ui.tr("common.value_dim")}
 
 
 @st.cache_data
@@ -24,18 +30,18 @@ def compare_run(preset: str):
     return p, run_all(p.stream)
 
 
-preset, recs = compare_run(name)
-errors = {rule: readout_error(rec, preset.target) for rule, rec in recs.items()}
-T = preset.stream.shape[0]
-vec = lambda x: "(" + ", ".join(cell_text(x)) + ")"
+@st.cache_data
+def variant_run(name: str):
+    p = VARIANT_PRESETS[name]()
+    return p.target, {col: step_records(s) for col, s in p.streams.items()}
 
 
-def answer(o: np.ndarray) -> str:
+def answer(o: np.ndarray, values: np.ndarray, value_labels: tuple[str, ...]) -> str:
     """The readout as a labelled value (city story) or as numbers."""
-    if not preset.value_labels:
+    if not value_labels:
         return ui.tr("compare.readout", o=vec(o))
-    best = nearest_labels(o, preset.values)
-    label = lambda i: ui.tr(f"compare.label_{preset.value_labels[i]}")
+    best = nearest_labels(o, values)
+    label = lambda i: ui.tr(f"compare.label_{value_labels[i]}")
     if not best:
         return ui.tr("compare.nothing")
     (a, sa), (b, sb) = best
@@ -44,23 +50,89 @@ def answer(o: np.ndarray) -> str:
     return ui.tr("compare.nearest", label=label(a), sim=f"{sa:.2f}", norm=f"{np.linalg.norm(o):.2f}")
 
 
-def draw(t: int, stage: str) -> None:
-    st.markdown(f"**{ui.tr(f'compare.tok_{name}_{t}')}** · {ui.tr('common.stage_' + stage)}")
+def side_by_side(story: str, recs: dict, target: np.ndarray, titles: dict[str, str], names: dict[str, str],
+                 values=np.zeros((0, 0)), value_labels: tuple[str, ...] = ()) -> None:
+    """One stream's versions (recs: column -> StepRecords) stepped together: tables, vectors, readouts."""
+    errors = {col: readout_error(rec, target) for col, rec in recs.items()}
+
+    def draw(t: int, stage: str) -> None:
+        st.markdown(f"**{ui.tr(f'compare.tok_{story}_{t}')}** · {ui.tr('common.stage_' + stage)}")
+        rows = {n: ui.tr(f"compare.row_{n}") for n in VECTOR_ROWS}
+        fig = fig_compare_step(recs, target, t, stage, titles=titles, row_labels=rows, axis=axis,
+                               font_size=ui.font_size(), height=640 if ui.lecture() else 540,
+                               value_names=[ui.tr(f"compare.label_{n}") for n in value_labels])
+        ui.show_figure(fig, key="compare_fig", alt=ui.tr("compare.alt", t=t, stage=ui.tr("common.stage_" + stage)))
+        for col, name in zip(st.columns(len(recs)), recs):
+            col.markdown(f"**{names[name]}**  \n{answer(recs[name].output[t], values, value_labels)}  \n"
+                         + ui.tr("compare.error", err=f"{errors[name][t]:.2f}"))
+        st.caption(ui.tr("compare.stage_note"))
+
+    stepper("compare", len(target), STAGES, draw)
+
+
+def two_calls_panel() -> None:
+    """Variant "stream": the k1 story fed in two calls, with the state carried or reset (toy, then the model)."""
+    ui.note(ui.tr("compare.stream_story"))
+    s, target = k1_update(), COMPARE_PRESETS["k1_update"]().target
+    T = s.shape[0]
+    cut = st.slider(ui.tr("compare.stream_cut"), 1, T - 1, 2, key="compare_stream_cut", bind="query-params")
+    run = two_calls(s, int(cut))
+    names = {n: ui.tr(f"compare.stream_{n}") for n in ("one", "carried", "reset")}
+    panels = {"one": run.one_call, "carried": run.carried, "reset": run.reset}
+    tokens = [ui.tr(f"compare.tok_k1_update_{t}").split(":")[0].split("：")[0] for t in range(T)]
+    ui.show_figure(fig_two_calls(panels, run.cut, titles=names, token_labels=tokens, axis=axis,
+                                 font_size=ui.font_size(), height=420 if ui.lecture() else 340),
+                   key="compare_stream_fig", alt=ui.tr("compare.stream_alt"))
+    m = st.columns(2)
+    m[0].metric(ui.tr("compare.stream_diff"), f"{run.max_diff:.1e}")
+    m[1].metric(ui.tr("compare.stream_reset_err"), f"{np.linalg.norm(run.reset[-1] - target[-1]):.2f}")
+    model_two_calls()
+
+
+def streaming_prompt(lang: str) -> tuple[str, str]:
+    """The trained model's recall preset, cut before its first question: (the facts, the question up to "?")."""
+    text = json.loads((ui.ASSETS / "prompts" / "real_model.json").read_text(encoding="utf-8"))["recall"][lang]
+    ask, mark = {"en": (" ask ", "?"), "zh": (" 问 ", "？")}[lang]
+    start = text.index(ask)
+    return text[:start], text[start + 1:text.index(mark, start) + 1]
+
+
+@st.fragment
+def model_two_calls() -> None:
+    """The same on the shipped trained model: a recall prompt split before its question."""
+    folder = str(TRAINED_PATH)
+    st.subheader(ui.tr("compare.stream_real_header", model=TRAINED_PATH.name))
+    model = compute.model(folder)
+    first, second = streaming_prompt(ui.lang())
+    ids_first = model.tokenizer.encode(first, max_tokens=512).ids
+    ids = model.tokenizer.encode(first + " " + second, max_tokens=512).ids
+    st.markdown(ui.tr("compare.stream_real_story", first=first, second=second))
+    run = compute.cached("stream", (folder, tuple(ids), len(ids_first)),
+                         lambda: two_call_run(model, ids, len(ids_first)))
+    word = lambda top: ", ".join(f"“{model.tokenizer.tok.decode([i]).strip()}” {p:.0%}" for i, p in top)
+    rows = {ui.tr(f"compare.stream_{n}"): word(top) for n, top in
+            (("one", run.top_one), ("carried", run.top_carried), ("reset", run.top_reset))}
+    st.dataframe({"": list(rows), ui.tr("compare.stream_pred"): list(rows.values())}, hide_index=True,
+                 key="compare_stream_table")
+    st.caption(ui.tr("compare.stream_real_diff", logits=f"{run.max_logit_diff:.1e}", states=f"{run.max_state_diff:.1e}"))
+    st.info(ui.tr("compare.stream_request_note"), icon=":material/lock:")
+
+
+if variant == "rules":
+    name = ui.linked(st.selectbox, ui.tr("compare.preset"), COMPARE_PRESETS, key="compare_preset", default="k1_update",
+                     format_func=ui.label_maker("compare.preset_"))
+    st.info(ui.tr(f"compare.story_{name}"), icon=":material/lightbulb:")
+    preset, recs = compare_run(name)
     titles = {r: f"<b>{ui.tr(f'compare.rule_short_{r}')}</b><br>{ui.tr(f'compare.rule_{r}')}" for r in RULES}
-    rows = {n: ui.tr(f"compare.row_{n}") for n in VECTOR_ROWS}
-    axis = {"key": ui.tr("common.key_dim"), "value": ui.tr("common.value_dim")}
-    fig = fig_compare_step(recs, preset.target, t, stage, titles=titles, row_labels=rows, axis=axis,
-                           font_size=ui.font_size(), height=640 if ui.lecture() else 540,
-                           value_names=[ui.tr(f"compare.label_{n}") for n in preset.value_labels])
-    ui.show_figure(fig, key="compare_fig", alt=ui.tr("compare.alt", t=t, stage=ui.tr("common.stage_" + stage)))
-    for col, rule in zip(st.columns(len(RULES)), RULES):
-        o = recs[rule].output[t]
-        col.markdown(f"**{ui.tr(f'compare.rule_short_{rule}')}**  \n{answer(o)}  \n"
-                     + ui.tr("compare.error", err=f"{errors[rule][t]:.2f}"))
-    st.caption(ui.tr("compare.stage_note"))
-
-
-stepper("compare", T, STAGES, draw)
+    side_by_side(name, recs, preset.target, titles, {r: ui.tr(f"compare.rule_short_{r}") for r in RULES},
+                 preset.values, preset.value_labels)
+elif variant in VARIANT_PRESETS:
+    target, recs = variant_run(variant)
+    titles = {c: f"<b>{ui.tr(f'compare.col_{c}')}</b><br>{ui.tr(f'compare.col_{c}_rule')}" for c in recs}
+    side_by_side(variant, recs, target, titles, {c: ui.tr(f"compare.col_{c}") for c in recs})
+    st.info(ui.tr(f"compare.story_{variant}"), icon=":material/lightbulb:")   # under the figure: it stays on screen
+else:
+    two_calls_panel()
 
 st.divider()
 st.subheader(ui.tr("compare.bug_title"))
@@ -81,7 +153,6 @@ except ValueError as e:
 else:
     st.warning(ui.tr("compare.bug_runs", K=K, diff=f"{np.abs(wrong - right).max():.2f}"), icon=":material/warning:")
     titles = (ui.tr("compare.bug_right"), ui.tr("compare.bug_wrong"), ui.tr("compare.bug_diff"))
-    axis = {"key": ui.tr("common.key_dim"), "value": ui.tr("common.value_dim")}
     ui.show_figure(fig_transpose_bug(right, wrong, titles=titles, axis=axis, font_size=ui.font_size(),
                                      height=380 if ui.lecture() else 320),
                    key="compare_bug_fig", alt=ui.tr("compare.bug_alt"))

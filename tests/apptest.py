@@ -1,6 +1,8 @@
 """Open the app in Streamlit's AppTest with a language and link parameters already set."""
+import base64
 from pathlib import Path
 
+import numpy as np
 from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -22,3 +24,11 @@ def open_app(lang: str = "en", page: str | None = None, state: dict | None = Non
             at.query_params[key] = value
         at.run()
     return at
+
+
+def arr(x) -> np.ndarray:
+    """A figure array as numpy: plotly 7 ships numpy arrays as {"bdata", "dtype", "shape"}."""
+    if isinstance(x, dict) and "bdata" in x:
+        shape = [int(n) for n in str(x.get("shape", "-1")).split(",")]
+        return np.frombuffer(base64.b64decode(x["bdata"]), dtype=x["dtype"]).reshape(shape)
+    return np.asarray(x)

@@ -2,7 +2,6 @@
 counts and layer numbers are known): load, presets, layer/head, kernel check, downloads, replay, and a
 clear translated message for every bad input of ARCHITECTURE.md "Quality bars". The trained default
 model is covered by tests/test_trained_model.py and test_trained_model_is_the_default below."""
-import base64
 import csv
 import io
 import json
@@ -15,7 +14,7 @@ import torch
 
 from gdn.i18n import t
 from gdn.qwen35 import DEMO_PATH, load_model
-from tests.apptest import open_app
+from tests.apptest import arr, open_app
 from tests.qwen35_fixtures import rewrite, write_checkpoint
 
 PAGE = "app_pages/real_model.py"
@@ -30,14 +29,6 @@ def open_demo(lang: str, **params):
 
 def charts(at) -> list[dict]:
     return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
-
-
-def arr(x) -> np.ndarray:
-    """A figure array as numpy: plotly 7 ships numpy arrays as {"bdata", "dtype", "shape"}."""
-    if isinstance(x, dict) and "bdata" in x:
-        shape = [int(n) for n in str(x.get("shape", "-1")).split(",")]
-        return np.frombuffer(base64.b64decode(x["bdata"]), dtype=x["dtype"]).reshape(shape)
-    return np.asarray(x)
 
 
 def show(at, view: str):

@@ -30,7 +30,7 @@ def forward_pool() -> SlotPool:
 def shared_caches() -> dict[str, SharedLRU]:
     """Results by kind. Bounds: gate runs are [L, T, HV] x 2 floats, norms [T, HV]; one layer's q, k, v is the biggest."""
     return {"run": SharedLRU(8), "inputs": SharedLRU(2), "norms": SharedLRU(16), "state": SharedLRU(64),
-            "check": SharedLRU(32)}
+            "check": SharedLRU(32), "stream": SharedLRU(8)}
 
 
 def cached(kind: str, key, compute: Callable):

@@ -93,3 +93,26 @@ def fig_transpose_bug(S_right: np.ndarray, S_bug: np.ndarray, *, titles: tuple[s
     fig.update_yaxes(title_text=axis["key"], row=1, col=1)
     fig.update_annotations(font_size=font_size + 1)
     return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60))
+
+
+def fig_two_calls(panels: dict[str, np.ndarray], cut: int, *, titles: dict[str, str], token_labels: list[str],
+                  axis: dict[str, str], font_size: int = 14, height: int = 360) -> go.Figure:
+    """axis: {"value"}: the x axis title."""
+    """Every token's output o_t [T x V] for each way of feeding the stream (panels: name -> [T, V]), one
+    heatmap each, side by side; a line between token cut - 1 and cut marks where the second call starts."""
+    names = list(panels)
+    T, V = panels[names[0]].shape
+    zmax = symmetric_range(*panels.values())
+    fig = make_subplots(rows=1, cols=len(names), subplot_titles=[titles[n] for n in names], horizontal_spacing=0.05)
+    x = [f"v{j}" for j in range(V)]
+    for col, name in enumerate(names, start=1):
+        z = panels[name]
+        fig.add_trace(_heatmap(z, cell_text(z), x, token_labels, zmax, font_size, titles[name]), row=1, col=col)
+        fig.add_shape(type="line", x0=-0.5, x1=V - 0.5, y0=cut - 0.5, y1=cut - 0.5, line=dict(color="#111827", width=3),
+                      row=1, col=col)
+        fig.update_xaxes(title_text=axis["value"], title_standoff=2, row=1, col=col)
+        if col > 1:
+            fig.update_yaxes(showticklabels=False, row=1, col=col)
+    fig.update_yaxes(autorange="reversed")                    # the tick labels name the tokens: no axis title
+    fig.update_annotations(font_size=font_size + 1)
+    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=70, t=60))

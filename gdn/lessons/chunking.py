@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from gdn.lessons.stream import Stream
+from gdn.lessons.stream import Stream, kernel_args
 from gdn.ops.chunk import CHUNK_SIZE, chunk_gated_delta_rule, log_decays, ut_inverse, ut_system
 from gdn.ops.naive import recurrent_gated_delta_rule
 
@@ -85,11 +85,8 @@ def chunk_matrices(s: Stream, chunk_size: int, chunk: int) -> ChunkMatrices:
 
 def run_both_kernels(s: Stream, chunk_size: int) -> dict[str, np.ndarray]:
     """The stream through gdn's recurrent and chunked kernels in float64 (raw q, k, scale 1)."""
-    as_tensor = lambda x: torch.tensor(x, dtype=torch.float64)[None, :, None]     # [1, T, 1, *]
-    args = [as_tensor(s.q), as_tensor(s.k), as_tensor(s.v)]
-    with np.errstate(divide="ignore"):
-        kw = dict(g=as_tensor(np.log(s.alpha)), beta=as_tensor(s.beta), scale=1.0, output_final_state=True,
-                  initial_state=torch.tensor(s.S0, dtype=torch.float64)[None, None])
+    args, kw = kernel_args(s)
+    kw["output_final_state"] = True
     o_rec, S_rec = recurrent_gated_delta_rule(*args, **kw)
     o_chunk, S_chunk = chunk_gated_delta_rule(*args, chunk_size=chunk_size, **kw)
     out = {"o_rec": o_rec[0, :, 0].numpy(), "o_chunk": o_chunk[0, :, 0].numpy(),          # [T, V]

@@ -7,15 +7,20 @@ All three rules fill the same StepRecords (gdn.lessons.stream), so one figure dr
 For linear attention the "prediction" is zero (the rule never reads before writing) and the
 "error" it writes is the value itself. Plus the transpose-bug variant of the write (teaching §6),
 and the compare page's presets (teaching §3): the k1 update and the city-update story.
+
+Variants (teaching §6-7): beta per value channel, alpha per key dim (Kimi's KDA), and one stream fed in
+two calls with the state carried or reset.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
 import numpy as np
+import torch
 
 from gdn.lessons.memory import k1_update
-from gdn.lessons.stream import StepRecords, Stream, check_stream, step_records
+from gdn.lessons.stream import StepRecords, Stream, check_stream, kernel_args, step_records
+from gdn.ops import chunk_gated_delta_rule
 
 RULES = ("linear", "delta", "gated")
 
@@ -135,3 +140,84 @@ def bug_stream(K: int, V: int, T: int = 4, seed: int = 0) -> Stream:
     k /= np.linalg.norm(k, axis=1, keepdims=True)                      # [T, K]
     return Stream(k=np.round(k, 2), v=np.round(rng.normal(size=(T, V)), 1), q=np.round(k, 2),
                   alpha=np.full(T, 0.9), beta=np.full(T, 0.8), S0=np.zeros((K, V)))
+
+
+# ---- variants (teaching-content §6-7): the same stream, one rule changed --------------------------
+
+VARIANTS = ("rules", "beta_channel", "kda", "stream")
+
+
+@dataclass(frozen=True)
+class VariantPreset:
+    """Versions of one stream that differ in one gate, run side by side (column titles: i18n keys
+    compare.col_<name>; token captions: compare.tok_<variant>_<t>). target: [T, V] what the story wants read."""
+    streams: dict[str, Stream]
+    target: np.ndarray
+
+
+def beta_channel_story() -> VariantPreset:
+    """Key k1's value has two channels, (city, job). The user moves: token 2 brings city 5 and says nothing
+    about the job. One beta per head (1) overwrites both channels, so the job is lost: k1 reads (5, 0).
+    One beta per value channel, (1, 0), writes only the city channel: k1 reads (5, 1)."""
+    k = np.array([[1.0, 0], [0, 1], [1, 0], [1, 0]])                     # [T=4, K=2]: k1, k2, k1, k1
+    v = np.array([[3.0, 1], [-1, 2], [5, 0], [0, 0]])                    # [T, V=2]
+    beta_head = np.array([1.0, 1, 1, 0])                                 # [T]
+    beta_channel = np.array([[1.0, 1], [1, 1], [1, 0], [0, 0]])          # [T, V]: token 2 writes channel 0 only
+    base = dict(k=k, v=v, q=k.copy(), alpha=np.ones(4), S0=np.zeros((2, 2)))
+    return VariantPreset(streams={"beta_head": Stream(beta=beta_head, **base),
+                                  "beta_channel": Stream(beta=beta_channel, **base)},
+                         target=np.array([[3.0, 1], [-1, 2], [5, 1], [5, 1]]))
+
+
+def kda_story() -> VariantPreset:
+    """Two facts in one head, k1 -> (3, 1) and k2 -> (-1, 2); then a token that writes nothing but
+    should keep k1 and drop k2. One alpha per head (Qwen3.5) can only fade both rows alike (0.5: k1 reads
+    (1.5, 0.5), k2 (-0.5, 1)); one alpha per key dim (Kimi's KDA), (1, 0), keeps row k1 and clears row k2."""
+    k = np.array([[1.0, 0], [0, 1], [1, 0], [0, 1]])                     # [T=4, K=2]
+    v = np.array([[3.0, 1], [-1, 2], [0, 0], [0, 0]])                    # [T, V=2]
+    base = dict(k=k, v=v, q=k.copy(), beta=np.array([1.0, 1, 0, 0]), S0=np.zeros((2, 2)))
+    per_head = np.array([1.0, 1, 0.5, 1])                                # [T]
+    per_dim = np.array([[1.0, 1], [1, 1], [1, 0], [1, 1]])               # [T, K]: token 2 keeps row k1, clears k2
+    return VariantPreset(streams={"alpha_head": Stream(alpha=per_head, **base), "alpha_dim": Stream(alpha=per_dim, **base)},
+                         target=np.array([[3.0, 1], [-1, 2], [3, 1], [0, 0]]))
+
+
+VARIANT_PRESETS = {"beta_channel": beta_channel_story, "kda": kda_story}
+
+
+@dataclass(frozen=True)
+class TwoCalls:
+    """One stream fed as one call, and as two calls split before token `cut`, through the real kernel.
+    Outputs are [T, V] (call 1's tokens, then call 2's); states are the final tables [K, V]."""
+    cut: int
+    one_call: np.ndarray
+    carried: np.ndarray       # call 2 starts from call 1's final state (output_final_state -> initial_state)
+    reset: np.ndarray         # call 2 starts from a zero state: everything before `cut` is gone
+    S_one: np.ndarray
+    S_carried: np.ndarray
+    S_reset: np.ndarray
+
+    @property
+    def max_diff(self) -> float:
+        """max |carried - one call| over outputs and final state (float64: ~1e-16)."""
+        return float(max(np.abs(self.carried - self.one_call).max(), np.abs(self.S_carried - self.S_one).max()))
+
+
+def two_calls(s: Stream, cut: int) -> TwoCalls:
+    """Feed s in one call, then in two calls split before token cut (1 <= cut < T), carrying or resetting
+    the state between them (gdn.ops.chunk_gated_delta_rule: initial_state / output_final_state)."""
+    T = s.shape[0]
+    if not 1 <= cut < T:
+        raise ValueError(f"cut must split the stream: 1 <= cut < {T}, got {cut}")
+    (q, k, v), kw = kernel_args(s)
+    S0 = kw.pop("initial_state")
+    part = lambda sl, state: chunk_gated_delta_rule(q[:, sl], k[:, sl], v[:, sl], g=kw["g"][:, sl],
+                                                    beta=kw["beta"][:, sl], scale=1.0, initial_state=state,
+                                                    output_final_state=True)
+    o_one, S_one = part(slice(0, T), S0)
+    o_1, S_1 = part(slice(0, cut), S0)
+    o_carry, S_carry = part(slice(cut, T), S_1)
+    o_reset, S_reset = part(slice(cut, T), torch.zeros_like(S_1))
+    cat = lambda a, b: np.concatenate([a[0, :, 0].numpy(), b[0, :, 0].numpy()])    # [T, V]
+    return TwoCalls(cut=cut, one_call=o_one[0, :, 0].numpy(), carried=cat(o_1, o_carry), reset=cat(o_1, o_reset),
+                    S_one=S_one[0, 0].numpy(), S_carried=S_carry[0, 0].numpy(), S_reset=S_reset[0, 0].numpy())

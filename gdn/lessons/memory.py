@@ -71,7 +71,7 @@ PRESETS = {
 def stage_formulas(rec: StepRecords, t: int) -> dict[str, str]:
     """LaTeX per stage (keys of gdn.lessons.stream.STAGES) for token t."""
     s = rec.stream
-    alpha = cell_text(np.array(s.alpha[t]))
+    alpha = vec_latex(s.alpha[t]) if np.ndim(s.alpha[t]) else cell_text(np.array(s.alpha[t]))
     beta = vec_latex(s.beta[t]) if np.ndim(s.beta[t]) else cell_text(np.array(s.beta[t]))
     return {
         "decay": rf"\tilde S = \alpha_t\, S_{{t-1}} = {alpha}\, S_{{t-1}}",

@@ -2,6 +2,7 @@
 
 Plain float64 numpy, one head, any small K != V. The stages are the order the kernels run:
     decay  S~ = alpha S            read   v_hat = S~^T k       error  e = v - v_hat
+    (alpha a number per token, or one per key dim: S~ = diag(alpha) S, Kimi's KDA)
     write  D = k (beta * e)^T      (S_new = S~ + D)             query  o = S_new^T q
 tests/test_steps.py checks every record against gdn.ops.recurrent_gated_delta_rule.
 """
@@ -10,14 +11,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import torch
 
 STAGES = ("decay", "read", "error", "write", "query")
 
 
 @dataclass(frozen=True)
 class Stream:
-    """One head's inputs. k, q: [T, K]; v: [T, V]; alpha: [T] in [0, 1]; beta: [T] or [T, V];
-    S0: [K, V] the table before the first token."""
+    """One head's inputs. k, q: [T, K]; v: [T, V]; alpha: [T] in [0, 1] per head (Qwen3.5), or [T, K]
+    per key dim (Kimi's KDA: each row of the table fades at its own speed); beta: [T] per head, or
+    [T, V] per value channel; S0: [K, V] the table before the first token."""
     k: np.ndarray
     v: np.ndarray
     q: np.ndarray
@@ -49,8 +52,9 @@ def check_stream(s: Stream) -> None:
     T, K, V = s.shape
     if s.v.shape[0] != T or s.q.shape != (T, K):
         raise ValueError(f"k, v and q need one row per token: got k {s.k.shape}, v {s.v.shape}, q {s.q.shape}")
-    if s.alpha.shape != (T,) or s.beta.shape not in ((T,), (T, V)):
-        raise ValueError(f"alpha must be [T]={T} and beta [T] or [T, V]; got {s.alpha.shape}, {s.beta.shape}")
+    if s.alpha.shape not in ((T,), (T, K)) or s.beta.shape not in ((T,), (T, V)):
+        raise ValueError(f"alpha must be [T] or [T, K] and beta [T] or [T, V] with T={T}, K={K}, V={V}; "
+                         f"got {s.alpha.shape}, {s.beta.shape}")
     if s.S0.shape != (K, V):
         raise ValueError(f"the starting table must be [K, V] = {(K, V)}, got {s.S0.shape}")
     for name in ("k", "v", "q", "alpha", "beta", "S0"):
@@ -64,10 +68,11 @@ def step_records(s: Stream) -> StepRecords:
     check_stream(s)
     T, K, V = s.shape
     beta = s.beta if s.beta.ndim == 2 else s.beta[:, None] * np.ones(V)   # [T, V]
+    alpha = s.alpha if s.alpha.ndim == 2 else s.alpha[:, None] * np.ones(K)  # [T, K]  row i fades by alpha[t, i]
     S = s.S0.astype(np.float64)
     rec = {name: [] for name in ("S_prev", "S_decayed", "prediction", "error", "write", "S_new", "output")}
     for t in range(T):
-        decayed = s.alpha[t] * S                          # [K, V]
+        decayed = alpha[t][:, None] * S                   # [K, V]
         prediction = decayed.T @ s.k[t]                   # [V]
         error = s.v[t] - prediction                       # [V]
         write = np.outer(s.k[t], beta[t] * error)         # [K, V]
@@ -96,5 +101,20 @@ def records_csv(rec: StepRecords) -> str:
                    "output": rec.output[t]}
         for name, vector in vectors.items():
             lines += [f"{t},{name},,{j},{float(vector[j])!r}" for j in range(V)]
-        lines.append(f"{t},alpha,,,{float(rec.stream.alpha[t])!r}")
+        if rec.stream.alpha.ndim == 1:
+            lines.append(f"{t},alpha,,,{float(rec.stream.alpha[t])!r}")
+        else:                                                        # per key dim (KDA)
+            lines += [f"{t},alpha,{i},,{float(rec.stream.alpha[t][i])!r}" for i in range(K)]
     return "\n".join(lines) + "\n"
+
+
+def kernel_args(s: Stream) -> tuple[list[torch.Tensor], dict]:
+    """The stream as arguments of the real kernels (gdn.ops), float64, one head, raw q and k, scale 1:
+    ([q, k, v] each [1, T, 1, *], {g, beta, initial_state, scale}). alpha = 0 becomes g = -inf."""
+    if s.alpha.ndim != 1:
+        raise ValueError("the Qwen3.5 kernels take one alpha per token (per head), not one per key dim")
+    as_tensor = lambda x: torch.tensor(x, dtype=torch.float64)[None, :, None]     # [1, T, 1, *]
+    with np.errstate(divide="ignore"):
+        g = as_tensor(np.log(s.alpha))
+    return ([as_tensor(s.q), as_tensor(s.k), as_tensor(s.v)],
+            dict(g=g, beta=as_tensor(s.beta), scale=1.0, initial_state=torch.tensor(s.S0, dtype=torch.float64)[None, None]))

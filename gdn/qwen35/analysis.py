@@ -188,3 +188,35 @@ ERROR_KINDS = (
 def error_kind(message: str) -> str:
     """Which kind of loader error `message` is (a key of ERROR_KINDS' second column, or "other")."""
     return next((kind for needle, kind in ERROR_KINDS if needle in message), "other")
+
+
+@dataclass
+class StreamingRun:
+    """One prompt through the model as one call, and as two calls split before token `cut`, with the
+    state (every layer's GDN state, conv cache and KV cache) carried or reset between the calls.
+    The next-token predictions are at the last token; probabilities in [0, 1]."""
+    cut: int
+    top_one: list[tuple[int, float]]        # top-3 (token id, probability) of the one-call run
+    top_carried: list[tuple[int, float]]
+    top_reset: list[tuple[int, float]]
+    max_logit_diff: float                   # max |carried - one call| over call 2's logits, / max |logits|
+    max_state_diff: float                   # max |carried - one call| over every GDN layer's final state
+
+
+@torch.inference_mode()
+def two_call_run(model, ids, cut: int, kernel: str = "chunk") -> StreamingRun:
+    """Feed ids in one call and in two (split before token cut), carrying the cache or starting over."""
+    ids = [int(i) for i in ids]
+    if not 1 <= cut < len(ids):
+        raise ValueError(f"cut must split the prompt: 1 <= cut < {len(ids)}, got {cut}")
+    one = model.trace(ids, kernel=kernel)
+    first = model.trace(ids[:cut], kernel=kernel)
+    carried = model.trace(ids[cut:], kernel=kernel, cache=first.cache)
+    reset = model.trace(ids[cut:], kernel=kernel)
+    top = lambda logits: [(int(i), float(p)) for p, i in zip(*logits[-1].float().softmax(-1).topk(3))]
+    scale = float(one.logits.float().abs().max())
+    states = [(a.final_state - b.final_state).abs().max() for a, b in zip(one.layers, carried.layers)
+              if a.kind == "linear_attention"]
+    return StreamingRun(cut=cut, top_one=top(one.logits), top_carried=top(carried.logits), top_reset=top(reset.logits),
+                        max_logit_diff=float((carried.logits.float() - one.logits[cut:].float()).abs().max()) / scale,
+                        max_state_diff=float(max(states)))
