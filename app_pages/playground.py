@@ -77,7 +77,13 @@ def repeat_panel():
 def knorm_panel():
     st.markdown(ui.tr("playground.kn_story"))
     c = st.columns(3)
-    knorm, beta = slider("knorm", 0.1, 3.0, 1.0, 0.05, where=c[0]), slider("beta", 0.0, 1.0, 1.0, 0.01, where=c[1])
+    # beta in [0, 2): the "negative eigenvalue" opt-in. Off, beta stays in Qwen3.5's [0, 1].
+    negative = c[1].toggle(ui.tr("playground.kn_negative"), key="playground_knorm_negative", bind="query-params",
+                           help=ui.tr("playground.kn_negative_help"))
+    beta_max = 1.99 if negative else 1.0
+    if st.session_state.get("playground_knorm_beta", 0.0) > beta_max:    # turned off above 1: back in range
+        st.session_state["playground_knorm_beta"] = beta_max
+    knorm, beta = slider("knorm", 0.1, 3.0, 1.0, 0.05, where=c[0]), slider("beta", 0.0, beta_max, 1.0, 0.01, where=c[1])
     T = slider("writes", 1, 30, 10, where=c[2])
     grid = np.linspace(0.0, 3.0, 121)
     errors, clipped = ex.clip_for_display(repeated(T, beta=beta, knorm=knorm)["delta"])
@@ -94,6 +100,8 @@ def knorm_panel():
              "shrink" if x < 1 else "overshoot" if x < 2 else "diverge")
     show = {"diverge": st.error, "edge": st.warning, "overshoot": st.warning, "none": st.info}.get(state, st.success)
     show(ui.tr(f"playground.kn_state_{state}", x=f"{x:.2f}"))
+    if negative:
+        st.info(ui.tr("playground.kn_negative_note", beta=f"{beta:.2f}", eig=f"{1 - beta:.2f}"), icon=":material/science:")
 
 
 @st.fragment

@@ -182,3 +182,21 @@ def test_browser_playground_slider_changes_a_number(page, app_url):
                            arg=before, timeout=20_000)
     assert metric.inner_text() != before
     assert not page.problems, page.problems
+
+
+def test_negative_eigenvalue_opt_in_is_the_key_norm_overshoot():
+    """beta = 1.5 on a unit key and beta = 1 on a key of norm sqrt(1.5) are the same write along k."""
+    a = ex.repeated_writes(12, beta=1.5, knorm=1.0)["delta"]
+    b = ex.repeated_writes(12, beta=1.0, knorm=1.5 ** 0.5)["delta"]
+    np.testing.assert_allclose(a, b, rtol=1e-12)
+    np.testing.assert_allclose(a[1:], 0.5 ** np.arange(1, 13))         # |1 - beta| = 0.5 per write, sign flipping
+    at = open_app("en", "app_pages/playground.py", playground_panel="knorm")
+    assert_clean(at)
+    at.toggle(key="playground_knorm_negative").set_value(True).run()
+    at.slider(key="playground_knorm_beta").set_value(1.5).run()
+    assert_clean(at)
+    assert len(at.warning) == 1 and "overshoots" in at.warning[0].value
+    assert any("1 − β = -0.50" in i.value for i in at.info)
+    at.toggle(key="playground_knorm_negative").set_value(False).run()    # back off: beta returns into [0, 1]
+    assert_clean(at)
+    assert at.slider(key="playground_knorm_beta").value == 1.0
