@@ -16,7 +16,7 @@ c = st.columns(4)
 T = c[0].slider(ui.tr("chunking.tokens"), 2, 16, 12, key="chunking_T", bind="query-params")
 d = c[1].slider(ui.tr("chunking.dim"), 2, 4, 3, key="chunking_d", bind="query-params")
 C = c[2].slider(ui.tr("chunking.chunk_size"), 2, 8, 4, key="chunking_C", bind="query-params")
-seed = c[3].number_input(ui.tr("chunking.seed"), 0, 9999, 0, key="chunking_seed", bind="query-params")
+seed = ui.linked_int(c[3], ui.tr("chunking.seed"), 0, 9999, 0, key="chunking_seed")
 stream = random_stream(T=T, K=d, V=d, seed=int(seed))
 
 st.header(ui.tr("chunking.h_affine"))

@@ -16,7 +16,7 @@ c1, c2, c3, c4 = st.columns([3, 3, 2, 3])
 name = ui.linked(c1.selectbox, ui.tr("cost.model"), SIZES, key="cost_model", default="Qwen3.5-0.8B")
 dtype = ui.linked(c2.segmented_control, ui.tr("cost.dtype"), cost.DTYPE_BYTES, key="cost_dtype", default="fp32",
                   required=True, format_func=ui.label_maker("cost.dtype_"))
-batch = int(c3.number_input(ui.tr("cost.batch"), 1, 1024, 1, key="cost_batch", bind="query-params"))
+batch = ui.linked_int(c3, ui.tr("cost.batch"), 1, 1024, 1, key="cost_batch")
 interval_labels = {n: ui.tr(f"cost.interval_{n}") if n in (0, 1) else ui.tr("cost.interval_n", n=n) for n in INTERVALS}
 interval = ui.linked(c4.select_slider, ui.tr("cost.interval"), INTERVALS, key="cost_interval", default=4,
                      format_func=interval_labels.get)

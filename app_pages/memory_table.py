@@ -27,7 +27,7 @@ with settings:
         K = c1.slider(ui.tr("memory.dk"), 2, 8, 4, key="memory_dk", bind="query-params")
         V = c2.slider(ui.tr("memory.dv"), 2, 8, 3, key="memory_dv", bind="query-params")
         T = c3.slider(ui.tr("memory.tokens"), 1, 16, 8, key="memory_T", bind="query-params")
-        seed = c4.number_input(ui.tr("memory.seed"), 0, 9999, 0, key="memory_seed", bind="query-params")
+        seed = ui.linked_int(c4, ui.tr("memory.seed"), 0, 9999, 0, key="memory_seed")
         base, edit_key = random_stream(T=T, K=K, V=V, seed=int(seed)), f"memory_edit_random_{K}_{V}_{T}_{seed}"
     elif preset == "replay":
         base, edit_key, token_names = replay_stream(replay), f"memory_edit_replay_{replay['title']}", replay["tokens"]

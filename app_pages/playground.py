@@ -114,7 +114,7 @@ def capacity_panel():
     alpha = slider("alpha", 0.8, 1.0, 0.99, 0.005, where=c[2], label="playground.cap_alpha")
     geometry = ui.linked(c[3].selectbox, ui.tr("playground.geometry"), ["random", "orthogonal"],
                          key="playground_cap_geometry", default="random", format_func=ui.label_maker("playground.geometry_"))
-    seed = c[3].number_input(ui.tr("playground.seed"), 0, 9999, 0, key="playground_cap_seed", bind="query-params")
+    seed = ui.linked_int(c[3], ui.tr("playground.seed"), 0, 9999, 0, key="playground_cap_seed")
     curves = {r: curve(r, K, V, alpha=alpha if r == "gated" else 1.0, seed=int(seed), geometry=geometry)
               for r in RULES}
     split = [ui.tr(f"playground.cap_{s}") for s in ("all", "recent", "oldest")]

@@ -1,16 +1,18 @@
 """Real model (真实模型): a prompt through a Qwen3.5 checkpoint; its real per-head gates, from both kernels."""
+import hashlib
 import html
-import importlib.util
 import json
 import time
 from pathlib import Path
 
 import streamlit as st
 
-from gdn.qwen35 import allowed_roots, check_folder, download
+from gdn.qwen35 import check_folder
 from gdn.qwen35.analysis import error_kind, gate_run, layer_inputs
 from gdn.qwen35.demo.evidence import evidence
 from gdn.qwen35.gates import head_summary
+from gdn.qwen35.sources import (ALLOW_DOWNLOADS, MAX_DOWNLOAD_GB, download, downloads_allowed, max_download_bytes,
+                                plan_download)
 from gdn.qwen35.tokenizer import DEFAULT_MAX_TOKENS
 from app_pages import _real_model_views as views
 from app_pages._support import compute, ui
@@ -76,41 +78,73 @@ def on_upload() -> None:
     if f is None:
         return
     data = f.getvalue()
-    if len(data) > MAX_UPLOAD_BYTES:
-        st.session_state["real_model_upload_error"] = (ui.tr("real_model.upload_too_large", name=f.name,
-                                                             kb=len(data) // 1000, limit=MAX_UPLOAD_BYTES // 1000),)
+    if len(data) > MAX_UPLOAD_BYTES:                  # kB rounded up: 200,001 bytes is "201 kB", above "200 kB"
+        st.session_state["real_model_upload_error"] = (ui.tr("real_model.upload_too_large", name=ui.plain(f.name),
+                                                             kb=-(-len(data) // 1000), limit=MAX_UPLOAD_BYTES // 1000),)
         return
     try:
         text = data.decode("utf-8-sig")
         if "\x00" in text:
             raise UnicodeDecodeError("utf-8", data, 0, 1, "NUL byte")
     except UnicodeDecodeError:
-        st.session_state["real_model_upload_error"] = (ui.tr("real_model.upload_not_text", name=f.name),)
+        st.session_state["real_model_upload_error"] = (ui.tr("real_model.upload_not_text", name=ui.plain(f.name)),)
         return
     st.session_state.update(real_model_prompt_edit=text, real_model_preset="custom", real_model_autorun=True)
 
 
-def on_download() -> None:
-    repo = st.session_state.get("real_model_repo_edit", "").strip()
+def hub_call(action):
+    """Run a hub action; a failure becomes (message, error kind) in session state, for `fail` to show."""
     st.session_state.pop("real_model_download_error", None)
     try:
-        folder = str(download(repo))
+        return action()
     except ValueError as e:
         st.session_state["real_model_download_error"] = (str(e), None)
-        return
-    except Exception as e:  # network and hub errors: offline, unknown repo, gated repo, ...
+    except Exception as e:  # network and hub errors: offline, unknown repo, gated repo, full disk...
         st.session_state["real_model_download_error"] = (f"{type(e).__name__}: {e}", "download")
-        return
-    compute.sources.clear()
-    st.session_state["real_model_source"] = folder
+    return None
+
+
+def download_panel() -> None:
+    """Hub downloads, if the operator allows them: check the repo's config and size first, then fetch."""
+    if not downloads_allowed():
+        st.info(ui.tr("real_model.download_off", var=ALLOW_DOWNLOADS, cap=MAX_DOWNLOAD_GB), icon=":material/cloud_off:")
+        st.stop()
+    c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+    c1.text_input(ui.tr("real_model.repo"), key="real_model_repo_edit", placeholder="Qwen/Qwen3.5-0.8B")
+    if c2.button(ui.tr("real_model.download_check"), key="real_model_download_check"):
+        repo = st.session_state.get("real_model_repo_edit", "").strip()
+        st.session_state["real_model_plan"] = hub_call(lambda: plan_download(repo))
+    st.caption(ui.tr("real_model.download_help", cap=f"{max_download_bytes() / 1e9:.0f}"))
+    if "real_model_download_error" in st.session_state:
+        fail(*st.session_state["real_model_download_error"])
+    plan = st.session_state.get("real_model_plan")
+    if plan is None:
+        st.stop()
+    st.markdown(ui.tr("real_model.download_plan", repo=ui.plain(plan.repo_id), n=len(plan.files),
+                      gb=f"{plan.total_bytes / 1e9:.2f}", layers=plan.n_layers))
+    if st.button(ui.tr("real_model.download_go", gb=f"{plan.total_bytes / 1e9:.2f}"), key="real_model_download",
+                 type="primary", icon=":material/download:"):
+        bar = st.progress(0.0, text=ui.tr("real_model.download_progress", done="0.00", gb=f"{plan.total_bytes / 1e9:.2f}"))
+        show = lambda done, total, name: bar.progress(min(1.0, done / max(total, 1)), text=ui.tr(
+            "real_model.download_progress", done=f"{done / 1e9:.2f}", gb=f"{total / 1e9:.2f}"))
+        folder = compute.in_slot(lambda: hub_call(lambda: download(plan, progress=show)))   # one download at a time
+        if folder is not None:
+            compute.sources.clear()
+            st.session_state.pop("real_model_plan", None)
+            st.session_state["real_model_picked"] = str(folder)     # the picker is drawn: set it on the rerun
+            st.rerun()
+        fail(*st.session_state["real_model_download_error"])
+    st.stop()
 
 
 st.title(ui.tr("real_model.title"))
 st.caption(ui.tr("real_model.intro"))
 
 # -- 1. model ------------------------------------------------------------------------------------
-found = {folder: (label, kind, random) for label, folder, kind, random in compute.sources()}
-options = [*found, OTHER] + ([DOWNLOAD] if importlib.util.find_spec("huggingface_hub") else [])
+listed = {folder: (label, kind, random) for label, folder, kind, random in compute.sources()}
+broken = {folder: compute.inspect(folder)[1] for folder in listed if compute.inspect(folder)[1] is not None}
+found = {folder: entry for folder, entry in listed.items() if folder not in broken}   # only these can be picked
+options = [*found, OTHER, DOWNLOAD]
 
 
 def source_label(option: str) -> str:
@@ -119,29 +153,27 @@ def source_label(option: str) -> str:
     label, kind, random = found[option]
     name = (ui.tr("real_model.label_random", name=Path(option).name) if random else
             ui.tr("real_model.label_trained", name=Path(option).name) if kind == "trained" else label)
-    try:
-        i = compute.info(option)
-    except ValueError:
-        return name
+    i = compute.info(option)
     return ui.tr("real_model.source_line", name=name, layers=i.config.num_hidden_layers, gdn=len(i.gdn_layers),
                  heads=i.config.linear_num_value_heads, params=f"{i.n_params / 1e6:.1f}", mb=f"{i.disk_bytes / 1e6:.1f}")
 
 
+if st.session_state.get("real_model_picked") in options:      # just downloaded
+    st.session_state["real_model_source"] = st.session_state.pop("real_model_picked")
 if st.session_state.get("real_model_source") not in options:
     st.session_state["real_model_source"] = options[0]
 source_labels = {o: source_label(o) for o in options}     # format_func may run later, outside this run
 source = st.selectbox(ui.tr("real_model.source"), options, key="real_model_source", format_func=source_labels.get)
+if broken:
+    with st.expander(ui.tr("real_model.broken", n=len(broken)), icon=":material/report:"):
+        for folder_, problem in broken.items():
+            st.markdown(f"**{ui.plain(listed[folder_][0])}**")
+            st.code(problem, language=None, wrap_lines=True)
 if source == DOWNLOAD:
-    c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
-    c1.text_input(ui.tr("real_model.repo"), key="real_model_repo_edit", placeholder="Qwen/Qwen3.5-0.8B")
-    c2.button(ui.tr("real_model.download"), key="real_model_download", on_click=on_download)
-    st.caption(ui.tr("real_model.download_help"))
-    if "real_model_download_error" in st.session_state:
-        fail(*st.session_state["real_model_download_error"])
-    st.stop()
+    download_panel()
 if source == OTHER:
     typed = st.text_input(ui.tr("real_model.folder"), key="real_model_folder_edit", placeholder="/path/to/Qwen3.5-0.8B",
-                          help=ui.tr("real_model.folder_help", roots=", ".join(str(r) for r in allowed_roots())))
+                          help=ui.tr("real_model.folder_help"))
     if not typed.strip():
         st.info(ui.tr("real_model.folder_empty"), icon=":material/folder_open:")
         st.stop()
@@ -195,7 +227,8 @@ if "real_model_upload_error" in st.session_state:
     st.error(st.session_state["real_model_upload_error"][0], icon=":material/error:")
 if preset != "custom":
     ui.note(ui.tr(f"real_model.story_{preset}", **fields))
-text = st.text_area(ui.tr("real_model.prompt"), key="real_model_prompt_edit", height=110 if ui.lecture() else 130)
+text = st.text_area(ui.tr("real_model.prompt"), key="real_model_prompt_edit", height=110 if ui.lecture() else 130,
+                    max_chars=MAX_UPLOAD_BYTES)       # the browser stops a paste here; bytes are checked below
 c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
 max_tokens = c1.slider(ui.tr("real_model.max_tokens"), 16, DEFAULT_MAX_TOKENS, 512, step=16,
                        key="real_model_max_tokens", bind="query-params", help=ui.tr("real_model.max_tokens_help"))
@@ -207,7 +240,13 @@ elif (request["text"], request["max_tokens"]) != (text, max_tokens):
     st.caption(ui.tr("real_model.stale"))
 if not request["text"].strip():
     fail(ui.tr("real_model.empty_detail"), "empty")
-enc = model.tokenizer.encode(request["text"], max_tokens=request["max_tokens"])
+n_bytes = len(request["text"].encode("utf-8"))
+if n_bytes > MAX_UPLOAD_BYTES:                          # the same cap as uploads, before the tokenizer sees it
+    fail(ui.tr("real_model.prompt_too_long", kb=-(-n_bytes // 1000), limit=MAX_UPLOAD_BYTES // 1000), "prompt_too_long")
+is_preset = any(request["text"] == preset_text(p, lang) for p in PRESETS[1:] for lang in ui.LANG_NAMES)
+text_key = hashlib.sha256(request["text"].encode("utf-8")).hexdigest()
+enc = compute.cached("encode", (folder, text_key, request["max_tokens"]), pin=is_preset,
+                     compute=lambda: model.tokenizer.encode(request["text"], max_tokens=request["max_tokens"]))
 st.session_state["real_model_prompt_tokens"] = enc.n_total
 T, tokens, ids = len(enc.ids), enc.pieces, tuple(enc.ids)
 if enc.truncated:
@@ -221,7 +260,10 @@ with st.expander(ui.tr("real_model.tokens", n=T), expanded=T <= 64 and not ui.le
         st.caption(ui.tr("real_model.tokens_more", n=T - 512))
 
 start = time.perf_counter()
-run = compute.cached("run", (folder, ids), lambda: gate_run(model, list(ids)))
+try:
+    run = compute.cached("run", (folder, ids), lambda: gate_run(model, list(ids)), pin=is_preset)
+except ValueError as e:                                 # e.g. a model without a GDN layer, typed in as a folder
+    fail(str(e))
 st.caption(ui.tr("real_model.ran", T=T, layers=len(run.layers), s=f"{time.perf_counter() - start:.2f}"))
 
 # -- 3. views ------------------------------------------------------------------------------------

@@ -3,9 +3,12 @@ import base64
 from pathlib import Path
 
 import numpy as np
+from streamlit import config
 from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
+# The app never shows tracebacks (.streamlit/config.toml); in AppTest a failure should say what broke.
+config.set_option("client.showErrorDetails", "full")
 
 
 def open_app(lang: str = "en", page: str | None = None, state: dict | None = None, **params) -> AppTest:

@@ -170,10 +170,28 @@ def test_non_finite_weights(roots, bad):
 def test_folder_outside_allowed_roots(tmp_path, monkeypatch):
     monkeypatch.delenv("GDN_MODEL_DIRS", raising=False)
     folder = write_checkpoint(tmp_path / "elsewhere")
-    with pytest.raises(ValueError, match="is outside the allowed model folders .* GDN_MODEL_DIRS"):
+    with pytest.raises(ValueError, match="is outside the allowed model folders; .*GDN_MODEL_DIRS") as err:
         load_model(folder)
-    with pytest.raises(ValueError, match="outside the allowed"):
+    assert "assets" not in str(err.value) and "huggingface" not in str(err.value)   # no server roots shown
+    with pytest.raises(ValueError, match="outside the allowed") as err:
         load_model(folder / ".." / ".." / "..")
+    assert str(folder / ".." / ".." / "..") in str(err.value)                         # named as typed, not resolved
+
+
+def test_symlinks_cannot_lead_outside_the_roots(roots, tmp_path_factory):
+    """A weight file or a folder linked from inside an allowed root to outside it is refused, and a
+    linked folder is not listed (it would be refused when picked)."""
+    from gdn.qwen35 import list_sources
+    outside = write_checkpoint(tmp_path_factory.mktemp("outside") / "ckpt")
+    folder = write_checkpoint(roots / "linked_file")
+    (folder / "model.safetensors").unlink()
+    (folder / "model.safetensors").symlink_to(outside / "model.safetensors")
+    with pytest.raises(ValueError, match="model.safetensors links outside the allowed model folders"):
+        load_model(folder)
+    (roots / "linked_folder").symlink_to(outside, target_is_directory=True)
+    with pytest.raises(ValueError, match="outside the allowed model folders"):
+        load_model(roots / "linked_folder")
+    assert not any(s.path.name in ("linked_file", "linked_folder", "ckpt") for s in list_sources())
 
 
 def test_no_weights_at_all(roots):

@@ -5,7 +5,8 @@ import json
 import pytest
 import torch
 
-from gdn.qwen35 import DEMO_PATH, check_folder, download, list_sources, load_model, load_tokenizer
+from gdn.qwen35 import DEMO_PATH, check_folder, list_sources, load_model, load_tokenizer
+from gdn.qwen35.sources import download, plan_download
 from gdn.qwen35.demo.make_random import make_demo
 from tests.qwen35_fixtures import write_checkpoint
 
@@ -52,24 +53,70 @@ def test_check_folder_refuses_escapes(hf_cache, tmp_path):
 
 
 class FakeHub:
-    """Stands in for huggingface_hub: records the call and 'downloads' a random checkpoint."""
-    def __init__(self, cache):
-        self.cache, self.calls = cache, []
+    """Stands in for huggingface_hub: serves one repo's files from a checkpoint written in tmp_path and
+    records every file asked for (so a test can prove no weight was fetched before the checks)."""
 
-    def snapshot_download(self, **kwargs):
-        self.calls.append(kwargs)
-        return str(write_checkpoint(self.cache / "models--Qwen--Fake" / "snapshots" / "rev0"))
+    def __init__(self, cache, source, sizes=None):
+        self.cache, self.source, self.fetched = cache, source, []
+        self.sizes = sizes or {p.name: p.stat().st_size for p in source.iterdir()}
+
+    def hf_hub_download(self, *, repo_id, filename, revision, cache_dir):
+        assert cache_dir == str(self.cache)
+        self.fetched.append(filename)
+        snapshot = self.cache / f"models--{repo_id.replace('/', '--')}" / "snapshots" / "rev0"
+        snapshot.mkdir(parents=True, exist_ok=True)
+        (snapshot / filename).write_bytes((self.source / filename).read_bytes())
+        return str(snapshot / filename)
+
+    def HfApi(self):
+        hub = self
+
+        class Api:
+            def model_info(self, repo_id, revision, files_metadata):
+                assert files_metadata
+                entry = lambda name, size: type("Sibling", (), {"rfilename": name, "size": size})()
+                return type("Info", (), {"siblings": [entry(n, s) for n, s in hub.sizes.items()] +
+                                         [entry("pytorch_model.bin", 9), entry("sub/model.safetensors", 9)]})()
+        return Api()
 
 
-def test_download_helper_with_a_fake_hub(hf_cache):
-    hub = FakeHub(hf_cache)
-    folder = download("Qwen/Fake", hub=hub)
-    assert (folder / "config.json").is_file()
-    call = hub.calls[0]
-    assert call["repo_id"] == "Qwen/Fake" and call["cache_dir"] == str(hf_cache)
-    assert "*.safetensors" in call["allow_patterns"] and not any(".bin" in p for p in call["allow_patterns"])
+def test_downloads_are_off_unless_the_operator_allows_them(hf_cache, tmp_path, monkeypatch):
+    hub = FakeHub(hf_cache, write_checkpoint(tmp_path / "src"))
+    monkeypatch.delenv("GDN_ALLOW_DOWNLOADS", raising=False)
+    with pytest.raises(ValueError, match="downloads are turned off.*GDN_ALLOW_DOWNLOADS=1"):
+        plan_download("Qwen/Fake", hub=hub)
+    assert hub.fetched == []
+
+
+def test_download_checks_config_and_size_first_then_fetches_with_progress(hf_cache, tmp_path, monkeypatch):
+    monkeypatch.setenv("GDN_ALLOW_DOWNLOADS", "1")
+    source = write_checkpoint(tmp_path / "src", shards=2)
+    hub = FakeHub(hf_cache, source)
+    plan = plan_download("Qwen/Fake", hub=hub)
+    assert hub.fetched == ["config.json"]                               # nothing but the config before the plan
+    names = {n for n, _ in plan.files}
+    assert "model.safetensors.index.json" in names and not any(n.endswith(".bin") or "/" in n for n in names)
+    assert plan.total_bytes == sum(p.stat().st_size for p in source.iterdir() if p.name in names)
+    seen = []
+    folder = download(plan, hub=hub, progress=lambda done, total, name: seen.append((done, total)))
+    assert seen[-1] == (plan.total_bytes, plan.total_bytes) and [d for d, _ in seen] == sorted(d for d, _ in seen)
+    assert load_model(folder).trace([1, 2]).logits is not None
     with pytest.raises(ValueError, match="not a Hugging Face repo id"):
-        download("../../etc/passwd", hub=hub)
+        plan_download("../../etc/passwd", hub=hub)
+    monkeypatch.setenv("GDN_MAX_DOWNLOAD_GB", "0.000001")               # 1 kB cap
+    with pytest.raises(ValueError, match="more than this server downloads"):
+        plan_download("Qwen/Fake", hub=hub)
+
+
+def test_download_refuses_a_repo_that_is_not_qwen35_before_any_weight(hf_cache, tmp_path, monkeypatch):
+    monkeypatch.setenv("GDN_ALLOW_DOWNLOADS", "1")
+    source = write_checkpoint(tmp_path / "src")
+    cfg = json.loads((source / "config.json").read_text())
+    (source / "config.json").write_text(json.dumps({**cfg, "model_type": "llama"}))
+    hub = FakeHub(hf_cache, source)
+    with pytest.raises(ValueError, match="is not a Qwen3.5 checkpoint"):
+        plan_download("Meta/Llama", hub=hub)
+    assert hub.fetched == ["config.json"]
 
 
 def test_demo_checkpoint_is_reproducible_and_small(tmp_path):

@@ -15,7 +15,7 @@ import torch
 from gdn.i18n import t
 from gdn.qwen35 import DEMO_PATH, load_model
 from tests.apptest import arr, open_app
-from tests.qwen35_fixtures import rewrite, write_checkpoint
+from tests.qwen35_fixtures import rewrite, text_config, write_checkpoint
 
 PAGE = "app_pages/real_model.py"
 LAYER0 = "model.language_model.layers.0.linear_attn."
@@ -160,9 +160,15 @@ def test_truncation_and_empty_prompt():
 def test_uploads():
     at = open_demo("zh")
     at.file_uploader(key="real_model_upload").upload("bad.txt", b"\xff\xfe\x00\x81 not utf-8").run()
-    assert at.error[0].value == t("real_model.upload_not_text", "zh", name="bad.txt")
+    assert at.error[0].value == t("real_model.upload_not_text", "zh", name=r"bad\.txt")     # shown as "bad.txt"
     at.file_uploader(key="real_model_upload").set_value(("big.txt", b"a" * 300_000, "text/plain")).run()
-    assert at.error[0].value == t("real_model.upload_too_large", "zh", name="big.txt", kb=300, limit=200)
+    assert at.error[0].value == t("real_model.upload_too_large", "zh", name=r"big\.txt", kb=300, limit=200)
+    at.file_uploader(key="real_model_upload").set_value(("x.txt", b"a" * 200_001, "text/plain")).run()
+    assert "200001" not in at.error[0].value and t("real_model.upload_too_large", "zh", name=r"x\.txt", kb=201,
+                                                    limit=200) == at.error[0].value   # rounded up: 201 kB > 200 kB
+    hostile = "![x](http://127.0.0.1:9/track.png).txt"                 # a name that markdown would fetch
+    at.file_uploader(key="real_model_upload").upload(hostile, b"\xff\xfe").run()
+    assert "![x](" not in at.error[0].value and r"\!\[x\]\(" in at.error[0].value
     at.file_uploader(key="real_model_upload").set_value(("ok.md", "记忆会衰减 memory fades".encode(), "text/markdown")).run()
     assert not at.exception and not at.error
     assert arr(charts(at)[0]["data"][0]["z"]).shape[1] == demo_tokens("记忆会衰减 memory fades")
@@ -253,3 +259,83 @@ def test_trained_model_is_the_default():
     assert at.session_state["real_model_source"] == str(TRAINED_PATH)
     assert not any(w.value == t("real_model.random_weights", "en") for w in at.warning)   # no random warning
     assert charts(at)                                                                     # gates drawn at once
+
+
+def no_gdn_layer(folder):
+    text = text_config()
+    write_checkpoint(folder, {**text, "layer_types": ["full_attention"] * text["num_hidden_layers"]})
+
+
+def int8_weights(folder):
+    rewrite(write_checkpoint(folder), lambda t: t.update({LAYER0 + "dt_bias": t[LAYER0 + "dt_bias"].to(torch.int8)}))
+
+
+def huge_config(folder):
+    write_checkpoint(folder)
+    cfg = json.loads((folder / "config.json").read_text())
+    cfg["text_config"]["num_hidden_layers"] = 10 ** 9
+    (folder / "config.json").write_text(json.dumps(cfg))
+
+
+@pytest.mark.parametrize("build,kind", [(no_gdn_layer, "no_gdn"), (int8_weights, "dtype"), (huge_config, "too_large")])
+def test_more_bad_checkpoints_get_their_message(build, kind, tmp_path, monkeypatch):
+    test_bad_checkpoint_gets_its_message(build, kind, tmp_path, monkeypatch)
+
+
+def test_a_broken_checkpoint_in_a_root_is_listed_with_its_reason_and_cannot_be_picked(tmp_path, monkeypatch):
+    """Before, one malformed config in any root broke the page for every visitor."""
+    from tests.qwen35_fixtures import text_config as tc
+    import streamlit as st
+    monkeypatch.setenv("GDN_MODEL_DIRS", str(tmp_path))
+    write_checkpoint(tmp_path / "good", text_config())
+    bad = write_checkpoint(tmp_path / "bad", text_config())
+    st.cache_data.clear()                                               # the source list is cached for a minute
+    cfg = json.loads((bad / "config.json").read_text())
+    cfg["text_config"]["rope_parameters"] = "x"
+    (bad / "config.json").write_text(json.dumps(cfg))
+    at = open_app("en", page=PAGE)
+    assert not at.exception
+    options = at.selectbox(key="real_model_source").options
+    assert any(o.startswith("good") for o in options) and not any(o.startswith("bad") for o in options)
+    assert not any(str(tmp_path) in o for o in options)                 # labels never show server paths
+    listed = at.expander[0]
+    assert listed.label == t("real_model.broken", "en", n=1)
+    assert any("rope_parameters must be a JSON object" in c.value for c in listed.code)
+
+
+def test_downloads_off_say_how_to_turn_them_on(monkeypatch):
+    monkeypatch.delenv("GDN_ALLOW_DOWNLOADS", raising=False)
+    at = open_demo("zh")
+    at.selectbox(key="real_model_source").set_value("__download__").run()
+    assert not at.exception and not at.error
+    assert at.info[-1].value == t("real_model.download_off", "zh", var="GDN_ALLOW_DOWNLOADS", cap="GDN_MAX_DOWNLOAD_GB")
+
+
+def test_download_shows_size_before_fetching(tmp_path, monkeypatch):
+    import gdn.qwen35.sources as sources
+    from tests.test_qwen35_sources import FakeHub
+    monkeypatch.setenv("GDN_ALLOW_DOWNLOADS", "1")
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+    source = write_checkpoint(tmp_path / "src", text_config(vocab_size=1024), shards=2,
+                              tokenizer_json=(DEMO_PATH / "tokenizer.json").read_text(encoding="utf-8"))
+    hub = FakeHub(tmp_path / "hub", source)
+    monkeypatch.setattr(sources, "_hub", lambda given: hub)
+    at = open_demo("en")
+    at.selectbox(key="real_model_source").set_value("__download__").run()
+    at.text_input(key="real_model_repo_edit").set_value("Qwen/Fake").run()
+    at.button(key="real_model_download_check").click().run()
+    assert not at.exception and hub.fetched == ["config.json"]
+    plan = at.session_state["real_model_plan"]
+    assert f"{plan.total_bytes / 1e9:.2f} GB" in " ".join(m.value for m in at.markdown)
+    at.button(key="real_model_download").click().run()
+    assert not at.exception
+    assert "rev0" in at.session_state["real_model_source"] and charts(at)      # the new model ran the prompt
+
+
+def test_pasted_text_is_capped_like_an_upload():
+    at = open_demo("en")
+    assert at.text_area(key="real_model_prompt_edit").proto.max_chars == 200_000
+    at.text_area(key="real_model_prompt_edit").set_value("记" * 70_000).run()   # 210 kB of UTF-8
+    at.button(key="real_model_run").click().run()
+    assert not at.exception and at.error[0].value == t("real_model.err_prompt_too_long", "en")
+    assert not charts(at)

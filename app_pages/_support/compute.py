@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import threading
+from pathlib import Path
 from typing import Callable
 
 import streamlit as st
@@ -30,16 +31,21 @@ def forward_pool() -> SlotPool:
 def shared_caches() -> dict[str, SharedLRU]:
     """Results by kind. Bounds: gate runs are [L, T, HV] x 2 floats, norms [T, HV]; one layer's q, k, v is the biggest."""
     return {"run": SharedLRU(8), "inputs": SharedLRU(2), "norms": SharedLRU(16), "state": SharedLRU(64),
-            "check": SharedLRU(32), "stream": SharedLRU(8)}
+            "check": SharedLRU(32), "stream": SharedLRU(8), "encode": SharedLRU(16)}
 
 
-def cached(kind: str, key, compute: Callable):
-    """compute() once per key (shared by all sessions), inside a pool slot; the wait is shown in the page."""
+def cached(kind: str, key, compute: Callable, pin: bool = False):
+    """compute() once per key (shared by all sessions), inside a pool slot; the wait is shown in the page.
+    Requests that queued for the same key while it was computed take the result instead of computing it
+    again. pin: keep the result out of the LRU's reach (the example prompts everyone opens first)."""
     cache = shared_caches()[kind]
     hit = cache.get(key)
     if hit is None:
-        hit = in_slot(compute)
-        cache.put(key, hit)
+        def once():
+            ready = cache.get(key)            # computed by another session while this one waited in line
+            return ready if ready is not None else compute()
+        hit = in_slot(once)
+        cache.put(key, hit, pin=pin)
     return hit
 
 
@@ -71,9 +77,23 @@ def sources() -> list[tuple[str, str, str, bool]]:
 
 
 @st.cache_data(ttl=60, show_spinner=False)
+def inspect(folder: str) -> tuple[object, str | None]:
+    """(gdn.qwen35.analysis.describe(folder), None), or (None, why it cannot be used). Both outcomes are
+    cached, so a broken checkpoint costs one look a minute, not one per rerun of every visitor's page."""
+    try:
+        return describe(folder), None
+    except ValueError as e:
+        return None, str(e)
+    except Exception as e:  # a malformed file we did not foresee must not break the page for everyone
+        return None, f"{Path(folder).name}: could not be read ({type(e).__name__}); re-download the checkpoint"
+
+
 def info(folder: str):
-    """gdn.qwen35.analysis.describe, cached; ValueError passes through (never cached)."""
-    return describe(folder)
+    """describe(folder), or ValueError with the reason it cannot be used."""
+    found, problem = inspect(folder)
+    if problem is not None:
+        raise ValueError(problem)
+    return found
 
 
 @st.cache_resource(max_entries=2, show_spinner=False)

@@ -4,6 +4,7 @@ Only UI plumbing lives here; computation is in gdn/ and is called through cached
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import plotly.graph_objects as go
@@ -95,6 +96,25 @@ def linked(widget, label: str, options, *, key: str, default, **kwargs):
     value = widget(label, options, key=key, **kwargs)
     sync_to_url(key, default)
     return value
+
+
+def linked_int(where, label: str, lo: int, hi: int, default: int, *, key: str, **kwargs) -> int:
+    """An integer number_input whose value lives in the link, linked by hand like `linked`: Streamlit's
+    own binding raises on ?key=inf, 1e400 or 5000 digits. A link value that is not a whole number in
+    [lo, hi] is ignored (the default is shown and the link corrected)."""
+    if key not in st.session_state:
+        text = (st.query_params.get(key) or "").strip()
+        valid = re.fullmatch(r"-?\d{1,12}", text) is not None and lo <= int(text) <= hi
+        st.session_state[key] = int(text) if valid else default
+    value = int(where.number_input(label, lo, hi, key=key, **kwargs))
+    sync_to_url(key, default)
+    return value
+
+
+def plain(text: str) -> str:
+    """Text from outside (a file name, a repo id) shown as itself inside markdown: every markdown
+    character escaped, so a name like ![x](http://host/img) is not turned into an image the browser fetches."""
+    return re.sub(r"([\\`*_{}\[\]()#+\-.!|<>~])", r"\\\1", str(text))
 
 
 def note(text: str) -> None:

@@ -14,10 +14,10 @@
 from gdn.ops import state_norm_scan
 from gdn.qwen35.config import Qwen35Config, load_config, parse_config
 from gdn.qwen35.model import ModelCache, Qwen35ForCausalLM, load_model
-from gdn.qwen35.sources import DEMO_PATH, Source, allowed_roots, check_folder, download, list_sources
+from gdn.qwen35.sources import DEMO_PATH, Source, allowed_roots, check_folder, list_sources
 from gdn.qwen35.tokenizer import Encoded, Qwen35Tokenizer, load_tokenizer
 from gdn.qwen35.trace import LayerTrace, Trace
 
 __all__ = ["DEMO_PATH", "Encoded", "LayerTrace", "ModelCache", "Qwen35Config", "Qwen35ForCausalLM",
-           "Qwen35Tokenizer", "Source", "Trace", "allowed_roots", "check_folder", "download", "list_sources",
+           "Qwen35Tokenizer", "Source", "Trace", "allowed_roots", "check_folder", "list_sources",
            "load_config", "load_model", "load_tokenizer", "parse_config", "state_norm_scan"]

@@ -23,10 +23,11 @@ import numpy as np
 import torch
 
 from gdn.ops import state_norm_scan
-from gdn.qwen35.checkpoint import INDEX_FILE, SKIPPED, shard_name
+from gdn.qwen35.checkpoint import DISK_DTYPES, INDEX_FILE, SKIPPED, shard_name
 from gdn.qwen35.config import Qwen35Config, load_config
+from gdn.qwen35.tokenizer import load_tokenizer
 
-DTYPE_BYTES = {"F64": 8, "F32": 4, "BF16": 2, "F16": 2, "I64": 8, "I32": 4, "I16": 2, "I8": 1, "U8": 1, "BOOL": 1}
+DTYPE_BYTES = {"F32": 4, "BF16": 2, "F16": 2}
 HEADER_LIMIT = 100 << 20            # a safetensors header larger than this is treated as corrupt
 
 
@@ -44,8 +45,10 @@ class CheckpointInfo:
         return [i for i, kind in enumerate(self.config.layer_types) if kind == "linear_attention"]
 
 
-def _header(path: Path) -> dict:
-    """The JSON header of a safetensors file (name -> {dtype, shape, data_offsets}); ValueError if corrupt."""
+def _header(path: Path) -> dict[str, tuple[tuple[int, ...], str]]:
+    """name -> (shape, dtype) from a safetensors file's JSON header; ValueError if it is not one."""
+    corrupt = lambda why: ValueError(f"{path.name}: corrupt safetensors file ({why}); delete it and re-download "
+                                     "the checkpoint")
     try:
         with open(path, "rb") as f:
             (n,) = struct.unpack("<Q", f.read(8))
@@ -53,32 +56,53 @@ def _header(path: Path) -> dict:
                 raise ValueError("header length out of range")
             header = json.loads(f.read(n))
     except (OSError, struct.error, ValueError) as e:
-        raise ValueError(f"{path}: corrupt safetensors file ({e}); delete it and re-download the checkpoint") from None
-    header.pop("__metadata__", None)
-    return header
+        raise corrupt(e) from None
+    if not isinstance(header, dict):
+        raise corrupt(f"the header is a JSON {type(header).__name__}, not an object")
+    out = {}
+    for name, meta in header.items():
+        if name == "__metadata__" or name.startswith(SKIPPED):
+            continue
+        shape = meta.get("shape") if isinstance(meta, dict) else None
+        if not (isinstance(shape, list) and all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape)):
+            raise corrupt(f"{name} has no valid shape")
+        if meta.get("dtype") not in DISK_DTYPES:
+            raise ValueError(f"{name}: stored as {meta.get('dtype')!r} in {path.name}; Qwen3.5 weights are "
+                             f"{', '.join(DISK_DTYPES)} (a quantised or converted checkpoint is not supported)")
+        out[name] = (tuple(shape), meta["dtype"])
+    return out
+
+
+def _index_shards(folder: Path) -> set[str]:
+    index = folder / INDEX_FILE
+    try:
+        weight_map = json.loads(index.read_text(encoding="utf-8"))["weight_map"]
+        shards = set(weight_map.values())
+    except (ValueError, KeyError, TypeError, AttributeError, OSError) as e:
+        raise ValueError(f"{INDEX_FILE}: not a valid safetensors index ({type(e).__name__}); re-download "
+                         "the checkpoint") from None
+    return {shard_name(n, index) for n in shards}
 
 
 def describe(folder: str | Path) -> CheckpointInfo:
-    """Model size and what loading will read, from config.json and the headers (no tensor data)."""
+    """Model size and what loading will read, from config.json, the headers and tokenizer.json (no tensor
+    data). Everything the real-model page needs is checked here, so a folder that passes can be picked:
+    ValueError (and only ValueError) for anything malformed, or for a model without a GDN layer."""
     folder = Path(folder)
     cfg = load_config(folder)
+    last_gdn_layer(cfg)                                  # the page shows GDN layers: a model needs one
     files = sorted(folder.glob("*.safetensors"))
     if (folder / INDEX_FILE).is_file():
-        try:
-            names = set(json.loads((folder / INDEX_FILE).read_text(encoding="utf-8"))["weight_map"].values())
-        except (ValueError, KeyError, TypeError) as e:
-            raise ValueError(f"{folder / INDEX_FILE}: not a valid safetensors index ({e!r})") from None
-        names = {shard_name(n, folder / INDEX_FILE) for n in names}
-        files = sorted({*files, *(folder / n for n in names if (folder / n).is_file())})
+        files = sorted({*files, *(folder / n for n in _index_shards(folder) if (folder / n).is_file())})
     n_params = read_bytes = n_tensors = 0
     for path in files:
-        for name, meta in _header(path).items():
-            if name.startswith(SKIPPED) or not isinstance(meta, dict):
-                continue
-            numel = math.prod(meta.get("shape", []))
+        for name, (shape, dtype) in _header(path).items():
+            numel = math.prod(shape)
             n_params += numel
-            read_bytes += numel * DTYPE_BYTES.get(meta.get("dtype"), 4)
+            read_bytes += numel * DTYPE_BYTES[dtype]
             n_tensors += 1
+    if (folder / "tokenizer.json").is_file():
+        load_tokenizer(folder, cfg.vocab_size)           # ids past the embedding: refused now, not mid-run
     return CheckpointInfo(cfg, n_params, read_bytes, sum(p.stat().st_size for p in files), n_tensors, len(files))
 
 
@@ -168,6 +192,11 @@ def layer_state_norms(x: LayerInputs) -> np.ndarray:
 # Loader errors are ValueErrors with English sentences; the page shows a translated headline for
 # each kind (the sentence itself follows as the detail). Order matters: the first match wins.
 ERROR_KINDS = (
+    ("downloads are turned off", "downloads_off"),
+    ("more than this server downloads", "too_big"),
+    ("has no Gated DeltaNet", "no_gdn"),
+    ("is larger than this app accepts", "too_large"),
+    ("Qwen3.5 weights are", "dtype"),
     ("outside the allowed model folders", "outside_roots"),
     ("no such folder", "no_folder"),
     ("no config.json", "no_config"),

@@ -25,6 +25,9 @@ SKIPPED = ("model.visual.", "mtp.")
 # Stored F32 in the releases and kept in float32 whatever the model dtype (qwen35-reference.md §7.3).
 FP32_TENSORS = ("linear_attn.A_log", "linear_attn.norm.weight")
 INDEX_FILE = "model.safetensors.index.json"
+# The dtypes Qwen3.5 checkpoints are stored in; anything else (int8, bool, f64, fp8, complex) would be
+# cast silently into nonsense, so it is refused.
+DISK_DTYPES = ("BF16", "F16", "F32")
 
 
 def layer_shapes(cfg: Qwen35Config, i: int) -> dict[str, tuple[int, ...]]:
@@ -170,6 +173,9 @@ class Checkpoint:
         for n in names:
             sl = f.get_slice(n)
             header[n] = (tuple(sl.get_shape()), sl.get_dtype())
+            if header[n][1] not in DISK_DTYPES:
+                raise ValueError(f"{n}: stored as {header[n][1]} in {path.name}; Qwen3.5 weights are "
+                                 f"{', '.join(DISK_DTYPES)} (a quantised or converted checkpoint is not supported)")
         return names
 
     def _detect_prefix(self) -> str:

@@ -7,6 +7,7 @@ keys at the top level. Field names below are the Hugging Face config keys (qwen3
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,8 +73,26 @@ def default_layer_types(n_layers: int, interval: int = 4) -> tuple[str, ...]:
     return tuple("full_attention" if (i + 1) % interval == 0 else "linear_attention" for i in range(n_layers))
 
 
+# Upper bounds far above every release (the 397B model has 60 layers, hidden 4096, vocab 248320): a
+# config past them is hostile or broken, and building it would exhaust the server's memory.
+LIMITS = dict(vocab_size=1 << 21, hidden_size=1 << 15, intermediate_size=1 << 18, num_hidden_layers=512,
+              num_attention_heads=1024, num_key_value_heads=1024, head_dim=2048, linear_num_key_heads=1024,
+              linear_num_value_heads=1024, linear_key_head_dim=2048, linear_value_head_dim=2048,
+              linear_conv_kernel_dim=64, num_experts=4096, num_experts_per_tok=4096, moe_intermediate_size=1 << 18,
+              shared_expert_intermediate_size=1 << 18, full_attention_interval=512)
+DEFAULTS = dict(vocab_size=248320, hidden_size=4096, intermediate_size=12288, num_hidden_layers=32,
+                num_attention_heads=16, num_key_value_heads=4, head_dim=256, linear_num_key_heads=16,
+                linear_num_value_heads=32, linear_key_head_dim=128, linear_value_head_dim=128, linear_conv_kernel_dim=4)
+POSITIVE = ("hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim",
+            "linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim", "linear_value_head_dim",
+            "linear_conv_kernel_dim", "vocab_size")
+
+
 def parse_config(raw: dict, *, source: str = "config.json") -> Qwen35Config:
-    """Build a Qwen35Config from a parsed config.json (top-level multimodal or text-only)."""
+    """Build a Qwen35Config from a parsed config.json (top-level multimodal or text-only). Any field of
+    the wrong type or out of range raises ValueError naming it (never another exception)."""
+    if not isinstance(raw, dict):
+        raise ValueError(f"{source}: expected a JSON object at the top level")
     top_type = raw.get("model_type")
     if top_type not in SUPPORTED_TYPES:
         raise ValueError(
@@ -85,47 +104,49 @@ def parse_config(raw: dict, *, source: str = "config.json") -> Qwen35Config:
     act = text.get("hidden_act", "silu")
     if act != "silu":
         raise ValueError(f"{source}: hidden_act {act!r} is not supported (Qwen3.5 uses 'silu')")
-    n_layers = _int(text, "num_hidden_layers", 32, source)
-    layer_types = tuple(text.get("layer_types") or
-                        default_layer_types(n_layers, int(text.get("full_attention_interval", 4))))
+    ints = {key: _int(text, key, default, source, minimum=1 if key in POSITIVE else 0)
+            for key, default in DEFAULTS.items()}
+    n_layers = ints["num_hidden_layers"]
+    layer_types = text.get("layer_types")
+    if layer_types is None:
+        interval = _int(text, "full_attention_interval", 4, source, minimum=1)
+        layer_types = default_layer_types(n_layers, interval)
     _check_layer_types(layer_types, n_layers, source)
     rope = text.get("rope_parameters") or {}
+    if not isinstance(rope, dict):
+        raise ValueError(f"{source}: rope_parameters must be a JSON object, got {type(rope).__name__}")
     rope_type = rope.get("rope_type", "default")
     if rope_type != "default":
         raise ValueError(f"{source}: rope_type {rope_type!r} is not supported; only 'default' (as released)")
     tie = text.get("tie_word_embeddings", raw.get("tie_word_embeddings", False))
+    if not isinstance(tie, bool):
+        raise ValueError(f"{source}: tie_word_embeddings must be true or false, got {tie!r}")
     eos = text.get("eos_token_id")
+    eos = eos[0] if isinstance(eos, list) and eos else eos
+    if eos is not None and (isinstance(eos, bool) or not isinstance(eos, int)):
+        raise ValueError(f"{source}: eos_token_id must be a token id, got {eos!r}")
     fields = dict(
-        vocab_size=_int(text, "vocab_size", 248320, source),
-        hidden_size=_int(text, "hidden_size", 4096, source),
-        intermediate_size=_int(text, "intermediate_size", 12288, source),
-        num_hidden_layers=n_layers,
-        num_attention_heads=_int(text, "num_attention_heads", 16, source),
-        num_key_value_heads=_int(text, "num_key_value_heads", 4, source),
-        head_dim=_int(text, "head_dim", 256, source),
-        rms_norm_eps=float(text.get("rms_norm_eps", 1e-6)),
-        linear_num_key_heads=_int(text, "linear_num_key_heads", 16, source),
-        linear_num_value_heads=_int(text, "linear_num_value_heads", 32, source),
-        linear_key_head_dim=_int(text, "linear_key_head_dim", 128, source),
-        linear_value_head_dim=_int(text, "linear_value_head_dim", 128, source),
-        linear_conv_kernel_dim=_int(text, "linear_conv_kernel_dim", 4, source),
-        layer_types=layer_types,
+        **ints,
+        rms_norm_eps=_float(text, "rms_norm_eps", 1e-6, source, low=0.0, high=1.0),
+        layer_types=tuple(layer_types),
         # rope_parameters is the current home of both keys; older exports keep them at the top.
-        rope_theta=float(rope.get("rope_theta", text.get("rope_theta", 10000.0))),
-        partial_rotary_factor=float(rope.get("partial_rotary_factor", text.get("partial_rotary_factor", 0.25))),
-        tie_word_embeddings=bool(tie),
+        rope_theta=_float(rope if "rope_theta" in rope else text, "rope_theta", 10000.0, source, low=0.0, high=1e12),
+        partial_rotary_factor=_float(rope if "partial_rotary_factor" in rope else text, "partial_rotary_factor", 0.25,
+                                     source, low=0.0, high=1.0, closed_high=True),
+        tie_word_embeddings=tie,
         model_type=top_type,
-        eos_token_id=eos[0] if isinstance(eos, list) and eos else eos,
+        eos_token_id=eos,
     )
     if top_type in MOE_TYPES:
-        fields.update(
-            num_experts=_int(text, "num_experts", 0, source),
-            num_experts_per_tok=_int(text, "num_experts_per_tok", 0, source),
-            moe_intermediate_size=_int(text, "moe_intermediate_size", 0, source),
-            shared_expert_intermediate_size=_int(text, "shared_expert_intermediate_size", 0, source))
-        if min(fields["num_experts"], fields["num_experts_per_tok"], fields["moe_intermediate_size"]) < 1:
+        moe_keys = ("num_experts", "num_experts_per_tok", "moe_intermediate_size")
+        if not all(text.get(key) for key in moe_keys):
             raise ValueError(f"{source}: a {top_type} config needs num_experts, num_experts_per_tok and "
                              "moe_intermediate_size (all positive)")
+        fields.update({key: _int(text, key, 0, source, minimum=1) for key in moe_keys})
+        fields["shared_expert_intermediate_size"] = _int(text, "shared_expert_intermediate_size", 0, source)
+        if fields["num_experts_per_tok"] > fields["num_experts"]:
+            raise ValueError(f"{source}: num_experts_per_tok ({fields['num_experts_per_tok']}) exceeds num_experts "
+                             f"({fields['num_experts']})")
     cfg = Qwen35Config(**fields)
     _check_heads(cfg, source)
     return cfg
@@ -148,14 +169,32 @@ def load_config(folder: str | Path) -> Qwen35Config:
     return parse_config(raw, source=str(path))
 
 
-def _int(d: dict, key: str, default: int, source: str) -> int:
+def _int(d: dict, key: str, default: int, source: str, minimum: int = 0) -> int:
     value = d.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValueError(f"{source}: {key} must be a non-negative integer, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        what = "a positive" if minimum > 0 else "a non-negative"
+        raise ValueError(f"{source}: {key} must be {what} integer, got {value!r}")
+    if value > LIMITS.get(key, value):
+        raise ValueError(f"{source}: {key} = {value} is larger than this app accepts ({LIMITS[key]}); "
+                         "the config is damaged or not a Qwen3.5 release")
     return value
 
 
+def _float(d: dict, key: str, default: float, source: str, *, low: float, high: float,
+           closed_high: bool = False) -> float:
+    """A number strictly above `low` and below `high` (or equal to it when closed_high)."""
+    value = d.get(key, default)
+    ok = (not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value) and value > low
+          and (value <= high if closed_high else value < high))
+    if not ok:
+        raise ValueError(f"{source}: {key} must be a number in ({low:g}, {high:g}{']' if closed_high else ')'}, "
+                         f"got {value!r}")
+    return float(value)
+
+
 def _check_layer_types(layer_types, n_layers: int, source: str) -> None:
+    if not isinstance(layer_types, (list, tuple)) or not all(isinstance(t, str) for t in layer_types):
+        raise ValueError(f"{source}: layer_types must be a list of layer names, got {layer_types!r:.80}")
     if len(layer_types) != n_layers:
         raise ValueError(f"{source}: layer_types has {len(layer_types)} entries but num_hidden_layers is {n_layers}")
     bad = sorted(set(layer_types) - set(LAYER_KINDS))

@@ -194,7 +194,7 @@ def load_model(path: str | Path, *, dtype: torch.dtype | None = None, upto_layer
         dtype = torch.bfloat16 if disk == torch.bfloat16 and n_params * 4 > SMALL_MODEL_BYTES else torch.float32
     model = Qwen35ForCausalLM(cfg, checkpoint, dtype)
     if (folder / "tokenizer.json").is_file():
-        model.tokenizer = load_tokenizer(folder)
+        model.tokenizer = load_tokenizer(folder, cfg.vocab_size)
     if not lazy:
         model.load_layers(upto_layer)
     return model

@@ -90,11 +90,18 @@ class Qwen35Tokenizer:
         return self.tok.get_vocab_size(with_added_tokens=True)
 
 
-def load_tokenizer(folder: str | Path) -> Qwen35Tokenizer:
+def load_tokenizer(folder: str | Path, vocab_size: int | None = None) -> Qwen35Tokenizer:
+    """tokenizer.json of a checkpoint folder; with vocab_size, every id it can produce must be a row of the
+    embedding (a tokenizer of another model would index past it)."""
     path = Path(folder) / "tokenizer.json"
     if not path.is_file():
         raise ValueError(f"{folder}: no tokenizer.json; copy the checkpoint's tokenizer.json into this folder")
     try:
-        return Qwen35Tokenizer(Tokenizer.from_file(str(path)))
+        tok = Qwen35Tokenizer(Tokenizer.from_file(str(path)))
     except Exception as e:  # tokenizers raises plain Exception subclasses
-        raise ValueError(f"{path}: not a valid tokenizer.json ({e}); re-download it") from None
+        raise ValueError(f"{path.name}: not a valid tokenizer.json ({e}); re-download it") from None
+    top = max(tok.tok.get_vocab(with_added_tokens=True).values(), default=-1)
+    if vocab_size is not None and top >= vocab_size:
+        raise ValueError(f"{path.name}: the tokenizer has token ids up to {top} but the model's vocab_size is "
+                         f"{vocab_size}; tokenizer.json belongs to another model, re-download the checkpoint")
+    return tok
