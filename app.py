@@ -8,7 +8,8 @@ st.set_page_config(page_title="Gated DeltaNet Explorer", page_icon="🧠", layou
                    initial_sidebar_state="collapsed" if ui.lecture() else "auto")
 
 pages = [
-    st.Page("app_pages/memory_table.py", title=ui.tr("nav.memory"), icon=":material/grid_on:", url_path="memory", default=True),
+    st.Page("app_pages/memory_table.py", title=ui.tr("nav.memory"), icon=":material/grid_on:", url_path="memory_table",
+            default=True),
     st.Page("app_pages/playground.py", title=ui.tr("nav.playground"), icon=":material/tune:", url_path="playground"),
     st.Page("app_pages/compare.py", title=ui.tr("nav.compare"), icon=":material/compare:", url_path="compare"),
     st.Page("app_pages/chunking.py", title=ui.tr("nav.chunking"), icon=":material/view_module:", url_path="chunking"),
@@ -16,6 +17,9 @@ pages = [
     st.Page("app_pages/cost.py", title=ui.tr("nav.cost"), icon=":material/memory:", url_path="cost"),
     st.Page("app_pages/classroom.py", title=ui.tr("nav.classroom"), icon=":material/school:", url_path="classroom"),
 ]
+# The default page is served at "/" only; this hidden twin makes /memory (links, typed addresses) open
+# the same page instead of Streamlit's "page not found".
+pages.append(st.Page("app_pages/memory_table.py", title=ui.tr("nav.memory"), url_path="memory", visibility="hidden"))
 page = st.navigation(pages, position="top")
 ui.sidebar_chrome()
 page.run()

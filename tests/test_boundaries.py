@@ -144,3 +144,10 @@ def test_no_pickle_or_torch_load_outside_tests():
     offenders = [str(p) for p in ROOT.rglob("*.py") if "tests" not in p.parts
                  and any(s in p.read_text(encoding="utf-8") for s in ("torch.load(", "pickle.load"))]
     assert not offenders
+
+
+def test_tracebacks_are_never_shown():
+    """A traceback names server paths; every expected error is a translated message instead."""
+    import tomllib
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
+    assert config["client"]["showErrorDetails"] == "none"

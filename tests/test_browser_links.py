@@ -34,3 +34,12 @@ def test_share_link_in_the_browser_reopens_the_view(page, app_url):
     wait_for_app(page)
     assert "Hangzhou" in page.inner_text("body") or "杭州" in page.inner_text("body")
     assert not page.problems, page.problems
+
+
+def test_memory_page_has_its_own_address(page, app_url):
+    """/memory (the default page's name) used to end in Streamlit's "page not found"."""
+    page.goto(f"{app_url}/memory?lang=en&memory_preset=k1_update")
+    wait_for_app(page)
+    body = page.inner_text("body")
+    assert "not found" not in body.lower() and "The memory table S" in page.inner_text("h1")
+    assert page.url.split("?")[0].endswith("/memory") and "memory_preset=k1_update" in page.url

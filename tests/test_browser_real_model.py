@@ -40,3 +40,26 @@ def test_upload_a_prompt_and_hover_the_heatmap(page, app_url):
     problems = [p for p in page.problems if "status of 404" not in p]
     assert len(page.problems) - len(problems) <= len(missing)
     assert not problems, problems
+
+
+def test_empty_prompt_then_text_then_run_twice(page, app_url):
+    """Empty prompt -> Run -> type text -> Run -> Run once gave KeyError: None (a view picker skipped by
+    the early stop came back as None); only a browser run shows it."""
+    page.goto(f"{app_url}/real_model?lang=en")
+    wait_for_app(page)
+    area = page.locator("textarea").first
+    run = page.get_by_role("button", name="Run")
+    area.fill("")
+    area.press("Tab")
+    page.wait_for_timeout(1000)
+    run.click()
+    page.wait_for_function("document.body.innerText.includes('The prompt is empty')", timeout=30_000)
+    area.fill("the tiger is red . ask tiger ?")
+    area.press("Tab")
+    page.wait_for_timeout(1000)
+    for _ in range(2):
+        run.click()
+        page.wait_for_timeout(1500)
+        wait_for_app(page)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert page.locator(".js-plotly-plot").count() > 0 and "The prompt is empty" not in page.inner_text("body")
