@@ -1,7 +1,14 @@
 """Gated DeltaNet Explorer: page routing and the chrome every page shares (language, lecture mode)."""
-import streamlit as st
+import os
 
-from app_pages._support import ui
+# Before torch is first imported: never more OpenMP threads than the CPUs this server may run on. Under a
+# CPU limit (taskset, a cpuset) torch would otherwise start one thread per core of the machine,
+# and the threads spin on each other (bench/load_ws.py: on 1 allowed core of 2, 3 of 30 sessions timed out).
+os.environ.setdefault("OMP_NUM_THREADS", str(len(os.sched_getaffinity(0))))
+
+import streamlit as st  # noqa: E402
+
+from app_pages._support import ui  # noqa: E402
 
 ui.init_session()
 st.set_page_config(page_title="Gated DeltaNet Explorer", page_icon="🧠", layout="wide",

@@ -58,9 +58,13 @@ def side_by_side(story: str, recs: dict, target: np.ndarray, titles: dict[str, s
     def draw(t: int, stage: str) -> None:
         st.markdown(f"**{ui.tr(f'compare.tok_{story}_{t}')}** · {ui.tr('common.stage_' + stage)}")
         rows = {n: ui.tr(f"compare.row_{n}") for n in VECTOR_ROWS}
-        fig = fig_compare_step(recs, target, t, stage, titles=titles, row_labels=rows, axis=axis,
-                               font_size=ui.font_size(), height=640 if ui.lecture() else 540,
-                               value_names=[ui.tr(f"compare.label_{n}") for n in value_labels])
+        value_names = [ui.tr(f"compare.label_{n}") for n in value_labels]
+        size = (ui.font_size(), 640 if ui.lecture() else 540)
+        key = ("compare_step", story, t, stage, tuple(titles.items()), tuple(rows.items()), tuple(axis.items()),
+               tuple(value_names), size)                 # story names a fixed preset: its numbers never change
+        fig = ui.shared_figure(key, lambda: fig_compare_step(recs, target, t, stage, titles=titles, row_labels=rows,
+                                                             axis=axis, font_size=size[0], height=size[1],
+                                                             value_names=value_names))
         ui.show_figure(fig, key="compare_fig", alt=ui.tr("compare.alt", t=t, stage=ui.tr("common.stage_" + stage)))
         for col, name in zip(st.columns(len(recs)), recs):
             col.markdown(f"**{names[name]}**  \n{answer(recs[name].output[t], values, value_labels)}  \n"

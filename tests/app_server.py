@@ -26,13 +26,14 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def app_server(timeout: float = 90.0):
-    """Yields the base URL of a running `streamlit run app.py`; stops it afterwards."""
+def start_server(timeout: float = 90.0, prefix: tuple[str, ...] = (), env: dict | None = None):
+    """Yields (base URL, process) of a running `streamlit run app.py`; stops it afterwards.
+    prefix: a command to run it under (e.g. taskset -c 0); env: extra environment variables."""
     port = free_port()
-    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1",
+    cmd = [*prefix, sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1",
            "--server.port", str(port), "--server.headless", "true"]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            env={**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"})
+                            env={**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false", **(env or {})})
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + timeout
@@ -44,13 +45,20 @@ def app_server(timeout: float = 90.0):
                 if proc.poll() is not None or time.monotonic() > deadline:
                     raise RuntimeError("the app server did not start:\n" + proc.stdout.read().decode())
                 time.sleep(0.5)
-        yield url
+        yield url, proc
     finally:
         proc.terminate()
         try:
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+@contextlib.contextmanager
+def app_server(timeout: float = 90.0):
+    """Yields the base URL of a running `streamlit run app.py`; stops it afterwards."""
+    with start_server(timeout) as (url, _):
+        yield url
 
 
 def launch_chromium(playwright):

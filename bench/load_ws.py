@@ -1,0 +1,179 @@
+"""Load test without browsers: N sessions speak Streamlit's own websocket protocol to one server.
+
+Chromium needs about a core per few open pages, so on a small machine a browser load test measures the
+browsers (bench/load_classroom.py says how busy each side was). This client costs almost nothing: each
+session sends what the frontend sends (a rerun with the link's query string, then a button trigger
+per key press) and times the server's answer:
+
+    first figure   connect -> the first plotly chart of the memory page arrives
+    step           "next" pressed -> the stepper's "Step k+1 of n" arrives (a fragment rerun, as in the browser)
+    real run       Run pressed with a prompt of its own -> the "... tokens through ..." caption arrives
+
+    python bench/load_ws.py --sessions 30 --real 5 --server-cpus 0 --client-cpus 1 [--omp 1]
+
+One real-model session disconnects right after pressing Run (a student closing the tab); the rest must
+still finish. Prints p50 / p95, the server's peak RSS and how busy its CPUs were. 127.0.0.1 only.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import re
+import statistics
+import sys
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import websockets  # noqa: E402  (a dependency of this bench only)
+from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
+from streamlit.proto.WidgetStates_pb2 import WidgetState  # noqa: E402
+
+from bench.load_classroom import parse_cpus, percentile, rss_of_tree  # noqa: E402
+from tests.app_server import start_server  # noqa: E402
+
+MEMORY_QUERY = "lang=en&memory_preset=k1_update"
+STEPS = 8
+
+
+class Session:
+    """One browser tab, as the server sees it."""
+
+    def __init__(self, ws):
+        self.ws, self.widgets, self.fragments = ws, {}, {}     # widget id by key suffix; fragment of each
+
+    async def rerun(self, query: str, page: str = "", widgets=(), fragment: str = "") -> None:
+        msg = BackMsg()
+        state = msg.rerun_script
+        state.query_string, state.page_name, state.fragment_id = query, page, fragment
+        state.widget_states.widgets.extend(widgets)
+        await self.ws.send(msg.SerializeToString())
+
+    async def until(self, done, timeout: float) -> float:
+        """Read ForwardMsgs until done(element type, text) is true; remember widget ids. Returns seconds."""
+        t0 = time.perf_counter()
+        while True:
+            msg = ForwardMsg()
+            msg.ParseFromString(await asyncio.wait_for(self.ws.recv(), timeout))
+            if msg.WhichOneof("type") == "script_finished" and done("script_finished", ""):
+                return time.perf_counter() - t0
+            if msg.WhichOneof("type") == "delta" and msg.delta.WhichOneof("type") == "new_element":
+                element = msg.delta.new_element
+                kind = element.WhichOneof("type")
+                inner = getattr(element, kind)
+                wid = getattr(inner, "id", "")
+                if wid:
+                    key = wid.rsplit("-", 1)[-1]
+                    self.widgets[key], self.fragments[key] = wid, msg.delta.fragment_id
+                if done(kind, getattr(inner, "body", "")):
+                    return time.perf_counter() - t0
+
+    def trigger(self, key: str) -> WidgetState:
+        return WidgetState(id=self.widgets[key], trigger_value=True)
+
+
+async def memory_session(uri: str, out: dict) -> None:
+    async with websockets.connect(uri, subprotocols=["streamlit"], max_size=None) as ws:
+        s = Session(ws)
+        t0 = time.perf_counter()
+        await s.rerun(MEMORY_QUERY)
+        await s.until(lambda kind, _: kind == "plotly_chart", out["timeout"])
+        out["first"].append(time.perf_counter() - t0)
+        await s.until(lambda kind, _: kind == "script_finished", out["timeout"])   # the rest of the first run
+        for step in range(2, STEPS + 2):
+            await asyncio.sleep(out["think"])           # a student reads the step before pressing again
+            await s.rerun(MEMORY_QUERY, widgets=[s.trigger("memory_next")], fragment=s.fragments["memory_next"])
+            out["step"].append(await s.until(lambda _, body: f"Step {step} of" in body, out["timeout"]))
+
+
+async def real_session(uri: str, i: int, out: dict, abandon: bool) -> None:
+    async with websockets.connect(uri, subprotocols=["streamlit"], max_size=None) as ws:
+        s = Session(ws)
+        t0 = time.perf_counter()
+        await s.rerun("lang=en", page="real_model")
+        await s.until(lambda kind, _: kind == "plotly_chart", out["timeout"])
+        out["first_real"].append(time.perf_counter() - t0)
+        await s.until(lambda kind, _: kind == "script_finished", out["timeout"])
+        prompt = WidgetState(id=s.widgets["real_model_prompt_edit"], string_value=out["prompt"](i))
+        await s.rerun("lang=en", page="real_model", widgets=[prompt, s.trigger("real_model_run")])
+        if abandon:
+            out["abandoned"] += 1
+            return                                   # the tab closes while its run waits or computes
+        mark = f"{out['n_tokens'][i]} tokens through"
+        told = []
+        out["real"].append(await s.until(lambda _, body: told.append("in line" in body) or mark in body,
+                                         out["timeout"]))
+        out["told_line"] += any(told)
+
+
+async def run(base: str, sessions: int, real: int, timeout: float, think: float) -> dict:
+    from gdn.qwen35 import load_tokenizer
+    from gdn.qwen35.sources import TRAINED_PATH
+    tok = load_tokenizer(TRAINED_PATH)
+    prompt = lambda i: f"the tiger is red . session {i} asks : ask tiger ? " * (20 + i)
+    out = {"first": [], "step": [], "real": [], "first_real": [], "told_line": 0, "abandoned": 0, "failed": [],
+           "timeout": timeout, "think": think, "prompt": prompt,
+           "n_tokens": [len(tok.encode(prompt(i), max_tokens=512).ids) for i in range(real)]}
+    uri = base.replace("http", "ws") + "/_stcore/stream"
+    tasks = [memory_session(uri, out) for _ in range(sessions - real)]
+    tasks += [real_session(uri, i, out, abandon=i == 0) for i in range(real)]
+    for result in await asyncio.gather(*tasks, return_exceptions=True):
+        if isinstance(result, BaseException):
+            out["failed"].append(f"{type(result).__name__}: {str(result)[:100]}")
+    return out
+
+
+def busy(cpus: set[int]) -> tuple[int, int]:
+    """(busy, total) jiffies of these CPUs so far, from /proc/stat."""
+    b = t = 0
+    with open("/proc/stat") as f:
+        for line in f:
+            m = re.match(r"cpu(\d+) (.*)", line)
+            if m and int(m.group(1)) in cpus:
+                v = [int(x) for x in m.group(2).split()]
+                t += sum(v[:8])
+                b += sum(v[:8]) - v[3] - v[4]                    # minus idle and iowait
+    return b, t
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sessions", type=int, default=30)
+    ap.add_argument("--real", type=int, default=5)
+    ap.add_argument("--server-cpus", default="0")
+    ap.add_argument("--client-cpus", default="1")
+    ap.add_argument("--omp", default="", help="OMP_NUM_THREADS for the server (empty: unset)")
+    ap.add_argument("--timeout", type=float, default=300.0)
+    ap.add_argument("--think", type=float, default=0.0, help="seconds between a step's arrival and the next press")
+    a = ap.parse_args()
+    if not 1 <= a.sessions <= 200 or not 0 <= a.real <= a.sessions:
+        ap.error("1 <= sessions <= 200 and 0 <= real <= sessions")
+    os.sched_setaffinity(0, parse_cpus(a.client_cpus))
+    env = {"OMP_NUM_THREADS": a.omp} if a.omp else {}
+    server_cpus = parse_cpus(a.server_cpus)
+    with start_server(prefix=("taskset", "-c", a.server_cpus), env=env) as (base, proc):
+        peak, stop = [rss_of_tree(proc.pid)], threading.Event()
+        threading.Thread(target=lambda: [peak.append(rss_of_tree(proc.pid)) for _ in iter(lambda: stop.wait(0.5), True)],
+                         daemon=True).start()
+        b0, t0_j, t0 = *busy(server_cpus), time.perf_counter()
+        out = asyncio.run(run(base, a.sessions, a.real, a.timeout, a.think))
+        b1, t1_j = busy(server_cpus)
+        stop.set()
+        wall = time.perf_counter() - t0
+    f = lambda xs: f"p50 {percentile(xs, 50):.2f} s, p95 {percentile(xs, 95):.2f} s (n={len(xs)})"
+    print(f"sessions {a.sessions} ({a.real} real-model, 1 abandoned), server CPUs {a.server_cpus} "
+          f"({100 * (b1 - b0) / max(t1_j - t0_j, 1):.0f}% busy), OMP_NUM_THREADS {a.omp or 'unset'}, think time {a.think:g} s, wall {wall:.0f} s")
+    print(f"  memory page, first figure:   {f(out['first'])}")
+    print(f"  memory page, next -> step:   {f(out['step'])}")
+    print(f"  real model, first figure:    {f(out['first_real'])}")
+    print(f"  real model, Run -> result:   {f(out['real'])}; told their place in line: {out['told_line']}")
+    print(f"  failed sessions: {len(out['failed'])} {out['failed'][:3]}")
+    print(f"  server peak RSS: {max(peak) / 1e9:.2f} GB")
+
+
+if __name__ == "__main__":
+    main()
