@@ -127,7 +127,14 @@ def download_panel() -> None:
         bar = st.progress(0.0, text=ui.tr("real_model.download_progress", done="0.00", gb=f"{plan.total_bytes / 1e9:.2f}"))
         show = lambda done, total, name: bar.progress(min(1.0, done / max(total, 1)), text=ui.tr(
             "real_model.download_progress", done=f"{done / 1e9:.2f}", gb=f"{total / 1e9:.2f}"))
-        folder = compute.in_slot(lambda: hub_call(lambda: download(plan, progress=show)))   # one download at a time
+        lock = compute.download_lock()
+        if not lock.acquire(blocking=False):
+            st.info(ui.tr("real_model.download_busy"), icon=":material/hourglass_top:")
+            st.stop()
+        try:
+            folder = hub_call(lambda: download(plan, progress=show))
+        finally:
+            lock.release()
         if folder is not None:
             compute.sources.clear()
             st.session_state.pop("real_model_plan", None)
@@ -158,8 +165,9 @@ def source_label(option: str) -> str:
                  heads=i.config.linear_num_value_heads, params=f"{i.n_params / 1e6:.1f}", mb=f"{i.disk_bytes / 1e6:.1f}")
 
 
-if st.session_state.get("real_model_picked") in options:      # just downloaded
-    st.session_state["real_model_source"] = st.session_state.pop("real_model_picked")
+picked = st.session_state.pop("real_model_picked", None)       # just downloaded (never kept: it is a path)
+if picked in options:
+    st.session_state["real_model_source"] = picked
 if st.session_state.get("real_model_source") not in options:
     st.session_state["real_model_source"] = options[0]
 source_labels = {o: source_label(o) for o in options}     # format_func may run later, outside this run
@@ -203,7 +211,7 @@ try:
 except ValueError as e:
     fail(str(e))
 if model.tokenizer is None:
-    fail(f"{folder}: no tokenizer.json; copy the checkpoint's tokenizer.json into this folder")
+    fail(f"{Path(folder).name}: no tokenizer.json; copy the checkpoint's tokenizer.json into this folder")
 ev = trained_evidence(folder) if found.get(folder, (None, None))[1] == "trained" else None
 fields = evidence_fields(ev)
 if ev is not None:

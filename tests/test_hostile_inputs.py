@@ -52,7 +52,7 @@ CONFIG_FIELDS = ["num_hidden_layers", "vocab_size", "hidden_size", "rms_norm_eps
                  "full_attention_interval", "rope_parameters", "tie_word_embeddings", "linear_num_key_heads",
                  "linear_num_value_heads", "head_dim", "partial_rotary_factor", "eos_token_id", "linear_conv_kernel_dim",
                  "num_attention_heads", "intermediate_size"]
-CONFIG_VALUES = [None, "x", -1, 0, 1, 3, 10 ** 12, 1e400, float("nan"), [], {}, True, [1, 2], ["full_attention"] * 4,
+CONFIG_VALUES = [None, "x", -1, 0, 1, 3, 10 ** 12, 10 ** 400, 1e400, float("nan"), [], {}, True, [1, 2], ["full_attention"] * 4,
                  {"rope_type": "yarn"}, {"rope_theta": "x"}, 2.5]
 
 
@@ -87,7 +87,9 @@ HEADER_VALUES = [[], "x", 5, {"model.language_model.embed_tokens.weight": "x"},
                  {"model.language_model.embed_tokens.weight": {"dtype": "F64", "shape": [-3], "data_offsets": [0, 8]}},
                  {"model.language_model.embed_tokens.weight": {"dtype": "BF16", "shape": [512, 64],
                                                                "data_offsets": [0, 10 ** 9]}},
-                 {"__metadata__": "x"}]
+                 {"__metadata__": "x"},
+                 {"model.language_model.embed_tokens.weight": {"dtype": "BF16", "shape": [10 ** 200, 10 ** 200],
+                                                               "data_offsets": [0, 64]}}]
 mutation = st.one_of(
     st.tuples(st.just("config"), st.sampled_from(CONFIG_FIELDS + [None]), st.sampled_from(CONFIG_VALUES)),
     st.tuples(st.just("index"), st.booleans(), st.sampled_from([[], "x", {}, {"a": 5}, None, {"a": "../x"}, 7])),

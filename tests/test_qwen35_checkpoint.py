@@ -138,7 +138,7 @@ def test_index_cannot_point_outside_the_folder(roots, escape):
     first = next(iter(index["weight_map"]))
     index["weight_map"][first] = escape
     (folder / "model.safetensors.index.json").write_text(json.dumps(index))
-    with pytest.raises(ValueError, match="is not a file name in this folder"):
+    with pytest.raises(ValueError, match=r"is not a \*\.safetensors file in this folder"):
         load_model(folder)
 
 
@@ -217,3 +217,32 @@ def test_config_parsing_variants(tmp_path):
     with pytest.raises(ValueError, match="needs num_experts"):
         parse_config({"model_type": "qwen3_5_moe_text", **text_config()})
     assert load_config(write_checkpoint(tmp_path, text_config(), multimodal=False)).model_type == "qwen3_5_text"
+
+
+def test_an_index_can_only_name_safetensors_shards(roots, tmp_path_factory):
+    """check_folder looks for links out of the roots among *.safetensors files; a shard named "w0" that
+    links outside would slip past it, so the index may name only *.safetensors files."""
+    outside = write_checkpoint(tmp_path_factory.mktemp("outside") / "ckpt", shards=2)
+    folder = write_checkpoint(roots / "sneaky", shards=2)
+    index = json.loads((folder / "model.safetensors.index.json").read_text())
+    first = sorted(set(index["weight_map"].values()))[0]
+    (folder / "w0").symlink_to(outside / first)
+    index["weight_map"] = {n: ("w0" if f == first else f) for n, f in index["weight_map"].items()}
+    (folder / "model.safetensors.index.json").write_text(json.dumps(index))
+    with pytest.raises(ValueError, match="'w0' is not a \\*\\.safetensors file"):
+        load_model(folder)
+
+
+def test_a_header_cannot_claim_more_bytes_than_its_file(roots):
+    from gdn.qwen35.analysis import describe
+    folder = write_checkpoint(roots / "liar")
+    path = folder / "model.safetensors"
+    raw = path.read_bytes()
+    n = int.from_bytes(raw[:8], "little")
+    header = json.loads(raw[8:8 + n])
+    name = next(k for k in header if k.endswith("embed_tokens.weight"))
+    header[name]["shape"] = [10 ** 200, 10 ** 200]
+    new = json.dumps(header).encode()
+    path.write_bytes(len(new).to_bytes(8, "little") + new + raw[8 + n:])
+    with pytest.raises(ValueError, match="corrupt safetensors file .*byte range"):
+        describe(folder)

@@ -57,12 +57,13 @@ class FakeHub:
     records every file asked for (so a test can prove no weight was fetched before the checks)."""
 
     def __init__(self, cache, source, sizes=None):
-        self.cache, self.source, self.fetched = cache, source, []
+        self.cache, self.source, self.fetched, self.revisions = cache, source, [], []
         self.sizes = sizes or {p.name: p.stat().st_size for p in source.iterdir()}
 
     def hf_hub_download(self, *, repo_id, filename, revision, cache_dir):
         assert cache_dir == str(self.cache)
         self.fetched.append(filename)
+        self.revisions.append(revision)
         snapshot = self.cache / f"models--{repo_id.replace('/', '--')}" / "snapshots" / "rev0"
         snapshot.mkdir(parents=True, exist_ok=True)
         (snapshot / filename).write_bytes((self.source / filename).read_bytes())
@@ -75,7 +76,7 @@ class FakeHub:
             def model_info(self, repo_id, revision, files_metadata):
                 assert files_metadata
                 entry = lambda name, size: type("Sibling", (), {"rfilename": name, "size": size})()
-                return type("Info", (), {"siblings": [entry(n, s) for n, s in hub.sizes.items()] +
+                return type("Info", (), {"sha": "c0ffee", "siblings": [entry(n, s) for n, s in hub.sizes.items()] +
                                          [entry("pytorch_model.bin", 9), entry("sub/model.safetensors", 9)]})()
         return Api()
 
@@ -99,6 +100,7 @@ def test_download_checks_config_and_size_first_then_fetches_with_progress(hf_cac
     assert plan.total_bytes == sum(p.stat().st_size for p in source.iterdir() if p.name in names)
     seen = []
     folder = download(plan, hub=hub, progress=lambda done, total, name: seen.append((done, total)))
+    assert plan.revision == "c0ffee" and set(hub.revisions[1:]) == {"c0ffee"}    # every fetch pinned to the checked commit
     assert seen[-1] == (plan.total_bytes, plan.total_bytes) and [d for d, _ in seen] == sorted(d for d, _ in seen)
     assert load_model(folder).trace([1, 2]).logits is not None
     with pytest.raises(ValueError, match="not a Hugging Face repo id"):

@@ -301,6 +301,7 @@ def test_a_broken_checkpoint_in_a_root_is_listed_with_its_reason_and_cannot_be_p
     listed = at.expander[0]
     assert listed.label == t("real_model.broken", "en", n=1)
     assert any("rope_parameters must be a JSON object" in c.value for c in listed.code)
+    assert not any(str(tmp_path) in c.value for c in listed.code)      # no server path in the reason
 
 
 def test_downloads_off_say_how_to_turn_them_on(monkeypatch):

@@ -43,10 +43,19 @@ def cached(kind: str, key, compute: Callable, pin: bool = False):
     if hit is None:
         def once():
             ready = cache.get(key)            # computed by another session while this one waited in line
-            return ready if ready is not None else compute()
+            if ready is None:
+                ready = compute()
+                cache.put(key, ready, pin=pin)  # before the slot is released: the next in line finds it
+            return ready
         hit = in_slot(once)
-        cache.put(key, hit, pin=pin)
     return hit
+
+
+@st.cache_resource
+def download_lock() -> threading.Lock:
+    """One hub download at a time per server, apart from the forward-pass slots (a download of several
+    GB must not make every forward pass wait)."""
+    return threading.Lock()
 
 
 def in_slot(compute: Callable):

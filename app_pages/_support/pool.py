@@ -79,12 +79,13 @@ class SlotPool:
 
 class SharedLRU:
     """A small thread-safe least-recently-used map shared by all sessions (bounded memory). Entries put
-    with pin=True sit beside the LRU, in a separate map of at most `maxsize` (oldest pin dropped first),
-    so a burst of one-off keys cannot evict them."""
+    with pin=True sit beside the LRU, in a separate map of at most `max_pinned` (oldest pin dropped
+    first), so a burst of one-off keys cannot evict them."""
 
-    def __init__(self, maxsize: int):
+    def __init__(self, maxsize: int, max_pinned: int = 32):
         from collections import OrderedDict
-        self.maxsize, self._items, self._pinned, self._lock = maxsize, OrderedDict(), OrderedDict(), threading.Lock()
+        self.maxsize, self.max_pinned = maxsize, max_pinned
+        self._items, self._pinned, self._lock = OrderedDict(), OrderedDict(), threading.Lock()
 
     def get(self, key, default=None):
         with self._lock:
@@ -100,7 +101,7 @@ class SharedLRU:
             items = self._pinned if pin else self._items
             items[key] = value
             items.move_to_end(key)
-            while len(items) > self.maxsize:
+            while len(items) > (self.max_pinned if pin else self.maxsize):
                 items.popitem(last=False)
 
     def __contains__(self, key) -> bool:

@@ -116,8 +116,9 @@ def linked_int(where, label: str, lo: int, hi: int, default: int, *, key: str, *
 
 def plain(text: str) -> str:
     """Text from outside (a file name, a repo id) shown as itself inside markdown: every markdown
-    character escaped, so a name like ![x](http://host/img) is not turned into an image the browser fetches."""
-    return re.sub(r"([\\`*_{}\[\]()#+\-.!|<>~])", r"\\\1", str(text))
+    character escaped (and $ and : too: Streamlit reads $..$ as LaTeX and :name: as an icon), so a name like
+    ![x](http://host/img) is not turned into an image the browser fetches."""
+    return re.sub(r"([\\`*_{}\[\]()#+\-.!|<>~$:])", r"\\\1", str(text))
 
 
 def note(text: str) -> None:

@@ -72,7 +72,7 @@ def gated_final_state(s: Stream, *, transpose_bug: bool = False) -> np.ndarray:
     check_stream(s)
     S = s.S0.astype(np.float64)                                        # [K, V]
     for t in range(s.shape[0]):
-        S = s.alpha[t] * S
+        S = (s.alpha[t][:, None] if np.ndim(s.alpha[t]) else s.alpha[t]) * S   # per head, or per key dim (KDA)
         e = s.beta[t] * (s.v[t] - S.T @ s.k[t])                         # [V]
         write = (s.k[t][None, :] * e[:, None]) if transpose_bug else (s.k[t][:, None] * e[None, :])
         S = S + write                                                   # [K, V], or fails

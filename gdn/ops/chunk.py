@@ -44,6 +44,8 @@ CHUNK_SIZE = 64
 # exp(-87) .. exp(-103) into subnormal numbers, and CPU arithmetic on those is 15-80x slower (a real
 # head with alpha ~ e^-7 reaches them inside one chunk). float64 has no such range to avoid.
 FLUSH = -80.0
+# Per-channel beta batches at most this many elements of [chunks, heads, V, c, c] matrices per block.
+PER_CHANNEL_BLOCK_ELEMENTS = 1 << 26
 
 
 def chunk_gated_delta_rule(q, k, v, g, beta, *, chunk_size=CHUNK_SIZE, scale=None, initial_state=None,
@@ -92,6 +94,8 @@ def chunk_scan(q, k, v, g, beta, S, *, chunk_size: int, scale: float, l2norm: bo
     while start < T:
         c = min(chunk_size, T - start)                                 # chunk length in this block
         n = min(chunks_per_block or T, (T - start) // c)               # chunks in this block
+        if per_channel:          # one [c, c] solve per value channel: bound a block's [n*BH, V, c, c] temporaries
+            n = max(1, min(n, PER_CHANNEL_BLOCK_ELEMENTS // (B * HV * V * c * c)))
         block = slice(start, start + n * c)
         qb, kb = _load_queries_keys(q[:, block], k[:, block], S.dtype, scale, l2norm, HV // HK)
         chunks = lambda x: _by_chunk(x.to(S.dtype), n)

@@ -55,6 +55,9 @@ def check_shapes(q, k, v, g, beta, initial_state) -> None:
         raise ValueError(
             f"beta must be [B, T, HV] = {(B, T, HV)} or per value channel [B, T, HV, V] = "
             f"{(B, T, HV, V)}, got {tuple(beta.shape)}")
+    devices = {x.device for x in (q, k, v, g, beta, initial_state) if x is not None}
+    if len(devices) > 1:
+        raise ValueError(f"all inputs must be on one device, got {sorted(str(d) for d in devices)}")
     if initial_state is not None and tuple(initial_state.shape) != (B, HV, K, V):
         raise ValueError(
             f"initial_state must be [B, HV, K, V] = {(B, HV, K, V)}, got {tuple(initial_state.shape)}")

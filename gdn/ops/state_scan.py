@@ -23,6 +23,10 @@ def state_norm_scan(k, v, g, beta, S0=None, chunk: int = CHUNK_SIZE):
     v: [B, T, HV, V]; g: [B, T, HV] log decay <= 0; beta: [B, T, HV] in [0, 1]; S0: [B, HV, K, V] or None.
     Returns norms [B, T, HV] and the final state [B, HV, K, V], float32 (float64 for float64 inputs),
     on the inputs' device."""
+    if int(chunk) < 1:
+        raise ValueError(f"chunk must be a positive integer, got {chunk}")
+    if beta.dim() != 3:
+        raise ValueError(f"beta must be [B, T, HV] (one per head) for the norm scan, got shape {tuple(beta.shape)}")
     B, T, HK, K = k.shape
     HV, V = v.shape[2], v.shape[3]
     dtype = torch.float64 if v.dtype == torch.float64 else torch.float32

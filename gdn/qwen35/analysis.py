@@ -55,8 +55,9 @@ def _header(path: Path) -> dict[str, tuple[tuple[int, ...], str]]:
             if n > HEADER_LIMIT:
                 raise ValueError("header length out of range")
             header = json.loads(f.read(n))
+        data_bytes = path.stat().st_size - 8 - n
     except (OSError, struct.error, ValueError) as e:
-        raise corrupt(e) from None
+        raise corrupt(type(e).__name__) from None
     if not isinstance(header, dict):
         raise corrupt(f"the header is a JSON {type(header).__name__}, not an object")
     out = {}
@@ -69,6 +70,13 @@ def _header(path: Path) -> dict[str, tuple[tuple[int, ...], str]]:
         if meta.get("dtype") not in DISK_DTYPES:
             raise ValueError(f"{name}: stored as {meta.get('dtype')!r} in {path.name}; Qwen3.5 weights are "
                              f"{', '.join(DISK_DTYPES)} (a quantised or converted checkpoint is not supported)")
+        # The byte range must hold exactly this shape, inside the file: a header cannot claim a size
+        # (say 10^200 x 10^200) that the file does not have.
+        offsets = meta.get("data_offsets")
+        size = math.prod(shape) * DTYPE_BYTES[meta["dtype"]]
+        if not (isinstance(offsets, list) and len(offsets) == 2 and all(isinstance(o, int) for o in offsets)
+                and 0 <= offsets[0] <= offsets[1] <= data_bytes and offsets[1] - offsets[0] == size):
+            raise corrupt(f"{name}: its byte range does not match its shape or lies outside the file")
         out[name] = (tuple(shape), meta["dtype"])
     return out
 
@@ -242,8 +250,9 @@ def two_call_run(model, ids, cut: int, kernel: str = "chunk") -> StreamingRun:
     first = model.trace(ids[:cut], kernel=kernel)
     carried = model.trace(ids[cut:], kernel=kernel, cache=first.cache)
     reset = model.trace(ids[cut:], kernel=kernel)
-    top = lambda logits: [(int(i), float(p)) for p, i in zip(*logits[-1].float().softmax(-1).topk(3))]
-    scale = float(one.logits.float().abs().max())
+    top = lambda logits: [(int(i), float(p)) for p, i in
+                          zip(*logits[-1].float().softmax(-1).topk(min(3, logits.shape[-1])))]
+    scale = max(float(one.logits.float().abs().max()), 1e-30)
     states = [(a.final_state - b.final_state).abs().max() for a, b in zip(one.layers, carried.layers)
               if a.kind == "linear_attention"]
     return StreamingRun(cut=cut, top_one=top(one.logits), top_carried=top(carried.logits), top_reset=top(reset.logits),

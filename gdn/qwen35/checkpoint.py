@@ -98,11 +98,13 @@ def _all_finite(t: torch.Tensor, block: int = 1 << 22) -> bool:
 
 
 def shard_name(fname, index: Path) -> str:
-    """A shard named by the index must be a plain file name in the checkpoint folder: a path such as
-    "../x" or "/etc/x" would read outside the allowed model folders."""
-    if not isinstance(fname, str) or Path(fname).name != fname or fname in (".", ".."):
-        raise ValueError(f"{index}: shard {fname!r} is not a file name in this folder; the index is corrupt "
-                         "or hostile, re-download the checkpoint")
+    """A shard named by the index must be a *.safetensors file name in the checkpoint folder: a path such
+    as "../x" or "/etc/x" would read outside the allowed model folders, and only *.safetensors files are
+    checked for links that lead outside them (gdn.qwen35.sources.check_folder)."""
+    if (not isinstance(fname, str) or Path(fname).name != fname or fname in (".", "..")
+            or not fname.endswith(".safetensors")):
+        raise ValueError(f"{index.name}: shard {fname!r} is not a *.safetensors file in this folder; the index "
+                         "is corrupt or hostile, re-download the checkpoint")
     return fname
 
 
@@ -127,16 +129,18 @@ class Checkpoint:
         if index.is_file():
             try:
                 weight_map = json.loads(index.read_text(encoding="utf-8"))["weight_map"]
-                listed = {name: self.folder / shard_name(fname, index) for name, fname in weight_map.items()
-                          if not name.startswith(SKIPPED)}
-            except (ValueError, KeyError, TypeError, AttributeError) as e:
-                raise ValueError(f"{index}: not a valid safetensors index ({e!r}); re-download the checkpoint") from None
+                items = [(name, fname) for name, fname in weight_map.items()
+                         if isinstance(name, str) and not name.startswith(SKIPPED)]
+            except (ValueError, KeyError, TypeError, AttributeError, OSError) as e:
+                raise ValueError(f"{INDEX_FILE}: not a valid safetensors index ({type(e).__name__}); re-download "
+                                 "the checkpoint") from None
+            listed = {name: self.folder / shard_name(fname, index) for name, fname in items}
             paths = sorted(set(listed.values()))
         else:
             listed = None
             paths = sorted(self.folder.glob("*.safetensors"))
             if not paths:
-                raise ValueError(f"{self.folder}: no *.safetensors file and no {INDEX_FILE}; this folder holds no "
+                raise ValueError(f"{self.folder.name}: no *.safetensors file and no {INDEX_FILE}; this folder holds no "
                                  "weights (only safetensors checkpoints are supported, never .bin / pickle)")
         holder: dict[str, Path] = {}
         for path in paths:
@@ -157,12 +161,12 @@ class Checkpoint:
         """safe_open with errors that say what to do. Handles are short-lived on purpose: weights are
         copied out (see `load_many`), so no mapping of a file that may later change stays open."""
         if not path.is_file():
-            raise ValueError(f"{path.name}: listed in {INDEX_FILE} but missing from {self.folder}; "
+            raise ValueError(f"{path.name}: listed in {INDEX_FILE} but missing from {self.folder.name}; "
                              "re-download the checkpoint")
         try:
             return safe_open(str(path), framework="pt")
         except Exception as e:  # safetensors raises its own SafetensorError
-            raise ValueError(f"{path}: corrupt safetensors file ({e}); delete it and re-download "
+            raise ValueError(f"{path.name}: corrupt safetensors file ({e}); delete it and re-download "
                              "the checkpoint") from None
 
     def _read_header(self, path: Path) -> list[str]:
@@ -182,7 +186,7 @@ class Checkpoint:
         for prefix in PREFIXES:
             if prefix + "embed_tokens.weight" in self.file_of:
                 return prefix
-        raise ValueError(f"{self.folder}: missing tensor model.language_model.embed_tokens.weight (or "
+        raise ValueError(f"{self.folder.name}: missing tensor model.language_model.embed_tokens.weight (or "
                          "model.embed_tokens.weight); this is not a Qwen3.5 text checkpoint or it is incomplete")
 
     def disk_name(self, name: str) -> str:
@@ -195,7 +199,7 @@ class Checkpoint:
             more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
             hint = (" (per-expert MoE tensors are not supported; use the stacked experts.gate_up_proj layout)"
                     if self.cfg.is_moe and any("experts" in m for m in missing) else "")
-            raise ValueError(f"{self.folder}: missing tensor {', '.join(missing[:3])}{more}{hint}; the "
+            raise ValueError(f"{self.folder.name}: missing tensor {', '.join(missing[:3])}{more}{hint}; the "
                              "checkpoint does not match its config.json, re-download it")
         for name, want in self.shapes.items():
             disk = self.disk_name(name)
@@ -208,11 +212,11 @@ class Checkpoint:
                 raise ValueError(f"{self.disk_name(name)}: expected shape {want} from config.json, checkpoint "
                                  f"has {got}; the weights and config.json do not belong together")
 
-    def dtype_of(self, name: str) -> torch.dtype | None:
-        """The on-disk dtype of a tensor, from the header (None for dtypes torch does not name here)."""
+    def dtype_of(self, name: str) -> torch.dtype:
+        """The on-disk dtype of a tensor, from the header (one of DISK_DTYPES: others are refused at open)."""
         disk = self.disk_name(name)
         code = self.headers[self.file_of[disk]][disk][1]
-        return {"BF16": torch.bfloat16, "F16": torch.float16, "F32": torch.float32}.get(code)
+        return {"BF16": torch.bfloat16, "F16": torch.float16, "F32": torch.float32}[code]
 
     def has(self, name: str) -> bool:
         return self.disk_name(name) in self.file_of

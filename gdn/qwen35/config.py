@@ -155,18 +155,19 @@ def parse_config(raw: dict, *, source: str = "config.json") -> Qwen35Config:
 def load_config(folder: str | Path) -> Qwen35Config:
     """Read and parse <folder>/config.json, with errors that say what to do."""
     path = Path(folder) / "config.json"
+    shown = f"{Path(folder).name}/config.json"            # messages reach web users: no server path
     if not path.is_file():
-        raise ValueError(f"{folder}: no config.json in this folder; choose the folder of a Hugging Face "
+        raise ValueError(f"{Path(folder).name}: no config.json in this folder; choose the folder of a Hugging Face "
                          "checkpoint (the one holding config.json and *.safetensors)")
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ValueError(f"{path}: not valid JSON ({e}); re-download the checkpoint") from None
+        raise ValueError(f"{shown}: not valid JSON ({e}); re-download the checkpoint") from None
     except OSError as e:
-        raise ValueError(f"{path}: cannot be read ({e.strerror or e}); check its permissions") from None
+        raise ValueError(f"{shown}: cannot be read ({e.strerror or e}); check its permissions") from None
     if not isinstance(raw, dict):
-        raise ValueError(f"{path}: expected a JSON object at the top level")
-    return parse_config(raw, source=str(path))
+        raise ValueError(f"{shown}: expected a JSON object at the top level")
+    return parse_config(raw, source=shown)
 
 
 def _int(d: dict, key: str, default: int, source: str, minimum: int = 0) -> int:
@@ -184,8 +185,11 @@ def _float(d: dict, key: str, default: float, source: str, *, low: float, high: 
            closed_high: bool = False) -> float:
     """A number strictly above `low` and below `high` (or equal to it when closed_high)."""
     value = d.get(key, default)
-    ok = (not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value) and value > low
-          and (value <= high if closed_high else value < high))
+    try:                                                  # a JSON integer like 1e400 written out overflows float
+        ok = (not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
+              and low < value and (value <= high if closed_high else value < high))
+    except OverflowError:
+        ok = False
     if not ok:
         raise ValueError(f"{source}: {key} must be a number in ({low:g}, {high:g}{']' if closed_high else ')'}, "
                          f"got {value!r}")

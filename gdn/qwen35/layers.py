@@ -137,6 +137,8 @@ class GatedDeltaNet(nn.Module):
         B, T, _ = x.shape
         q, k, v, g, beta, conv_cache = self.kernel_inputs(x, cache)
         if rule == "linear":
+            if cache is not None:
+                raise ValueError('rule="linear" (the ablation) runs from the start of a sequence; it cannot continue a cache')
             o, state = linear_attention(q, k, v, beta), None
         else:   # keywords on purpose: fla's references disagree on the order of g and beta
             o, state = KERNELS[kernel](q, k, v, g=g, beta=beta, initial_state=None if cache is None else cache.state,

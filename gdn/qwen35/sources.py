@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import math
 import os
 import re
 from dataclasses import dataclass
@@ -127,17 +128,19 @@ def downloads_allowed() -> bool:
 
 
 def max_download_bytes() -> int:
+    """The cap in bytes: GDN_MAX_DOWNLOAD_GB (a positive finite number), else 20 GB."""
     try:
-        return int(float(os.environ.get(MAX_DOWNLOAD_GB, "") or 20) * 1e9)
+        gb = float(os.environ.get(MAX_DOWNLOAD_GB, "") or 20)
     except ValueError:
-        return int(20e9)
+        gb = 20.0
+    return int((gb if math.isfinite(gb) and gb > 0 else 20.0) * 1e9)
 
 
 @dataclass(frozen=True)
 class DownloadPlan:
     """What a download would fetch, known before any weight is: the checked config and every file's size."""
     repo_id: str
-    revision: str | None
+    revision: str | None                   # the commit the checks saw: every later fetch asks for exactly it
     files: tuple[tuple[str, int], ...]     # (file name, bytes) of the files WEIGHT_PATTERNS selects
     n_layers: int
 
@@ -171,9 +174,13 @@ def plan_download(repo_id: str, *, revision: str | None = None, hub=None) -> Dow
                                       cache_dir=str(hf_hub_cache())))
     cfg = load_config(config.parent)                     # ValueError: not Qwen3.5, or malformed
     info = hub.HfApi().model_info(repo_id, revision=revision, files_metadata=True)
-    files = tuple((s.rfilename, int(s.size or 0)) for s in info.siblings        # top-level files only
-                  if "/" not in s.rfilename and any(fnmatch.fnmatch(s.rfilename, p) for p in WEIGHT_PATTERNS))
-    plan = DownloadPlan(repo_id, revision, files, cfg.num_hidden_layers)
+    listed = [s for s in info.siblings                                            # top-level files only
+              if "/" not in s.rfilename and any(fnmatch.fnmatch(s.rfilename, p) for p in WEIGHT_PATTERNS)]
+    if any(s.size is None for s in listed):
+        raise ValueError(f"{repo_id}: the hub did not say how large its files are; the size cannot be checked")
+    files = tuple((s.rfilename, int(s.size)) for s in listed)
+    # Pin the commit seen here: a repo changed between this check and the download must not slip past it.
+    plan = DownloadPlan(repo_id, getattr(info, "sha", None) or revision, files, cfg.num_hidden_layers)
     if not any(name.endswith(".safetensors") for name, _ in files):
         raise ValueError(f"{repo_id} has no *.safetensors weights (only safetensors checkpoints are supported)")
     if plan.total_bytes > max_download_bytes():

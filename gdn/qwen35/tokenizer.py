@@ -95,7 +95,7 @@ def load_tokenizer(folder: str | Path, vocab_size: int | None = None) -> Qwen35T
     embedding (a tokenizer of another model would index past it)."""
     path = Path(folder) / "tokenizer.json"
     if not path.is_file():
-        raise ValueError(f"{folder}: no tokenizer.json; copy the checkpoint's tokenizer.json into this folder")
+        raise ValueError(f"{Path(folder).name}: no tokenizer.json; copy the checkpoint's tokenizer.json into this folder")
     try:
         tok = Qwen35Tokenizer(Tokenizer.from_file(str(path)))
     except Exception as e:  # tokenizers raises plain Exception subclasses
