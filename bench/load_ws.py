@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import re
 import statistics
@@ -148,6 +149,8 @@ def main() -> None:
     ap.add_argument("--client-cpus", default="1")
     ap.add_argument("--omp", default="", help="OMP_NUM_THREADS for the server (empty: unset)")
     ap.add_argument("--timeout", type=float, default=300.0)
+    ap.add_argument("--url", default="", help="an already running server or nginx (e.g. deploy/serve-class.sh) on "
+                                              "127.0.0.1; --server-cpus then only says which CPUs to watch")
     ap.add_argument("--think", type=float, default=0.0, help="seconds between a step's arrival and the next press")
     a = ap.parse_args()
     if not 1 <= a.sessions <= 200 or not 0 <= a.real <= a.sessions:
@@ -155,10 +158,15 @@ def main() -> None:
     os.sched_setaffinity(0, parse_cpus(a.client_cpus))
     env = {"OMP_NUM_THREADS": a.omp} if a.omp else {}
     server_cpus = parse_cpus(a.server_cpus)
-    with start_server(prefix=("taskset", "-c", a.server_cpus), env=env) as (base, proc):
-        peak, stop = [rss_of_tree(proc.pid)], threading.Event()
-        threading.Thread(target=lambda: [peak.append(rss_of_tree(proc.pid)) for _ in iter(lambda: stop.wait(0.5), True)],
-                         daemon=True).start()
+    if a.url and not a.url.startswith("http://127.0.0.1:"):
+        ap.error("--url must be a server on 127.0.0.1")
+    server = contextlib.nullcontext((a.url, None)) if a.url else start_server(prefix=("taskset", "-c", a.server_cpus),
+                                                                             env=env)
+    with server as (base, proc):
+        pid = proc.pid if proc else None
+        peak, stop = [rss_of_tree(pid) if pid else 0], threading.Event()
+        threading.Thread(target=lambda: [peak.append(rss_of_tree(pid) if pid else 0)
+                                         for _ in iter(lambda: stop.wait(0.5), True)], daemon=True).start()
         b0, t0_j, t0 = *busy(server_cpus), time.perf_counter()
         out = asyncio.run(run(base, a.sessions, a.real, a.timeout, a.think))
         b1, t1_j = busy(server_cpus)

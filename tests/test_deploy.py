@@ -1,0 +1,122 @@
+"""Hosting a class: the container recipe (checked as text: no container runtime here) and several app
+replicas behind nginx with cookie affinity (started for real, visited by browsers)."""
+import os
+import re
+import shutil
+import signal
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.app_server import free_port
+
+ROOT = Path(__file__).resolve().parent.parent
+README_RUN = "streamlit run app.py"
+
+
+def dockerfile() -> str:
+    return (ROOT / "deploy" / "Dockerfile").read_text(encoding="utf-8")
+
+
+def test_dockerfile_copies_what_exists_and_runs_the_readme_command():
+    text = dockerfile()
+    for line in re.findall(r"^COPY (.+)$", text, flags=re.M):
+        for source in line.split()[:-1]:
+            assert (ROOT / source).exists(), f"COPY {source}: no such file in the repository"
+    copied = {s for line in re.findall(r"^COPY (.+)$", text, flags=re.M) for s in line.split()[:-1]}
+    assert {"requirements.txt", "app.py", "app_pages", "gdn", "assets", ".streamlit"} <= copied
+    cmd = re.search(r'^CMD \[(.*)\]$', text, flags=re.M).group(1).replace('"', "").replace(",", "")
+    assert cmd.startswith(README_RUN) and README_RUN in (ROOT / "README.md").read_text(encoding="utf-8")
+    assert re.search(r"^USER (?!root)\w+", text, flags=re.M)                       # not root
+    assert "/_stcore/health" in re.search(r"^HEALTHCHECK .*$", text, flags=re.M).group(0)
+    for var in ("GDN_MODEL_DIRS", "GDN_ALLOW_DOWNLOADS", "GDN_MAX_DOWNLOAD_GB", "HF_HUB_CACHE"):
+        assert var in text
+    assert "fonts-noto-cjk" in text and "requirements.txt" in text
+
+
+def test_the_container_start_up_without_the_container(tmp_path):
+    """The image's command with its environment, run here: the app answers its health check."""
+    port = free_port()
+    env = {**os.environ, "HF_HUB_CACHE": str(tmp_path), "GDN_MODEL_DIRS": "", "GDN_ALLOW_DOWNLOADS": "0"}
+    cmd = ["python", "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1", "--server.port", str(port)]
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        assert wait_ok(f"http://127.0.0.1:{port}/_stcore/health", 90)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def wait_ok(url: str, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            return urllib.request.urlopen(url, timeout=2).status == 200
+        except OSError:
+            time.sleep(0.5)
+    return False
+
+
+@pytest.fixture
+def class_server():
+    """bash deploy/serve-class.sh --replicas 3 on a free port; yields (url, replica pids, log folder)."""
+    if shutil.which("nginx") is None and not Path("/usr/sbin/nginx").exists():
+        pytest.fail("nginx is not installed (.ci/run installs it with apt)")
+    port = free_port()
+    proc = subprocess.Popen(["bash", "deploy/serve-class.sh", "--replicas", "3", "--port", str(port)], cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    lines = []
+    while not any(line.startswith("serving on") for line in lines):
+        line = proc.stderr.readline()
+        if not line:
+            raise RuntimeError("serve-class.sh ended early:\n" + "".join(lines))
+        lines.append(line)
+    pids = [int(m.group(1)) for m in (re.search(r"pid (\d+)", line) for line in lines) if m]
+    logs = Path(re.search(r"logs in (\S+)\)", lines[-1]).group(1))
+    url = f"http://127.0.0.1:{port}"
+    assert wait_ok(f"{url}/_stcore/health", 60)
+    try:
+        yield url, pids, logs
+    finally:
+        proc.send_signal(signal.SIGINT)                   # Ctrl-C stops nginx and every replica
+        proc.wait(timeout=30)
+        assert not any(Path(f"/proc/{pid}").exists() for pid in pids)
+
+
+@pytest.mark.browser
+def test_three_replicas_behind_nginx_share_a_class(class_server, browser):
+    url, pids, logs = class_server
+    prompt = "the tiger is red . ask tiger ?"
+    contexts = []
+    for i in range(6):                                    # six students, one NAT (all 127.0.0.1)
+        context = browser.new_context(viewport={"width": 1280, "height": 800})
+        page = context.new_page()
+        page.goto(f"{url}/real_model?lang=en")
+        page.wait_for_selector(".js-plotly-plot", timeout=90_000)
+        page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(
+            files=[{"name": f"p{i}.txt", "mimeType": "text/plain", "buffer": f"{prompt} {i}".encode()}])
+        area = page.locator("textarea").first
+        deadline = time.monotonic() + 60
+        while area.input_value() != f"{prompt} {i}":      # the upload (an HTTP PUT) reached the session's replica
+            assert time.monotonic() < deadline, "the uploaded prompt never arrived"
+            time.sleep(0.3)
+        assert page.locator('[data-testid="stException"]').count() == 0
+        contexts.append(context)
+    # nginx logs a websocket when it closes; the uploads are done: one per session, each on its replica.
+    uploads = [line for line in (logs / "access.log").read_text().splitlines() if "/_stcore/upload_file" in line]
+    upstreams = {re.search(r"-> (\S+)", line).group(1) for line in uploads}
+    assert len(upstreams) > 1, upstreams                  # the sessions are spread over replicas
+    assert len({line.split("sid=")[1] for line in uploads}) == 6     # one affinity id per browser
+    os.kill(pids[0], signal.SIGTERM)                      # one replica dies
+    time.sleep(2)
+    for _ in range(2):                                    # new students are still served
+        context = browser.new_context()
+        page = context.new_page()
+        page.goto(f"{url}/?lang=en")
+        page.wait_for_selector(".js-plotly-plot", timeout=90_000)
+        contexts.append(context)
+    for context in contexts:
+        context.close()
