@@ -21,7 +21,6 @@ import asyncio
 import contextlib
 import os
 import re
-import statistics
 import sys
 import threading
 import time

@@ -44,7 +44,7 @@ def import_graph() -> dict[str, set[str]]:
 
 def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
     """One cycle as a list of nodes (first == last), or None. Iterative DFS with colours."""
-    state, stack_of = {}, {}
+    state = {}
     for root in sorted(graph):
         if root in state:
             continue

@@ -7,8 +7,6 @@ import io
 import json
 import re
 
-import numpy as np
-
 import pytest
 import torch
 
@@ -284,7 +282,6 @@ def test_more_bad_checkpoints_get_their_message(build, kind, tmp_path, monkeypat
 
 def test_a_broken_checkpoint_in_a_root_is_listed_with_its_reason_and_cannot_be_picked(tmp_path, monkeypatch):
     """Before, one malformed config in any root broke the page for every visitor."""
-    from tests.qwen35_fixtures import text_config as tc
     import streamlit as st
     monkeypatch.setenv("GDN_MODEL_DIRS", str(tmp_path))
     write_checkpoint(tmp_path / "good", text_config())

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from gdn.lessons.compare import COMPARE_PRESETS, VARIANT_PRESETS, VARIANTS, beta_channel_story, kda_story, two_calls
+from gdn.lessons.compare import VARIANT_PRESETS, VARIANTS, beta_channel_story, kda_story, two_calls
 from gdn.lessons.memory import k1_update, random_stream
 from gdn.lessons.stream import Stream, records_csv, step_records
 from gdn.ops import recurrent_gated_delta_rule
