@@ -57,6 +57,7 @@ except InputError as e:
     st.error(ui.tr(f"errors.{e.key}", **e.fields), icon=":material/error:")
     st.stop()
 rec = step_records(stream)
+stream_key = ui.stream_key(stream)          # once per run: names the shared figures of this stream
 T, K, V = stream.shape
 
 
@@ -84,13 +85,13 @@ def draw(t: int, stage: str) -> None:
     else:
         explain(formulas, t, stage)
     size = (ui.font_size(), 600 if ui.lecture() else 560)
-    fig = ui.shared_figure(("memory_step", ui.stream_key(stream), t, stage, tuple(TITLES.items()), tuple(AXIS.items()), size),
+    fig = ui.shared_figure(("memory_step", stream_key, t, stage, tuple(TITLES.items()), tuple(AXIS.items()), size),
                            lambda: fig_memory_step(rec, t, stage, titles=TITLES, axis=AXIS, font_size=size[0],
                                                    height=size[1]))
     ui.show_figure(fig, key="memory_fig", alt=ui.tr("memory.alt", t=t, stage=ui.tr("common.stage_" + stage)))
     st.caption(ui.tr("memory.shape_note", K=K, V=V))
     labels = {"alpha": "α", "beta": "β", "token": ui.tr("common.token")}
-    timeline = ui.shared_figure(("memory_timeline", ui.stream_key(stream), t, tuple(labels.items()), ui.font_size(),
+    timeline = ui.shared_figure(("memory_timeline", stream_key, t, tuple(labels.items()), ui.font_size(),
                                  tuple(token_names or ())),
                                 lambda: fig_timeline(rec, t, labels=labels, font_size=ui.font_size(), token_names=token_names))
     ui.show_figure(timeline, key="memory_timeline", alt=ui.tr("memory.timeline_alt"))

@@ -149,7 +149,8 @@ st.caption(ui.tr("real_model.intro"))
 
 # -- 1. model ------------------------------------------------------------------------------------
 listed = {folder: (label, kind, random) for label, folder, kind, random in compute.sources()}
-broken = {folder: compute.inspect(folder)[1] for folder in listed if compute.inspect(folder)[1] is not None}
+problems = {folder: compute.inspect(folder)[1] for folder in listed}
+broken = {folder: problem for folder, problem in problems.items() if problem is not None}
 found = {folder: entry for folder, entry in listed.items() if folder not in broken}   # only these can be picked
 options = [*found, OTHER, DOWNLOAD]
 

@@ -159,6 +159,21 @@ def ut_system(k: torch.Tensor, beta: torch.Tensor, Gamma: torch.Tensor) -> torch
     return KKG[:, None] * beta.transpose(1, 2)[..., None]               # [N, V, c, c]
 
 
+def decays(g: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """g: [N, c] -> Gamma [N, c, c] (decay from token j to token i, 0 above the diagonal) and decay [N, c]
+    (e^gamma_i, from the chunk start), flushed in float32 where they would be subnormal."""
+    gamma, D = log_decays(g)
+    flush = needs_flush(gamma)
+    return exp_flushed_(D, flush), exp_flushed_(gamma, flush)
+
+
+def wy_per_head(k, v, beta, Gamma, decay) -> tuple[torch.Tensor, torch.Tensor]:
+    """The state-free part of the WY form for one beta per head: U = L^-1 diag(beta) V [N, c, V] and
+    W = L^-1 diag(beta e^gamma) K [N, c, K], so that the new values are U - W S0."""
+    inv_L_beta = ut_inverse(ut_system(k, beta, Gamma)) * beta[:, None, :]  # [N, c, c]  L^-1 diag(beta)
+    return torch.bmm(inv_L_beta, v), torch.bmm(inv_L_beta * decay[:, None, :], k)
+
+
 def ut_inverse(A: torch.Tensor) -> torch.Tensor:
     """L^-1 for L = I + strict_lower(A): [..., c, c], unit lower-triangular. solve_triangular with
     unitriangular=True reads neither A's diagonal nor its upper triangle."""
@@ -172,16 +187,11 @@ def _block(q, k, v, g, beta, S):
     S: [BH, K, V] the state before the block. Returns the outputs [n, BH, c, V] and the state after it."""
     BH = S.shape[0]
     # 1. Everything that does not depend on the state, for all n chunks at once.
-    gamma, D = log_decays(g)                                           # [nBH, c], [nBH, c, c]
-    flush = needs_flush(gamma)
-    Gamma = exp_flushed_(D, flush)                                     # [nBH, c, c]  decay from token j to i
-    decay = exp_flushed_(gamma, flush)                                 # [nBH, c]     e^gamma_i
-    inv_L = ut_inverse(ut_system(k, beta, Gamma))                      # [nBH, c, c] or [nBH, V, c, c]
+    Gamma, decay = decays(g)                                           # [nBH, c, c] token j to i, [nBH, c] e^gamma_i
     if beta.dim() == 2:
-        inv_L_beta = inv_L * beta[:, None, :]                          # [nBH, c, c]  L^-1 diag(beta)
-        U = torch.bmm(inv_L_beta, v)                                   # [nBH, c, V]
-        W = torch.bmm(inv_L_beta * decay[:, None, :], k)               # [nBH, c, K]  L^-1 diag(beta e^gamma) K
+        U, W = wy_per_head(k, v, beta, Gamma, decay)                   # [nBH, c, V], [nBH, c, K]
     else:                                                              # one L per value channel
+        inv_L = ut_inverse(ut_system(k, beta, Gamma))                  # [nBH, V, c, c]
         inv_L_beta = inv_L * beta.transpose(1, 2)[:, :, None, :]       # [nBH, V, c, c]
         U = torch.einsum("nvij,njv->niv", inv_L_beta, v)               # [nBH, c, V]
         M = inv_L_beta * decay[:, None, None, :]                       # [nBH, V, c, c]  no [.., V, c, K] W

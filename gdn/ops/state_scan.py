@@ -14,7 +14,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from gdn.ops.chunk import CHUNK_SIZE, exp_flushed_, log_decays, needs_flush, ut_inverse, ut_system
+from gdn.ops.chunk import CHUNK_SIZE, decays, wy_per_head
 from gdn.ops.inputs import l2_normalize
 
 
@@ -38,13 +38,8 @@ def state_norm_scan(k, v, g, beta, S0=None, chunk: int = CHUNK_SIZE):
     v = F.pad(v.to(dtype).transpose(1, 2), (0, 0, 0, pad)).reshape(-1, C, V)  # [B*HV*N, C, V]
     g = F.pad(g.to(dtype).transpose(1, 2), (0, pad)).reshape(-1, C)     # [B*HV*N, C]
     beta = F.pad(beta.to(dtype).transpose(1, 2), (0, pad)).reshape(-1, C)
-    gamma, D = log_decays(g)
-    flush = needs_flush(gamma)
-    Gamma = exp_flushed_(D, flush)                                         # [BHN, C, C]
-    decay = exp_flushed_(gamma, flush)                                     # [BHN, C]  e^gamma_t
-    inv_L_beta = ut_inverse(ut_system(k, beta, Gamma)) * beta[:, None, :]  # [BHN, C, C]  L^-1 diag(beta)
-    U0 = inv_L_beta @ v                                                    # [BHN, C, V]  new values from a zero state
-    W = (inv_L_beta * decay[:, None, :]) @ k                               # [BHN, C, K]  ... minus W S0
+    Gamma, decay = decays(g)                                               # [BHN, C, C], [BHN, C]  e^gamma_t
+    U0, W = wy_per_head(k, v, beta, Gamma, decay)                          # new values from a zero state are U0 - W S0
     KK = k @ k.transpose(-1, -2)                                           # [BHN, C, C]
     shape5 = lambda x: x.reshape(B, HV, N, *x.shape[1:])                   # [B, HV, N, ...]
     k, U0, W, Gamma, decay, KK = map(shape5, (k, U0, W, Gamma, decay, KK))

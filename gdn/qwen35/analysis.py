@@ -23,7 +23,7 @@ import numpy as np
 import torch
 
 from gdn.ops import state_norm_scan
-from gdn.qwen35.checkpoint import DISK_DTYPES, INDEX_FILE, SKIPPED, shard_name
+from gdn.qwen35.checkpoint import INDEX_FILE, SKIPPED, check_disk_dtype, shard_name
 from gdn.qwen35.config import Qwen35Config, load_config
 from gdn.qwen35.tokenizer import load_tokenizer
 
@@ -67,9 +67,7 @@ def _header(path: Path) -> dict[str, tuple[tuple[int, ...], str]]:
         shape = meta.get("shape") if isinstance(meta, dict) else None
         if not (isinstance(shape, list) and all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape)):
             raise corrupt(f"{name} has no valid shape")
-        if meta.get("dtype") not in DISK_DTYPES:
-            raise ValueError(f"{name}: stored as {meta.get('dtype')!r} in {path.name}; Qwen3.5 weights are "
-                             f"{', '.join(DISK_DTYPES)} (a quantised or converted checkpoint is not supported)")
+        check_disk_dtype(name, meta.get("dtype"), path.name)
         # The byte range must hold exactly this shape, inside the file: a header cannot claim a size
         # (say 10^200 x 10^200) that the file does not have.
         offsets = meta.get("data_offsets")

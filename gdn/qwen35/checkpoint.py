@@ -30,6 +30,12 @@ INDEX_FILE = "model.safetensors.index.json"
 DISK_DTYPES = ("BF16", "F16", "F32")
 
 
+def check_disk_dtype(name: str, dtype, file: str) -> None:
+    if dtype not in DISK_DTYPES:
+        raise ValueError(f"{name}: stored as {dtype!r} in {file}; Qwen3.5 weights are {', '.join(DISK_DTYPES)} "
+                         "(a quantised or converted checkpoint is not supported)")
+
+
 def layer_shapes(cfg: Qwen35Config, i: int) -> dict[str, tuple[int, ...]]:
     """Expected tensor shapes of decoder layer i ([out, in] like nn.Linear)."""
     D, p = cfg.hidden_size, f"layers.{i}."
@@ -177,9 +183,7 @@ class Checkpoint:
         for n in names:
             sl = f.get_slice(n)
             header[n] = (tuple(sl.get_shape()), sl.get_dtype())
-            if header[n][1] not in DISK_DTYPES:
-                raise ValueError(f"{n}: stored as {header[n][1]} in {path.name}; Qwen3.5 weights are "
-                                 f"{', '.join(DISK_DTYPES)} (a quantised or converted checkpoint is not supported)")
+            check_disk_dtype(n, header[n][1], path.name)
         return names
 
     def _detect_prefix(self) -> str:
