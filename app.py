@@ -17,13 +17,13 @@ st.set_page_config(page_title="Gated DeltaNet Explorer", page_icon="🧠", layou
 # The navigation is the learning path (app_pages/_support/path.py); its first stop is the default page.
 pages = [st.Page(stop.file, title=ui.tr(f"nav.{stop.key}"), icon=stop.icon, url_path=stop.url_path, default=i == 0)
          for i, stop in enumerate(path.PATH)]
-# The default page is served at "/" only; this hidden twin makes /memory (links, typed addresses) open
-# the memory page instead of Streamlit's "page not found".
+# /memory (older links, typed addresses) opens the memory page instead of Streamlit's "page not found".
 pages.append(st.Page("app_pages/memory_table.py", title=ui.tr("nav.memory"), url_path="memory", visibility="hidden"))
 page = st.navigation(pages, position="top")
 ui.sidebar_chrome()
 page.run()
-path.next_link(page.url_path or path.PATH[0].url_path)
-prefix = page.url_path or "memory"                       # the default page's link path is empty
+path.next_link(page.url_path)
+stop = path.stop_of(page.url_path)
+prefix = stop.key if stop else page.url_path            # widget keys and notes use the stop's key ("memory_t")
 ui.share_panel(page.url_path, prefix)
 ui.teacher_notes(prefix)
