@@ -14,6 +14,7 @@ ANGLES = list(range(0, 360, 5))
 BETAS = [round(0.1 * i, 1) for i in range(11)]
 
 
+@st.fragment
 def render(prefix: str = "playground") -> None:
     """The section: a heading, three sliders (k1's angle, k2's angle, beta), the figure, one line of numbers."""
     st.subheader(ui.tr("geometry.title"))

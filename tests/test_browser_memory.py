@@ -12,7 +12,7 @@ READ_FIGURE = """() => {
 
 
 def test_arrow_keys_step_through_the_update(page, app_url):
-    page.goto(f"{app_url}/?lang=en&memory_preset=k1_update&memory_t=2")
+    page.goto(f"{app_url}/memory_table?lang=en&memory_preset=k1_update&memory_t=2")
     wait_for_app(page)
     assert "Step 11 of 20" in page.inner_text("body")
     page.locator("h1").click()                                   # focus the page, not a widget
@@ -33,7 +33,7 @@ def test_arrow_keys_step_through_the_update(page, app_url):
 
 
 def test_chinese_page_renders_without_errors(page, app_url):
-    page.goto(f"{app_url}/?lang=zh")
+    page.goto(f"{app_url}/memory_table?lang=zh")
     wait_for_app(page)
     assert "记忆表" in page.inner_text("h1")
     assert not page.problems, page.problems

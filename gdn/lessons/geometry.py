@@ -54,7 +54,8 @@ class Scene:
     @property
     def angle(self) -> float:
         """Angle between the keys in degrees, 0..180."""
-        return float(np.degrees(np.arccos(np.clip(self.cos, -1.0, 1.0))))
+        cross = self.k1[0] * self.k2[1] - self.k1[1] * self.k2[0]
+        return float(np.degrees(np.arctan2(abs(cross), self.cos)))   # exact near 0 and 180, unlike arccos
 
     @property
     def interference(self) -> float:
