@@ -4,6 +4,7 @@ Angle sliders, not draggable arrows: a slider is keyboard-operable (arrow keys),
 needs no component of our own in the browser. Widget keys start with the host page's prefix, so the
 page's share link carries them.
 """
+import numpy as np
 import streamlit as st
 
 from gdn.figures.geometry import fig_write_2d
@@ -34,7 +35,8 @@ def render(prefix: str = "playground") -> None:
                            lambda: fig_write_2d(s, labels=labels, font_size=ui.font_size(),
                                                 height=560 if ui.lecture() else 440))
     ui.show_figure(fig, key=f"{prefix}_delta2d_fig", alt=ui.tr("geometry.alt"))
-    r1, r2 = s.read_k1[1], s.read_k2[1]
+    r1, r2 = s.read_k1[1] + 0.0, s.read_k2[1] + 0.0              # + 0.0: never print -0.00
+    r1, r2 = (np.where(np.abs(r) < 0.005, 0.0, r) for r in (r1, r2))
     st.markdown(ui.tr("geometry.numbers", deg=f"{s.angle:.0f}", cos=f"{s.cos:.2f}", beta=f"{beta:.1f}",
                       r2=f"({r2[0]:.2f}, {r2[1]:.2f})", r1=f"({r1[0]:.2f}, {r1[1]:.2f})", x=f"{s.interference:.2f}"))
     ui.note(ui.tr("geometry.story"))

@@ -18,8 +18,7 @@ DEMO = str(TRAINED_PATH if TRAINED_PATH.is_dir() else DEMO_PATH)
 PROMPT = json.loads((ui.ASSETS / "prompts" / "real_model.json").read_text(encoding="utf-8"))["recall"]
 # box -> the page that explains it, and the panel to open there
 TARGETS = {"delta": ("memory_table", {}), "chunk": ("chunking", {}),
-           "l2": ("playground", {"playground_panel": "knorm"}), "g": ("playground", {"playground_panel": "halflife"}),
-           "alpha": ("playground", {"playground_panel": "halflife"}),
+           "l2": ("playground", {"playground_panel": "knorm"}), "alpha": ("playground", {"playground_panel": "halflife"}),
            "beta": ("playground", {"playground_panel": "overwrite"})}
 ON_REAL_MODEL = ("real_model", {})
 fs, lecture = ui.font_size(), ui.lecture()
@@ -31,16 +30,20 @@ st.caption(ui.tr("start.intro"))
 c = st.columns([2, 2, 5])
 T = ui.linked(c[0].select_slider, ui.tr("start.T"), list(range(1, 13)), key="start_T", default=6)
 seed = ui.linked_int(c[1], ui.tr("start.seed"), 0, 9999, 0, key="start_seed")
-c[2].markdown(ui.tr("start.qkv"))
+if not lecture:                                        # in lecture mode under the figure: it starts higher
+    c[2].markdown(ui.tr("start.qkv"))
 ex = lesson.example(T=T, K=KD, V=VD, seed=seed)
 weights, _ = lesson.softmax_read(ex.q, ex.k, ex.v)
 o_sum, S = lesson.linear_read(ex.q, ex.k, ex.v), lesson.table(ex.k, ex.v)
 o_table = lesson.table_read(S, ex.q)
 diff = float(np.abs(o_sum - o_table).max())
-labels = {n: ui.tr(f"start.att_{n}") for n in ("t1", "t2", "t3", "token", "sum", "table", "dim", "kdim")}
+labels = {n: ui.tr(f"start.att_{n}") for n in ("t1", "t2", "t3", "token", "token_axis", "sum", "table", "value_axis",
+                                                "key_axis")}
 labels["diff"] = ui.tr("start.att_diff", x=f"{diff:.1e}")
-fig = fig_attention_to_table(weights, o_sum, o_table, S, labels=labels, font_size=fs, height=420 if lecture else 360)
+fig = fig_attention_to_table(weights, o_sum, o_table, S, labels=labels, font_size=fs, height=470 if lecture else 380)
 ui.show_figure(fig, key="start_attention_fig", alt=ui.tr("start.att_alt", T=T))
+if lecture:
+    st.markdown(ui.tr("start.qkv"))
 kept = lesson.numbers_kept(T, KD, VD)
 st.markdown(ui.tr("start.kept", T=T, kv=kept["kv_cache"], table=kept["table"], K=KD, V=VD))
 st.page_link("app_pages/cost.py", label=ui.tr("start.cost_link"), icon=":material/memory:",
@@ -88,9 +91,9 @@ shapes["l2"] = f"q, k {shape('l2')}<br>v {lesson.shape_text(('T', cfg.linear_num
 shapes["delta"] = f"S {lesson.shape_text(lesson.state_shape(cfg))}<br>o {shape('delta')}"
 hl = ui.tr("start.v_half", n=f"{live['half_life']:.1f}") if np.isfinite(live["half_life"]) else ""
 values = {"x": ui.tr("start.v_token", t=t + 1, piece=pieces[t]), "conv": ui.tr("start.v_conv", **{
-              k: f"{live[k + '_norm']:.2f}" for k in ("q", "k", "v")}),
-          "l2": ui.tr("start.v_l2", q=f"{live['q_hat_norm']:.2f}", k=f"{live['k_hat_norm']:.2f}", cos=f"{live['cos_qk']:.2f}"),
-          "g": f"g = {live['g']:.3f}", "alpha": f"α = {live['alpha']:.3f}<br>{hl}", "beta": f"β = {live['beta']:.3f}",
+              k: f"{live[k + '_norm']:.1f}" for k in ("q", "k", "v")}),
+          "l2": ui.tr("start.v_l2", q=f"{live['q_hat_norm']:.1f}", k=f"{live['k_hat_norm']:.1f}", cos=f"{live['cos_qk']:.2f}"),
+          "alpha": f"g = {live['g']:.3f},  α = {live['alpha']:.3f},  {hl}", "beta": f"β = {live['beta']:.3f}",
           "delta": ui.tr("start.v_state", s=f"{live['state_norm']:.2f}")}
 W = cfg.linear_conv_kernel_dim
 texts = {b: "<b>" + ui.tr(f"start.box_{b}", W=W) + "</b><br>" + shapes[b]
@@ -99,7 +102,7 @@ page_name = lambda b: ui.tr(f"nav.{path.stop_of(TARGETS.get(b, ON_REAL_MODEL)[0]
 weights_text = lambda b: "".join(f"<br>{n} {lesson.shape_text(s)}" for n, s in boxes[b].weights.items())
 hovers = {b: ui.tr("start.opens", page=page_name(b)) + weights_text(b) for b in boxes}
 fig = fig_block(texts, hovers, skip_label=ui.tr("start.skip"), chunk_label=ui.tr("start.chunk_note"),
-                font_size=max(11, fs - 6) if lecture else 11, height=620 if lecture else 520)
+                font_size=13 if lecture else 11, height=620 if lecture else 520)
 event = ui.show_figure(fig, key="start_block_fig", alt=ui.tr("start.block_alt"), on_select="rerun",
                        selection_mode="points")
 clicked = [p.get("customdata") for p in (event.selection.points if event else [])]

@@ -102,7 +102,7 @@ def test_08b_shapes_agree_with_the_reference_and_transformers():
     boxes = lesson.block_shapes(cfg)
     # qwen35-reference.md §1.4: a header test of the real 0.8B checkpoint
     assert boxes["in_qkv"].weights["in_proj_qkv.weight"] == (6144, 1024)
-    assert boxes["g"].weights["A_log"] == (16,)
+    assert boxes["alpha"].weights["A_log"] == (16,)
     assert lesson.state_shape(cfg) == (16, 128, 128)
     # the loader's own expectation, and transformers' module built on the meta device
     expected = {n.split("linear_attn.")[1]: s for n, s in layer_shapes(cfg, 0).items() if "linear_attn." in n}
@@ -162,8 +162,8 @@ def test_attention_figure_shows_both_reads():
     ex = lesson.example(T=4, seed=1)
     w, _ = lesson.softmax_read(ex.q, ex.k, ex.v)
     S = lesson.table(ex.k, ex.v)
-    labels = {"t1": "1", "t2": "2", "t3": "3", "token": "k{j}", "sum": "sum", "table": "table", "dim": "v{i}",
-              "kdim": "k{i}", "diff": "diff"}
+    labels = {"t1": "1", "t2": "{sum} = {table}", "t3": "3", "token": "k{j}", "token_axis": "j", "sum": "sum", "table": "table",
+              "value_axis": "v", "key_axis": "k", "diff": "diff"}
     fig = fig_attention_to_table(w, lesson.linear_read(ex.q, ex.k, ex.v), lesson.table_read(S, ex.q), S, labels=labels)
     assert len(fig.data[0].y) == 4
     np.testing.assert_allclose(fig.data[1].y, fig.data[2].y, atol=1e-12)

@@ -24,9 +24,10 @@ def _arrow(fig, start, end, color, *, panel: int, width: float = 3, dash: bool =
                            font=dict(color=color, size=font_size))
 
 
-def _segment(fig, a, b, color, *, panel: int, name: str, dash: str = "dot", width: float = 3) -> None:
+def _segment(fig, a, b, color, *, panel: int, name: str, dash: str = "dot", width: float = 3, opacity: float = 1.0,
+             legend: bool = False) -> None:
     fig.add_trace(go.Scatter(x=[a[0], b[0]], y=[a[1], b[1]], mode="lines", line=dict(color=color, width=width, dash=dash),
-                             name=name, hoverinfo="name", showlegend=False), row=1, col=panel)
+                             opacity=opacity, name=name, hoverinfo="name", showlegend=legend), row=1, col=panel)
 
 
 def fig_write_2d(s: Scene, *, labels: dict[str, str], font_size: int = 14, height: int = 460) -> go.Figure:
@@ -38,8 +39,8 @@ def fig_write_2d(s: Scene, *, labels: dict[str, str], font_size: int = 14, heigh
     fig.add_trace(go.Scatter(x=np.cos(circle), y=np.sin(circle), mode="lines", line=dict(color="#cbd5e1", width=1),
                              hoverinfo="skip", showlegend=False), row=1, col=1)
     # keys, and k1 split into the part the write rewrites (along k2) and the part it leaves alone
-    _segment(fig, (0, 0), s.along, ALONG, panel=1, name=labels["along"], width=5, dash="solid")
-    _segment(fig, s.along, s.k1, ACROSS, panel=1, name=labels["across"], width=4)
+    _segment(fig, (0, 0), s.along, ALONG, panel=1, name=labels["along"], width=12, dash="solid", opacity=0.35, legend=True)
+    _segment(fig, s.along, s.k1, ACROSS, panel=1, name=labels["across"], width=4, legend=True)
     _arrow(fig, (0, 0), s.k1, K1, panel=1, text=labels["k1"], font_size=font_size)
     _arrow(fig, (0, 0), s.k2, K2, panel=1, text=labels["k2"], font_size=font_size)
     a1, a2 = np.arctan2(s.k1[1], s.k1[0]), np.arctan2(s.k2[1], s.k2[0])
@@ -52,9 +53,9 @@ def fig_write_2d(s: Scene, *, labels: dict[str, str], font_size: int = 14, heigh
                        text=labels["angle"].format(deg=f"{s.angle:.0f}", cos=f"{s.cos:.2f}"),
                        font=dict(size=font_size - 2, color="#334155"), bgcolor="rgba(255,255,255,0.8)")
     # values: the targets, and each key's read before (faint) and after (solid) the write
-    for v, name, color in ((s.v1, labels["v1"], K1), (s.v2, labels["v2"], K2)):
-        fig.add_trace(go.Scatter(x=[v[0]], y=[v[1]], mode="markers+text", text=[name], textposition="top center",
-                                 marker=dict(size=16, symbol="circle-open", line=dict(width=3, color=color)),
+    for v, name, color, where in ((s.v1, labels["v1"], K1, "bottom right"), (s.v2, labels["v2"], K2, "middle left")):
+        fig.add_trace(go.Scatter(x=[v[0]], y=[v[1]], mode="markers+text", text=[name + " "], textposition=where,
+                                 marker=dict(size=18, symbol="circle-open", color=color, line=dict(width=3)),
                                  textfont=dict(color=color, size=font_size), hoverinfo="skip", showlegend=False),
                       row=1, col=2)
     before1, after1 = s.read_k1
@@ -64,8 +65,8 @@ def fig_write_2d(s: Scene, *, labels: dict[str, str], font_size: int = 14, heigh
     _arrow(fig, (0, 0), after1, K1, panel=2, text=labels["read1"], font_size=font_size)
     if s.interference > 1e-9:
         _segment(fig, before1, after1, ERR, panel=2, name=labels["interference"].format(x=f"{s.interference:.2f}"))
-        fig.add_annotation(x=(before1[0] + after1[0]) / 2 + 0.05, y=(before1[1] + after1[1]) / 2 - 0.12, xref="x2",
-                           yref="y2", showarrow=False, xanchor="left", font=dict(color=ERR, size=font_size - 2),
+        fig.add_annotation(x=(before1[0] + after1[0]) / 2, y=-0.25, xref="x2", yref="y2", showarrow=False,
+                           font=dict(color=ERR, size=font_size - 2), bgcolor="rgba(255,255,255,0.8)",
                            text=labels["interference"].format(x=f"{s.interference:.2f}"))
     for i in (1, 2):
         fig.update_xaxes(range=[-1.45, 1.45], zeroline=True, zerolinecolor="#94a3b8", showgrid=True,
@@ -75,4 +76,6 @@ def fig_write_2d(s: Scene, *, labels: dict[str, str], font_size: int = 14, heigh
                          row=1, col=i)
     fig.update_annotations(selector=dict(text=labels["key_plane"]), font_size=font_size)
     fig.update_annotations(selector=dict(text=labels["value_plane"]), font_size=font_size)
-    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=50, r=20, t=50, b=50))
+    fig = base_layout(fig, height=height, font_size=font_size)
+    return fig.update_layout(margin=dict(l=50, r=20, t=50, b=90), legend=dict(orientation="h", x=0, y=-0.22,
+                                                                              yanchor="top", font_size=font_size - 2))

@@ -17,32 +17,43 @@ SOFTMAX, LINEAR, TABLE = "#7c3aed", "#1d4ed8", "#dc2626"
 def fig_attention_to_table(weights: np.ndarray, o_sum: np.ndarray, o_table: np.ndarray, S: np.ndarray, *,
                            labels: dict[str, str], font_size: int = 14, height: int = 360) -> go.Figure:
     """weights: [T] softmax weights over the past; o_sum, o_table: [V] the linear read computed both ways;
-    S: [K, V] the table. labels: titles t1..t3, token (with {j}), sum, table, dim (with {i}), diff (with {x})."""
+    S: [K, V] the table. labels: panel titles t1..t3 (t2 with {sum} and {table}: the two formulas, drawn in
+    their bars' colours), token (a tick, with {j}), token_axis, sum, table (hover), value_axis, key_axis,
+    diff (under the middle panel)."""
     T, (K, V) = len(weights), S.shape
-    fig = make_subplots(rows=1, cols=3, subplot_titles=(labels["t1"], labels["t2"], labels["t3"]),
-                        horizontal_spacing=0.09, column_widths=[0.35, 0.35, 0.30])
+    paint = lambda color, text: f'<span style="color:{color}">{text}</span>'
+    t2 = labels["t2"].format(sum=paint(LINEAR, "Σⱼ (q·kⱼ) vⱼ"), table=paint(TABLE, "Sᵀq"))   # the bars' colours
+    fig = make_subplots(rows=1, cols=3, subplot_titles=(labels["t1"], t2, labels["t3"]),
+                        horizontal_spacing=0.08, column_widths=[0.36, 0.36, 0.28])
+    fig.update_annotations(font_size=font_size)                       # the three titles
+    small = dict(size=max(10, font_size - 6))
     tokens = [labels["token"].format(j=j + 1) for j in range(T)]
     fig.add_trace(go.Bar(x=tokens, y=weights, marker_color=SOFTMAX, text=[f"{w:.2f}" for w in weights],
-                         textposition="outside", cliponaxis=False, showlegend=False,
+                         textposition="outside", cliponaxis=False, showlegend=False, textfont=small,
                          hovertemplate="%{x}: %{y:.3f}<extra></extra>"), row=1, col=1)
-    dims = [labels["dim"].format(i=i + 1) for i in range(V)]
+    dims = [str(i + 1) for i in range(V)]
     for y, name, color in ((o_sum, labels["sum"], LINEAR), (o_table, labels["table"], TABLE)):
         fig.add_trace(go.Bar(x=dims, y=y, name=name, marker_color=color, text=[f"{a:.2f}" for a in y],
-                             textposition="outside", cliponaxis=False,
+                             textposition="outside", cliponaxis=False, textfont=small, showlegend=False,
                              hovertemplate="%{x}: %{y:.17g}<extra>" + name + "</extra>"), row=1, col=2)
     zmax = symmetric_range(S)
-    fig.add_trace(go.Heatmap(z=S[::-1], x=dims, y=[labels["kdim"].format(i=i + 1) for i in range(K)][::-1],
+    fig.add_trace(go.Heatmap(z=S[::-1], x=dims, y=[str(i + 1) for i in range(K)][::-1],
                              colorscale=DIVERGING, zmid=0, zmin=-zmax, zmax=zmax, showscale=False,
                              text=cell_text(S[::-1]), texttemplate="%{text}", textfont=dict(size=font_size),
                              hovertemplate="%{y}, %{x}: %{z:.3f}<extra></extra>"), row=1, col=3)
-    fig.add_annotation(xref="x2 domain", yref="y2 domain", x=0.5, y=-0.2, showarrow=False,
-                       text=labels["diff"], font=dict(size=font_size - 2, color="#334155"))
+    fig.update_xaxes(type="category")
+    fig.update_yaxes(type="category", row=1, col=3)
+    fig.update_xaxes(title_text=labels["token_axis"], row=1, col=1)
+    fig.update_xaxes(title_text=f"{labels['value_axis']}<br><sub>{labels['diff']}</sub>", row=1, col=2)
+    fig.update_xaxes(title_text=labels["value_axis"], row=1, col=3)
+    fig.update_yaxes(title_text=labels["key_axis"], row=1, col=3)
     fig.update_yaxes(range=[0, 1.3 * weights.max()], row=1, col=1, showticklabels=False)
-    lim = 1.25 * max(np.abs(o_sum).max(), 1e-9)
+    lim = 1.3 * max(np.abs(o_sum).max(), 1e-9)
     fig.update_yaxes(range=[-lim, lim], row=1, col=2, zeroline=True, zerolinecolor="#94a3b8")
-    fig.update_layout(barmode="group", legend=dict(orientation="h", x=0.37, y=-0.28, xanchor="left"))
+    fig.update_xaxes(automargin=True)
+    fig.update_layout(barmode="group")
     fig = base_layout(fig, height=height, font_size=font_size)
-    return fig.update_layout(margin=dict(l=10, r=10, t=50, b=70))
+    return fig.update_layout(margin=dict(l=10, r=10, t=3 * font_size + 30, b=4 * font_size + 10))
 
 
 # ---- 2. the Gated DeltaNet block -------------------------------------------------------------
@@ -53,9 +64,9 @@ LAYOUT = {
     "x": (0.0, -1.5, 1.0, 3.6, "stream"),
     "in_z": (1.2, 0.0, 1.0, 0.8, "proj"), "in_qkv": (1.2, -1.0, 1.0, 0.8, "proj"),
     "in_a": (1.2, -2.0, 1.0, 0.8, "proj"), "in_b": (1.2, -3.0, 1.0, 0.8, "proj"),
-    "conv": (2.4, -1.0, 1.0, 0.8, "conv"), "g": (2.4, -2.0, 1.0, 0.8, "gate"),
-    "beta": (2.4, -3.0, 1.0, 0.8, "gate"), "l2": (3.6, -1.0, 1.0, 0.8, "conv"),
-    "alpha": (3.6, -2.0, 1.0, 0.8, "gate"), "delta": (4.8, -2.0, 1.0, 2.8, "delta"),
+    "conv": (2.4, -1.0, 1.0, 0.8, "conv"), "l2": (3.6, -1.0, 1.0, 0.8, "conv"),
+    "alpha": (3.0, -2.0, 2.2, 0.8, "gate"), "beta": (3.0, -3.0, 2.2, 0.8, "gate"),   # g -> alpha in one wide box
+    "delta": (4.8, -2.0, 1.0, 2.8, "delta"),
     "chunk": (4.8, -4.05, 1.0, 0.7, "chunk"), "norm": (6.0, -0.5, 1.0, 1.8, "norm"),
     "out": (7.2, -0.5, 1.0, 0.8, "norm"), "residual": (7.2, -2.0, 1.0, 0.8, "stream"),
 }
@@ -64,8 +75,8 @@ COLOURS = {"stream": ("#f1f5f9", "#475569"), "proj": ("#dbeafe", "#1d4ed8"), "co
            "norm": ("#ede9fe", "#6d28d9")}
 # arrows left to right between boxes: (from, to, y of the arrow; None = the from box's centre)
 ARROWS = [("x", "in_z", 0.0), ("x", "in_qkv", -1.0), ("x", "in_a", -2.0), ("x", "in_b", -3.0),
-          ("in_qkv", "conv", None), ("conv", "l2", None), ("l2", "delta", -1.0), ("in_a", "g", None),
-          ("g", "alpha", None), ("alpha", "delta", -2.0), ("in_b", "beta", None), ("beta", "delta", -3.0),
+          ("in_qkv", "conv", None), ("conv", "l2", None), ("l2", "delta", -1.0), ("in_a", "alpha", None),
+          ("alpha", "delta", -2.0), ("in_b", "beta", None), ("beta", "delta", -3.0),
           ("in_z", "norm", 0.0), ("delta", "norm", -1.0), ("norm", "out", -0.5)]
 
 
@@ -108,7 +119,7 @@ def fig_block(texts: dict[str, str], hovers: dict[str, str], *, title: str = "",
     # click targets: invisible markers spread over each box (a click selects the nearest one)
     xs, ys, ids = [], [], []
     for box, (cx, cy, w, h, _) in LAYOUT.items():
-        for fx in (-0.3, 0.0, 0.3):
+        for fx in ((-0.35, -0.12, 0.12, 0.35) if w > 1 else (-0.3, 0.0, 0.3)):
             for fy in ((-0.35, -0.12, 0.12, 0.35) if h > 1 else (0.0,)):
                 xs.append(cx + fx * w), ys.append(cy + fy * h), ids.append(box)
     fig.add_trace(go.Scatter(x=xs, y=ys, mode="markers", customdata=ids, hovertext=[hovers[b] for b in ids],

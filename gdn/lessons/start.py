@@ -89,8 +89,7 @@ def block_shapes(cfg) -> dict[str, Box]:
         Box("in_b", ("T", HV), {"in_proj_b.weight": (HV, D)}),
         Box("conv", ("T", conv_dim), {"conv1d.weight": (conv_dim, 1, W)}),
         Box("l2", ("T", HK, K), {}),                            # q and k each; v passes as [T, HV, V]
-        Box("g", ("T", HV), {"A_log": (HV,), "dt_bias": (HV,)}),
-        Box("alpha", ("T", HV), {}),
+        Box("alpha", ("T", HV), {"A_log": (HV,), "dt_bias": (HV,)}),   # g = -exp(A_log) softplus(a + dt_bias), alpha = exp(g)
         Box("beta", ("T", HV), {}),
         Box("delta", ("T", HV, V), {}),                         # output o; the state S is [HV, K, V]
         Box("chunk", ("T", HV, V), {}),                         # the same o, 64 tokens at a time
