@@ -85,52 +85,54 @@ def _edge(box: str, side: str) -> float:
     return {"left": cx - w / 2, "right": cx + w / 2, "top": cy + h / 2, "bottom": cy - h / 2}[side]
 
 
-def _arrow(fig, x0, y0, x1, y1, color: str = "#334155") -> None:
-    fig.add_annotation(x=x1, y=y1, ax=x0, ay=y0, xref="x", yref="y", axref="x", ayref="y", showarrow=True,
-                       arrowhead=2, arrowwidth=1.6, arrowcolor=color, text="")
+def _arrow(x0, y0, x1, y1, color: str = "#334155") -> dict:
+    return dict(x=x1, y=y1, ax=x0, ay=y0, xref="x", yref="y", axref="x", ayref="y", showarrow=True, arrowhead=2,
+                arrowwidth=1.6, arrowcolor=color, text="")
 
 
 def fig_block(texts: dict[str, str], hovers: dict[str, str], *, title: str = "", skip_label: str = "",
               chunk_label: str = "", font_size: int = 12, height: int = 520) -> go.Figure:
     """texts: box id -> its text (title, shape, live value; <br> between lines); hovers: box id -> what a
-    click opens. Every box is a click target: a few invisible markers per box, customdata = box id."""
-    fig = go.Figure()
+    click opens. Every box is a click target: a few invisible markers per box, customdata = box id.
+    Shapes and annotations are collected as plain dicts and set once (adding ~40 one by one took 100 ms)."""
+    shapes, notes = [], []
     for box, (cx, cy, w, h, group) in LAYOUT.items():
         fill, line = COLOURS[group]
-        fig.add_shape(type="rect", x0=cx - w / 2, x1=cx + w / 2, y0=cy - h / 2, y1=cy + h / 2, fillcolor=fill,
-                      line=dict(color=line, width=2), layer="below")
-        fig.add_annotation(x=cx, y=cy, text=texts[box], showarrow=False, font=dict(size=font_size, color="#0f172a"),
-                           align="center")
+        shapes.append(dict(type="rect", x0=cx - w / 2, x1=cx + w / 2, y0=cy - h / 2, y1=cy + h / 2, fillcolor=fill,
+                           line=dict(color=line, width=2), layer="below"))
+        notes.append(dict(x=cx, y=cy, text=texts[box], showarrow=False, font=dict(size=font_size, color="#0f172a"),
+                          align="center"))
     for a, b, y in ARROWS:
         y = LAYOUT[a][1] if y is None else y
-        _arrow(fig, _edge(a, "right"), y, _edge(b, "left"), y)
-    _arrow(fig, 7.2, _edge("out", "bottom"), 7.2, _edge("residual", "top"))
+        notes.append(_arrow(_edge(a, "right"), y, _edge(b, "left"), y))
+    notes.append(_arrow(7.2, _edge("out", "bottom"), 7.2, _edge("residual", "top")))
     # the residual connection around the layer, and the chunked kernel: the same step computed another way
     top, right = 0.78, 7.95
-    fig.add_trace(go.Scatter(x=[0, 0, right, right], y=[_edge("x", "top"), top, top, -2.0], mode="lines",
-                             hoverinfo="skip", line=dict(color="#475569", width=1.6, dash="dot"), showlegend=False))
-    _arrow(fig, right, -2.0, _edge("residual", "right"), -2.0, "#475569")
-    fig.add_annotation(x=3.6, y=top, text=skip_label, showarrow=False, font=dict(size=font_size, color="#475569"),
-                       bgcolor="white")
-    fig.add_trace(go.Scatter(x=[4.8, 4.8], y=[_edge("delta", "bottom"), _edge("chunk", "top")], mode="lines",
-                             hoverinfo="skip", showlegend=False, line=dict(color="#e11d48", width=2, dash="dot")))
-    fig.add_annotation(x=5.35, y=-4.05, text=chunk_label, showarrow=False, xanchor="left",
-                       font=dict(size=font_size, color="#e11d48"))
+    skip = go.Scatter(x=[0, 0, right, right], y=[_edge("x", "top"), top, top, -2.0], mode="lines", hoverinfo="skip",
+                      line=dict(color="#475569", width=1.6, dash="dot"), showlegend=False)
+    notes.append(_arrow(right, -2.0, _edge("residual", "right"), -2.0, "#475569"))
+    notes.append(dict(x=3.6, y=top, text=skip_label, showarrow=False, font=dict(size=font_size, color="#475569"),
+                      bgcolor="white"))
+    chunk = go.Scatter(x=[4.8, 4.8], y=[_edge("delta", "bottom"), _edge("chunk", "top")], mode="lines",
+                       hoverinfo="skip", showlegend=False, line=dict(color="#e11d48", width=2, dash="dot"))
+    notes.append(dict(x=5.35, y=-4.05, text=chunk_label, showarrow=False, xanchor="left",
+                      font=dict(size=font_size, color="#e11d48")))
     # click targets: invisible markers spread over each box (a click selects the nearest one)
     xs, ys, ids = [], [], []
     for box, (cx, cy, w, h, _) in LAYOUT.items():
         for fx in ((-0.35, -0.12, 0.12, 0.35) if w > 1 else (-0.3, 0.0, 0.3)):
             for fy in ((-0.35, -0.12, 0.12, 0.35) if h > 1 else (0.0,)):
                 xs.append(cx + fx * w), ys.append(cy + fy * h), ids.append(box)
-    fig.add_trace(go.Scatter(x=xs, y=ys, mode="markers", customdata=ids, hovertext=[hovers[b] for b in ids],
-                             hoverinfo="text", marker=dict(size=40, symbol="square", color="rgba(0,0,0,0)"),
-                             selected=dict(marker=dict(opacity=0)), unselected=dict(marker=dict(opacity=0)),
-                             showlegend=False, name="boxes"))
-    fig.update_xaxes(range=[-0.55, 8.05], visible=False, fixedrange=True)
-    fig.update_yaxes(range=[-4.45, 0.98], visible=False, fixedrange=True)
+    targets = go.Scatter(x=xs, y=ys, mode="markers", customdata=ids, hovertext=[hovers[b] for b in ids],
+                         hoverinfo="text", marker=dict(size=40, symbol="square", color="rgba(0,0,0,0)"),
+                         selected=dict(marker=dict(opacity=0)), unselected=dict(marker=dict(opacity=0)),
+                         showlegend=False, name="boxes")
+    fig = go.Figure([skip, chunk, targets], layout=dict(
+        shapes=shapes, annotations=notes, dragmode=False, hovermode="closest", clickmode="event+select",
+        xaxis=dict(range=[-0.55, 8.05], visible=False, fixedrange=True),
+        yaxis=dict(range=[-4.45, 0.98], visible=False, fixedrange=True)))
     fig = base_layout(fig, height=height, font_size=font_size)
-    return fig.update_layout(margin=dict(l=4, r=4, t=36 if title else 4, b=4), title=dict(text=title, x=0.01),
-                             dragmode=False, hovermode="closest", clickmode="event+select")
+    return fig.update_layout(margin=dict(l=4, r=4, t=36 if title else 4, b=4), title=dict(text=title, x=0.01))
 
 
 # ---- 3. the hybrid stack ---------------------------------------------------------------------
@@ -143,21 +145,22 @@ def fig_stack(layer_types: list[str], *, names: dict[str, str], notes: dict[str,
     """layer_types: one kind per layer, bottom (layer 0) to top; names: kind -> short name (with {i});
     notes: kind -> its memory per token, written beside the first layer of that kind."""
     L = len(layer_types)
-    fig = go.Figure()
+    shapes, labels = [], []
     for i, kind in enumerate(layer_types):
         fill, line = KIND_COLOURS[kind]
-        fig.add_shape(type="rect", x0=0, x1=1, y0=i + 0.08, y1=i + 0.92, fillcolor=fill, line=dict(color=line, width=1.5))
-        fig.add_annotation(x=0.5, y=i + 0.5, text=names[kind].format(i=i), showarrow=False,
-                           font=dict(size=font_size - 2, color=line))
+        shapes.append(dict(type="rect", x0=0, x1=1, y0=i + 0.08, y1=i + 0.92, fillcolor=fill,
+                           line=dict(color=line, width=1.5)))
+        labels.append(dict(x=0.5, y=i + 0.5, text=names[kind].format(i=i), showarrow=False,
+                           font=dict(size=font_size - 2, color=line)))
     for kind, note in notes.items():
         first = [i for i, k in enumerate(layer_types) if k == kind]
         if first:
-            fig.add_annotation(x=1.08, y=first[0] + 0.5, text=note, showarrow=False, xanchor="left", align="left",
-                               font=dict(size=font_size - 2, color=KIND_COLOURS[kind][1]))
-    fig.add_trace(go.Scatter(x=[0.5] * L, y=np.arange(L) + 0.5, mode="markers", marker=dict(opacity=0),
-                             hovertext=[names[k].format(i=i) for i, k in enumerate(layer_types)], hoverinfo="text",
-                             showlegend=False))
-    fig.update_xaxes(range=[-0.05, 3.2], visible=False, fixedrange=True)
-    fig.update_yaxes(range=[-0.2, L + 0.2], visible=False, fixedrange=True)
+            labels.append(dict(x=1.08, y=first[0] + 0.5, text=note, showarrow=False, xanchor="left", align="left",
+                               font=dict(size=font_size - 2, color=KIND_COLOURS[kind][1])))
+    hover = go.Scatter(x=[0.5] * L, y=np.arange(L) + 0.5, mode="markers", marker=dict(opacity=0), showlegend=False,
+                       hovertext=[names[k].format(i=i) for i, k in enumerate(layer_types)], hoverinfo="text")
+    fig = go.Figure([hover], layout=dict(shapes=shapes, annotations=labels,
+                                         xaxis=dict(range=[-0.05, 3.2], visible=False, fixedrange=True),
+                                         yaxis=dict(range=[-0.2, L + 0.2], visible=False, fixedrange=True)))
     fig = base_layout(fig, height=max(160, row_px * L + 20), font_size=font_size)
     return fig.update_layout(margin=dict(l=4, r=4, t=4, b=4))
