@@ -111,9 +111,10 @@ def layer_sections():
     loaded = (st.session_state.get("real_model_request") or {}).get("folder")
     options = ["q08", "demo"] + (["loaded"] if loaded and loaded != DEMO else [])
     c = st.columns([3, 2, 2, 5])
+    default = "loaded" if "loaded" in options else "q08"
     shapes_from = ui.linked(c[0].segmented_control, ui.tr("start.shapes"), options, key="start_shapes",
-                            default="loaded" if "loaded" in options else "q08", required=True,
-                            format_func=ui.label_maker("start.shapes_"))
+                            default=default, required=True, format_func=ui.label_maker("start.shapes_"))
+    shapes_from = shapes_from or default       # None for one run after a switch from this page to its /start twin
     model = compute.model(DEMO)
     text = PROMPT[ui.lang()]
     enc = compute.cached("encode", ("start", DEMO, text), lambda: model.tokenizer.encode(text, max_tokens=64))

@@ -45,5 +45,7 @@ def test_the_playground_shows_the_2d_write(lang):
     assert any("45°" in t and "0.71" in t for t in texts)                 # the angle and its cosine
     c = np.sqrt(0.5)                                                     # cos 45°; |v2 - c v1| = sqrt(1 + c²)
     assert any(t.endswith(f"{0.5 * c * np.sqrt(1 + c * c):.2f}") for t in texts)   # interference 0.43
-    at = open_app(lang, "app_pages/playground.py", playground_delta2d_k2="7", playground_delta2d_beta="2")
-    assert not at.exception and at.session_state["playground_delta2d_k2"] == 60
+    for bad in ("7", "inf", "nan", "-5", "1e400", "abc"):                  # not an offered value: the default
+        at = open_app(lang, "app_pages/playground.py", playground_delta2d_k2=bad, playground_delta2d_beta=bad)
+        assert not at.exception and at.session_state["playground_delta2d_k2"] == 60
+        assert at.session_state["playground_delta2d_beta"] == 1.0
