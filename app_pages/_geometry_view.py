@@ -39,4 +39,4 @@ def render(prefix: str = "playground") -> None:
     r1, r2 = (np.where(np.abs(r) < 0.005, 0.0, r) for r in (r1, r2))
     st.markdown(ui.tr("geometry.numbers", deg=f"{s.angle:.0f}", cos=f"{s.cos:.2f}", beta=f"{beta:.1f}",
                       r2=f"({r2[0]:.2f}, {r2[1]:.2f})", r1=f"({r1[0]:.2f}, {r1[1]:.2f})", x=f"{s.interference:.2f}"))
-    ui.note(ui.tr("geometry.story"))
+    st.caption(ui.tr("geometry.story"))              # a caption, not a callout: the panels above own st.info
