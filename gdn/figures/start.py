@@ -148,19 +148,19 @@ def fig_stack(layer_types: list[str], *, names: dict[str, str], notes: dict[str,
     shapes, labels = [], []
     for i, kind in enumerate(layer_types):
         fill, line = KIND_COLOURS[kind]
-        shapes.append(dict(type="rect", x0=0, x1=1, y0=i + 0.08, y1=i + 0.92, fillcolor=fill,
+        shapes.append(dict(type="rect", x0=0, x1=1.3, y0=i + 0.08, y1=i + 0.92, fillcolor=fill,
                            line=dict(color=line, width=1.5)))
-        labels.append(dict(x=0.5, y=i + 0.5, text=names[kind].format(i=i), showarrow=False,
+        labels.append(dict(x=0.65, y=i + 0.5, text=names[kind].format(i=i), showarrow=False,
                            font=dict(size=font_size - 2, color=line)))
     for kind, note in notes.items():
         first = [i for i, k in enumerate(layer_types) if k == kind]
         if first:
-            labels.append(dict(x=1.08, y=first[0] + 0.5, text=note, showarrow=False, xanchor="left", align="left",
+            labels.append(dict(x=1.4, y=first[0] + 0.5, text=note, showarrow=False, xanchor="left", align="left",
                                font=dict(size=font_size - 2, color=KIND_COLOURS[kind][1])))
-    hover = go.Scatter(x=[0.5] * L, y=np.arange(L) + 0.5, mode="markers", marker=dict(opacity=0), showlegend=False,
+    hover = go.Scatter(x=[0.65] * L, y=np.arange(L) + 0.5, mode="markers", marker=dict(opacity=0), showlegend=False,
                        hovertext=[names[k].format(i=i) for i, k in enumerate(layer_types)], hoverinfo="text")
     fig = go.Figure([hover], layout=dict(shapes=shapes, annotations=labels,
-                                         xaxis=dict(range=[-0.05, 3.2], visible=False, fixedrange=True),
+                                         xaxis=dict(range=[-0.05, 3.4], visible=False, fixedrange=True),
                                          yaxis=dict(range=[-0.2, L + 0.2], visible=False, fixedrange=True)))
     fig = base_layout(fig, height=max(160, row_px * L + 20), font_size=font_size)
     return fig.update_layout(margin=dict(l=4, r=4, t=4, b=4))
