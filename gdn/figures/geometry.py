@@ -39,7 +39,7 @@ def fig_write_2d(s: Scene, *, labels: dict[str, str], font_size: int = 14, heigh
     fig.add_trace(go.Scatter(x=np.cos(circle), y=np.sin(circle), mode="lines", line=dict(color="#cbd5e1", width=1),
                              hoverinfo="skip", showlegend=False), row=1, col=1)
     # keys, and k1 split into the part the write rewrites (along k2) and the part it leaves alone
-    _segment(fig, (0, 0), s.along, ALONG, panel=1, name=labels["along"], width=12, dash="solid", opacity=0.35, legend=True)
+    _segment(fig, (0, 0), s.along, ALONG, panel=1, name=labels["along"], width=16, dash="solid", opacity=0.35, legend=True)
     _segment(fig, s.along, s.k1, ACROSS, panel=1, name=labels["across"], width=4, legend=True)
     _arrow(fig, (0, 0), s.k1, K1, panel=1, text=labels["k1"], font_size=font_size)
     _arrow(fig, (0, 0), s.k2, K2, panel=1, text=labels["k2"], font_size=font_size)

@@ -24,7 +24,7 @@ def fig_attention_to_table(weights: np.ndarray, o_sum: np.ndarray, o_table: np.n
     paint = lambda color, text: f'<span style="color:{color}">{text}</span>'
     t2 = labels["t2"].format(sum=paint(LINEAR, "Σⱼ (q·kⱼ) vⱼ"), table=paint(TABLE, "Sᵀq"))   # the bars' colours
     fig = make_subplots(rows=1, cols=3, subplot_titles=(labels["t1"], t2, labels["t3"]),
-                        horizontal_spacing=0.08, column_widths=[0.36, 0.36, 0.28])
+                        horizontal_spacing=0.11, column_widths=[0.36, 0.36, 0.28])
     fig.update_annotations(font_size=font_size)                       # the three titles
     small = dict(size=max(10, font_size - 6))
     tokens = [labels["token"].format(j=j + 1) for j in range(T)]
