@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from gdn.figures.common import DIVERGING, base_layout, symmetric_range
+from gdn.figures.common import DIVERGING, base_layout, numbered, symmetric_range
 from gdn.lessons.fmt import cell_text
 
 RULE_COLORS = {"linear": "#64748b", "delta": "#1d4ed8", "gated": "#dc2626"}
@@ -33,7 +33,7 @@ def fig_overwrite(readout: np.ndarray, target: np.ndarray, old: np.ndarray, bars
                              cliponaxis=False, textfont=dict(size=font_size - 2)),
                       row=1, col=1)
     rows = np.vstack([old, target, readout])                           # [5, V]
-    fig.add_trace(go.Heatmap(z=rows, y=row_labels, x=[f"v{j}" for j in range(rows.shape[1])],
+    fig.add_trace(go.Heatmap(z=rows, y=row_labels, x=numbered(rows.shape[1]),
                              zmid=0, zmax=symmetric_range(rows), zmin=-symmetric_range(rows),
                              colorscale=DIVERGING, showscale=False, xgap=2, ygap=2,
                              text=cell_text(rows, 1) if rows.shape[1] <= 8 else None, texttemplate="%{text}",
