@@ -19,7 +19,7 @@ from app_pages._support.stepper import stepper
 st.title(ui.tr("compare.title"))
 st.caption(ui.tr("compare.intro"))
 variant = ui.linked(st.segmented_control, ui.tr("compare.variant"), VARIANTS, key="compare_variant", default="rules",
-                    required=True, format_func=ui.label_maker("compare.variant_"))
+                    required=True, format_func=ui.label_maker("compare.variant_"), label_visibility="collapsed")
 vec = lambda x: "(" + ", ".join(cell_text(x)) + ")"
 axis = {"key": ui.tr("common.key_dim"), "value": ui.tr("common.value_dim"), "dim": ui.tr("common.dim")}
 

@@ -64,8 +64,8 @@ def _apply_keys(prefix: str, stages: tuple[str, ...], n_tokens: int, presses: li
 
 
 def stepper(prefix: str, n_tokens: int, stages: tuple[str, ...], draw: Callable[[int, str], None]) -> None:
-    """Sticky controls (buttons, stage picker, token slider), then draw(t, stage) for the current step,
-    with t the 0-based token index (labels show t + 1)."""
+    """Sticky controls (buttons, stage picker), draw(t, stage) for the current step with t the 0-based
+    token index (labels show t + 1), then the token slider."""
     _clamp(prefix, stages, n_tokens)
     playing = st.session_state[f"{prefix}_playing"]
     last = n_tokens * len(stages) - 1
@@ -110,11 +110,11 @@ def stepper(prefix: str, n_tokens: int, stages: tuple[str, ...], draw: Callable[
         bar.caption(ui.tr("common.step_of", step=_position(prefix, stages) + 1, total=last + 1))
         with bar:
             key_presses(f"{prefix}_keys", lambda presses: _apply_keys(prefix, stages, n_tokens, presses))
-        if n_tokens > 1:
-            controls.slider(ui.tr("common.token_t"), 1, n_tokens, value=st.session_state[f"{prefix}_t"], key=token_key,
-                            label_visibility="collapsed", on_change=_from_widget, args=(prefix, "t", token_key))
         ui.sync_to_url(f"{prefix}_t", 1)
         ui.sync_to_url(f"{prefix}_stage", stages[0])
         draw(st.session_state[f"{prefix}_t"] - 1, st.session_state[f"{prefix}_stage"])
+        if n_tokens > 1:        # a scrubber under the panels, like a video's: the first screen is for the figure
+            st.slider(ui.tr("common.token_t"), 1, n_tokens, value=st.session_state[f"{prefix}_t"], key=token_key,
+                      on_change=_from_widget, args=(prefix, "t", token_key))
 
     body()

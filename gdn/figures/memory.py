@@ -73,7 +73,7 @@ def fig_memory_step(rec: StepRecords, t: int, stage: str, *, titles: dict[str, s
     fig.update_xaxes(title_text=axis["value"], row=2, col=2, title_standoff=2)
     fig.update_annotations(font_size=font_size + 1)
     fig = base_layout(fig, height=height, font_size=font_size)
-    return fig.update_layout(margin=dict(l=58))
+    return fig.update_layout(margin=dict(l=4 * font_size + 8))       # room for "dim 1" at any font size
 
 
 def _frame(fig: go.Figure, row: int, col: int) -> None:
