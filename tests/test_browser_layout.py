@@ -5,7 +5,7 @@ import pytest
 
 from app_pages._support.path import PATH
 from tests.app_server import wait_for_app
-from tests.test_browser_classroom import MIN_BODY_PX
+from tests.test_browser_classroom import MIN_BODY_PX, MIN_CHART_PX
 
 pytestmark = pytest.mark.browser
 
@@ -27,7 +27,9 @@ LECTURE_SIZES = """() => {
   const pairs = shown('[data-testid="stMetric"]').map(m => [
       px(m.querySelector('[data-testid="stMetricValue"]')),
       px(m.querySelector('[data-testid="stMetricLabel"] p') || m.querySelector('[data-testid="stMetricLabel"]'))]);
-  return {body: body.length ? Math.min(...body.map(px)) : null, metrics: pairs};
+  const ticks = shown('.js-plotly-plot .xtick text, .js-plotly-plot .ytick text');
+  return {body: body.length ? Math.min(...body.map(px)) : null, metrics: pairs,
+          ticks: ticks.length ? Math.min(...ticks.map(px)) : null};
 }"""
 
 
@@ -49,11 +51,13 @@ def test_main_figure_is_on_the_first_screen(browser, app_url, width, height, lec
                 sizes = page.evaluate(LECTURE_SIZES)
                 if sizes["body"] is not None and sizes["body"] < MIN_BODY_PX:
                     misses.append((stop.url_path, lang, "body text", sizes["body"]))
+                if sizes["ticks"] is not None and sizes["ticks"] < MIN_CHART_PX:
+                    misses.append((stop.url_path, lang, "tick labels", sizes["ticks"]))
                 small = [p for p in sizes["metrics"] if p[0] < p[1]]
                 if small:
                     misses.append((stop.url_path, lang, "metric value smaller than its label", small))
     context.close()
-    assert not misses, misses
+    assert not misses, "\n".join(map(str, misses))
 
 
 def test_page_switches_keep_the_language_of_the_link(browser, app_url):
