@@ -71,6 +71,7 @@ def sidebar_chrome() -> None:
         st.toggle(tr("common.lecture_mode"), key="lecture", help=tr("common.lecture_help"),
                   on_change=_copy_widget, args=("lecture", "_lecture"))
     st.query_params["lang"] = lang()
+    st.html(f"<style>{(ASSETS / 'app.css').read_text(encoding='utf-8')}</style>")
     if lecture():
         st.query_params["mode"] = "lecture"
         st.html(f"<style>{(ASSETS / 'lecture.css').read_text(encoding='utf-8')}</style>")
@@ -173,11 +174,11 @@ def show_figure(fig: go.Figure, key: str, alt: str, export: bool = True, **event
 def page_params(prefix: str) -> dict:
     """The plain values (numbers, strings) of the current page's widgets, for a link that reopens them.
     Keys are page-prefixed ("memory_t"); editors and internal play state are left out."""
-    skip = ("_edit", "_playing", "_tick", "_html", "_csv",
+    skip = ("_edit", "_playing", "_tick", "_html", "_csv", "_widgets", "_keys",
             "_source", "_prompt_tokens")                                  # a local folder path; derived state
     return {k: v for k, v in st.session_state.items()
             if k.startswith(prefix + "_") and isinstance(v, (int, float, str)) and not isinstance(v, bool)
-            and not any(s in k for s in skip)}
+            and not any(s in k for s in skip) and not re.search(r"_w\d+$", k)}   # the stepper's widget copies
 
 
 def share_panel(page_path: str, prefix: str) -> None:
