@@ -117,18 +117,20 @@ def fig_block(texts: dict[str, str], hovers: dict[str, str], *, title: str = "",
                        hoverinfo="skip", showlegend=False, line=dict(color="#e11d48", width=2, dash="dot"))
     notes.append(dict(x=5.35, y=-4.05, text=chunk_label, showarrow=False, xanchor="left",
                       font=dict(size=font_size, color="#e11d48")))
-    # click targets: invisible markers spread over each box (a click selects the nearest one)
+    # click targets: invisible markers spread over each box, about one per 0.25 x 0.25 of a box unit (a
+    # click selects the nearest marker within hoverdistance, so every point of a box is near one)
     xs, ys, ids = [], [], []
     for box, (cx, cy, w, h, _) in LAYOUT.items():
-        for fx in ((-0.35, -0.12, 0.12, 0.35) if w > 1 else (-0.3, 0.0, 0.3)):
-            for fy in ((-0.35, -0.12, 0.12, 0.35) if h > 1 else (0.0,)):
+        nx, ny = max(3, round(w / 0.25)), max(1, round(h / 0.3))
+        for fx in np.linspace(-0.4, 0.4, nx):
+            for fy in (np.linspace(-0.4, 0.4, ny) if ny > 1 else (0.0,)):
                 xs.append(cx + fx * w), ys.append(cy + fy * h), ids.append(box)
     targets = go.Scatter(x=xs, y=ys, mode="markers", customdata=ids, hovertext=[hovers[b] for b in ids],
-                         hoverinfo="text", marker=dict(size=40, symbol="square", color="rgba(0,0,0,0)"),
+                         hoverinfo="text", marker=dict(size=30, symbol="square", color="rgba(0,0,0,0)"),
                          selected=dict(marker=dict(opacity=0)), unselected=dict(marker=dict(opacity=0)),
                          showlegend=False, name="boxes")
     fig = go.Figure([skip, chunk, targets], layout=dict(
-        shapes=shapes, annotations=notes, dragmode=False, hovermode="closest", clickmode="event+select",
+        shapes=shapes, annotations=notes, dragmode=False, hovermode="closest", clickmode="event+select", hoverdistance=30,
         xaxis=dict(range=[-0.55, 8.05], visible=False, fixedrange=True),
         yaxis=dict(range=[-4.45, 0.98], visible=False, fixedrange=True)))
     fig = base_layout(fig, height=height, font_size=font_size)
