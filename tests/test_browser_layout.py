@@ -82,3 +82,17 @@ def test_page_switches_keep_the_language_of_the_link(browser, app_url):
     wait_for_app(page)
     assert "lang=zh" in page.url and "记忆表" in nav(), (page.url, nav())
     context.close()
+
+
+def test_a_language_switch_relabels_the_chosen_options(page, app_url):
+    """Select boxes used to keep showing their chosen option in the old language after a switch."""
+    memory = next(stop for stop in PATH if stop.key == "memory")
+    page.goto(f"{app_url}/{memory.address}?lang=zh")
+    wait_for_app(page)
+    shown = lambda: page.locator('[data-testid="stMain"] [data-testid="stSelectbox"]').first.evaluate(
+        "e => [...e.querySelectorAll('input')].map(i => i.value).join() + e.innerText")
+    assert "写入两对键值" in shown()
+    page.locator('[data-testid="stSidebar"] label').filter(has_text="English").click()
+    page.wait_for_function("document.querySelector('h1').innerText.startsWith('The memory table')", timeout=20_000)
+    wait_for_app(page)
+    assert "Write two pairs" in shown() and "写入" not in shown()

@@ -69,6 +69,7 @@ def fig_compare_step(recs: dict[str, StepRecords], target: np.ndarray, t: int, s
         fig.update_yaxes(showticklabels=False, row=1, col=col)
         fig.update_yaxes(showticklabels=False, row=2, col=col)
     fig.update_yaxes(title_text=axis["key"], row=1, col=1)
+    fig.update_xaxes(type="category")                         # dims 1..V are names, not positions
     fig.update_annotations(font_size=font_size + 1)
     return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=120, t=80))
 
@@ -96,7 +97,7 @@ def fig_transpose_bug(S_right: np.ndarray, S_bug: np.ndarray, *, titles: tuple[s
     fig.update_yaxes(title_text=axis["key"], title_standoff=6, row=1, col=1)
     fig.update_xaxes(type="category")
     fig.update_annotations(font_size=font_size + 1)
-    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=110, b=20))
+    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=110, b=2 * font_size + 24))
 
 
 def fig_two_calls(panels: dict[str, np.ndarray], cut: int, *, titles: dict[str, str], token_labels: list[str],
@@ -109,6 +110,7 @@ def fig_two_calls(panels: dict[str, np.ndarray], cut: int, *, titles: dict[str, 
     zmax = symmetric_range(*panels.values())
     fig = make_subplots(rows=1, cols=len(names), subplot_titles=[titles[n] for n in names], horizontal_spacing=0.05)
     x = numbered(V)
+    fig.update_xaxes(type="category")
     for col, name in enumerate(names, start=1):
         z = panels[name]
         fig.add_trace(_heatmap(z, cell_text(z), x, token_labels, zmax, font_size, titles[name]), row=1, col=col)
