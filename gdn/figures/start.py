@@ -6,7 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from gdn.figures.common import DIVERGING, base_layout, symmetric_range
+from gdn.figures.common import DIVERGING, base_layout, numbered, symmetric_range
 from gdn.lessons.fmt import cell_text
 
 # ---- 1. attention -> linear attention -> one table ------------------------------------------
@@ -31,13 +31,13 @@ def fig_attention_to_table(weights: np.ndarray, o_sum: np.ndarray, o_table: np.n
     fig.add_trace(go.Bar(x=tokens, y=weights, marker_color=SOFTMAX, text=[f"{w:.2f}" for w in weights],
                          textposition="outside", cliponaxis=False, showlegend=False, textfont=small,
                          hovertemplate="%{x}: %{y:.3f}<extra></extra>"), row=1, col=1)
-    dims = [str(i + 1) for i in range(V)]
+    dims = numbered(V)                                                # ticks 1..V under "value dim"
     for y, name, color in ((o_sum, labels["sum"], LINEAR), (o_table, labels["table"], TABLE)):
         fig.add_trace(go.Bar(x=dims, y=y, name=name, marker_color=color, text=[f"{a:.2f}" for a in y],
                              textposition="outside", cliponaxis=False, textfont=small, showlegend=False,
                              hovertemplate="%{x}: %{y:.17g}<extra>" + name + "</extra>"), row=1, col=2)
     zmax = symmetric_range(S)
-    fig.add_trace(go.Heatmap(z=S[::-1], x=dims, y=[str(i + 1) for i in range(K)][::-1],
+    fig.add_trace(go.Heatmap(z=S[::-1], x=dims, y=numbered(K)[::-1],
                              colorscale=DIVERGING, zmid=0, zmin=-zmax, zmax=zmax, showscale=False,
                              text=cell_text(S[::-1]), texttemplate="%{text}", textfont=dict(size=font_size),
                              hovertemplate="%{y}, %{x}: %{z:.3f}<extra></extra>"), row=1, col=3)
