@@ -234,8 +234,8 @@ def _block_by_transitions(q_decayed, scores, k_to_end, chunk_decay, U, W, S):
     BH, K, V = S.shape
     n = q_decayed.shape[0] // BH
     kT = k_to_end.transpose(1, 2)                                      # [nBH, K, c]
-    eye = torch.eye(K, dtype=S.dtype, device=S.device)
-    A = torch.baddbmm(eye * chunk_decay, kT, W, alpha=-1)              # [nBH, K, K]
+    A = torch.bmm(kT, W).neg_()                                        # [nBH, K, K]
+    A.diagonal(dim1=1, dim2=2).add_(chunk_decay[:, :, 0])              # + e^gamma_c I, on the diagonal only
     B = torch.bmm(kT, U)                                               # [nBH, K, V]
     states = affine_scan(A.view(n, BH, K, K), B.view(n, BH, K, V), S)  # [n + 1, BH, K, V]
     S_before = states[:-1].reshape(n * BH, K, V)                       # [nBH, K, V]  state entering each chunk

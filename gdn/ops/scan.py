@@ -25,36 +25,48 @@ _graphs: OrderedDict = OrderedDict()
 _lock = threading.Lock()          # one replay at a time: the static buffers are shared
 
 
-def affine_scan_eager(A: torch.Tensor, B: torch.Tensor, S0: torch.Tensor) -> torch.Tensor:
-    """A: [n, BH, K, K], B: [n, BH, K, V], S0: [BH, K, V] -> states [n + 1, BH, K, V]: S0, then the
-    state after each chunk (states[i] is the state before chunk i)."""
-    states = torch.empty((A.shape[0] + 1, *S0.shape), dtype=S0.dtype, device=S0.device)
-    states[0] = S0
+def scan_in_place_(A: torch.Tensor, states: torch.Tensor) -> torch.Tensor:
+    """A: [n, BH, K, K]; states: [n + 1, BH, K, V] holding S0 then B_0 .. B_{n-1} -> the states (S0,
+    then the state after each chunk), in place: states[i+1] += A_i states[i], one matmul per chunk
+    and no copy of B_i (an out-of-place baddbmm would copy it first)."""
     for i in range(A.shape[0]):
-        torch.baddbmm(B[i], A[i], states[i], out=states[i + 1])    # [BH, K, V]
+        states[i + 1].baddbmm_(A[i], states[i])                     # [BH, K, V]
     return states
 
 
+def states_buffer(B: torch.Tensor, S0: torch.Tensor, out: torch.Tensor | None = None) -> torch.Tensor:
+    """[n + 1, BH, K, V]: S0 followed by B, the input layout of scan_in_place_."""
+    out = torch.empty((B.shape[0] + 1, *S0.shape), dtype=S0.dtype, device=S0.device) if out is None else out
+    out[0].copy_(S0)
+    out[1:].copy_(B)
+    return out
+
+
+def affine_scan_eager(A: torch.Tensor, B: torch.Tensor, S0: torch.Tensor) -> torch.Tensor:
+    """A: [n, BH, K, K], B: [n, BH, K, V], S0: [BH, K, V] -> states [n + 1, BH, K, V]: S0, then the
+    state after each chunk (states[i] is the state before chunk i)."""
+    return scan_in_place_(A, states_buffer(B, S0))
+
+
 class _GraphScan:
-    """A captured affine_scan_eager for one shape: copy inputs into its buffers, replay, copy out."""
+    """A captured scan_in_place_ for one shape: copy inputs into its buffers, replay, copy out."""
 
     def __init__(self, A, B, S0):
-        self.A, self.B, self.S0 = A.clone(), B.clone(), S0.clone()
+        self.A, self.states = A.clone(), states_buffer(B, S0)
         side = torch.cuda.Stream()
         side.wait_stream(torch.cuda.current_stream())
         with torch.cuda.stream(side):                                # warm-up off the capturing stream
-            affine_scan_eager(self.A, self.B, self.S0)
+            scan_in_place_(self.A, self.states.clone())
         torch.cuda.current_stream().wait_stream(side)
         self.graph = torch.cuda.CUDAGraph()
         with torch.cuda.graph(self.graph):
-            self.states = affine_scan_eager(self.A, self.B, self.S0)
+            scan_in_place_(self.A, self.states)
 
     def __call__(self, A, B, S0):
         self.A.copy_(A)
-        self.B.copy_(B)
-        self.S0.copy_(S0)
+        states_buffer(B, S0, out=self.states)
         self.graph.replay()
-        return self.states.clone()
+        return self.states.clone()      # the buffer is refilled by the next call
 
 
 def affine_scan(A: torch.Tensor, B: torch.Tensor, S0: torch.Tensor) -> torch.Tensor:
