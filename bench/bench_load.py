@@ -4,9 +4,10 @@ Same folder for both: random weights with the Qwen3.5-0.8B shapes (bench_qwen35.
 2 shards). Every run is a fresh process (a cold start, as a new server sees it), timed from after the
 imports to the end of the first forward; the contenders alternate round by round so both see the same
 load on a shared machine. `--before DIR` adds a third contender: the same script against another
-checkout's gdn/ (e.g. main before this change), measured in the same rounds.
+checkout's gdn/ (e.g. main before this change), measured in the same rounds. `--threads 1,2` runs
+every contender at each OMP_NUM_THREADS, all in the same rounds (the thread-count decision of app.py).
 
-    python bench/bench_load.py [--rounds 5] [--threads N] [--before /path/to/other/checkout] [--keep DIR]
+    python bench/bench_load.py [--rounds 5] [--threads N[,M]] [--before /path/to/other/checkout] [--keep DIR]
     python bench/bench_load.py --smoke       # a tiny random checkpoint; CI runs this (tests/test_bench_smoke.py)
 Goal (ARCHITECTURE.md): ours <= 1.5x transformers.
 """
@@ -74,36 +75,39 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--tokens", type=int, default=64)
-    ap.add_argument("--threads", type=int, help="OMP_NUM_THREADS for every contender (default: torch's own)")
+    ap.add_argument("--threads", default="", help="OMP_NUM_THREADS values, comma-separated (default: torch's own)")
     ap.add_argument("--before", help="another checkout whose gdn/ is timed as 'before' in the same rounds")
     ap.add_argument("--keep", help="checkpoint folder to create or reuse (default: a temp dir)")
     ap.add_argument("--smoke", action="store_true")
     args = ap.parse_args()
     if args.smoke:
         args.rounds, args.tokens = 1, 8
-    contenders = {"ours": ROOT, "hf": ROOT}
-    if args.before:
-        contenders["before"] = Path(args.before).resolve()
+    codes = {"ours": ROOT, "hf": ROOT, **({"before": Path(args.before).resolve()} if args.before else {})}
+    threads = [int(t) for t in args.threads.split(",") if t] or [None]
+    contenders = {(name if len(threads) == 1 else f"{name}@{t}"): (name, code, t)
+                  for t in threads for name, code in codes.items()}
     with tempfile.TemporaryDirectory() as tmp:
         folder = make_folder(Path(args.keep or tmp), args.smoke)
-        runs: dict[str, list[dict]] = {name: [] for name in contenders}
+        runs: dict[str, list[dict]] = {label: [] for label in contenders}
         for r in range(args.rounds):
             order = list(contenders) if r % 2 == 0 else list(contenders)[::-1]   # alternate who goes first
-            for name in order:
-                runs[name].append(run_child("hf" if name == "hf" else "ours", contenders[name], folder, args.tokens,
-                                            args.threads))
+            for label in order:
+                name, code, t = contenders[label]
+                runs[label].append(run_child("hf" if name == "hf" else "ours", code, folder, args.tokens, t))
     print(f"checkpoint {folder.name}; {args.tokens}-token first trace; {args.rounds} rounds, fresh process each; "
-          f"OMP_NUM_THREADS={args.threads or os.environ.get('OMP_NUM_THREADS', 'default')}")
+          f"OMP_NUM_THREADS {args.threads or os.environ.get('OMP_NUM_THREADS', 'default')}")
     med = {}
-    for name, rs in runs.items():
-        med[name] = statistics.median(r["total_s"] for r in rs)
+    for label, rs in runs.items():
+        med[label] = statistics.median(r["total_s"] for r in rs)
         all_s = ", ".join(f"{r['total_s']:.2f}" for r in rs)
-        print(f"  {name:6s} load + first forward: median {med[name]:.2f} s (runs: {all_s}); load {statistics.median(r['load_s'] for r in rs):.2f} s, "
-              f"forward {statistics.median(r['forward_s'] for r in rs):.2f} s")
-    print(f"ratio load+trace: ours / transformers = {med['ours'] / med['hf']:.2f}x (goal <= 1.5x)")
-    if "before" in med:
-        print(f"ratio load+trace: before / transformers = {med['before'] / med['hf']:.2f}x; "
-              f"before / ours = {med['before'] / med['ours']:.2f}x")
+        print(f"  {label:9s} load + first forward: median {med[label]:.2f} s (runs: {all_s}); load "
+              f"{statistics.median(r['load_s'] for r in rs):.2f} s, forward {statistics.median(r['forward_s'] for r in rs):.2f} s")
+    for t in threads:
+        at = "" if len(threads) == 1 else f"@{t}"
+        print(f"ratio load+trace{at}: ours / transformers = {med['ours' + at] / med['hf' + at]:.2f}x (goal <= 1.5x)")
+        if "before" in codes:
+            print(f"ratio load+trace{at}: before / transformers = {med['before' + at] / med['hf' + at]:.2f}x; "
+                  f"before / ours = {med['before' + at] / med['ours' + at]:.2f}x")
 
 
 if __name__ == "__main__":
