@@ -14,7 +14,7 @@ from gdn.ops import CHUNK_SIZE
 from gdn.qwen35.analysis import GateRun, layer_state_norms
 from gdn.qwen35.gates import (KERNEL_RTOL, REPLAY_MAX_DIM, REPLAY_MAX_TOKENS, gates_csv, gates_json, head_state, kernel_check,
                        replay_payload, top_block)
-from app_pages._support import compute, ui
+from app_pages._support import compute, path, ui
 
 TABLE_DIMS = 16                # the state table shows this many key dims x value dims (largest first)
 
@@ -157,7 +157,7 @@ def replay(c: ViewContext) -> None:
             title=ui.tr("real_model.replay_title", model=Path(c.folder).name, layer=c.layer, head=c.head, a=w_start,
                         b=w_start + w_len - 1), tokens=c.tokens, start=w_start, length=w_len, dims=dims, **h)
         st.session_state["memory_preset"] = "replay"
-        st.switch_page("app_pages/memory_table.py")
+        path.go("app_pages/memory_table.py")
 
 
 def export(c: ViewContext) -> None:
