@@ -291,6 +291,7 @@ class Checkpoint:
         64-token prompt needs 64 rows of it (640 KB)."""
         disk = self.disk_name(name)
         path = self.file_of[disk]
+        device, ids = ids.device, ids.cpu()
         wanted = torch.unique(ids)                                              # [U] sorted
         runs, start = [], 0
         for j in range(1, len(wanted) + 1):                                     # split into consecutive runs
@@ -306,7 +307,7 @@ class Checkpoint:
                              "corrupt, re-download it") from None
         del f
         self._check_finite(block, disk)
-        return block[torch.searchsorted(wanted, ids)]                           # [T, D]
+        return block[torch.searchsorted(wanted, ids)].to(device)                # [T, D] on the ids' device
 
     @staticmethod
     def _check_finite(t: torch.Tensor, disk: str) -> None:
