@@ -19,15 +19,19 @@ st.set_page_config(page_title="Gated DeltaNet Explorer", page_icon="🧠", layou
                    initial_sidebar_state="collapsed" if ui.lecture() else "auto")
 
 # The navigation is the learning path (app_pages/_support/path.py); its first stop is the default page.
-pages = [st.Page(stop.file, title=ui.tr(f"nav.{stop.key}"), icon=stop.icon, url_path=stop.url_path, default=i == 0)
+# Streamlit serves the default page at "/" only, yet reserves its url_path: so it gets a name nobody
+# types, and a hidden twin serves /start. /memory (older links) opens the memory page the same way.
+first = path.PATH[0]
+pages = [st.Page(stop.file, title=ui.tr(f"nav.{stop.key}"), icon=stop.icon,
+                 url_path=stop.url_path if i else f"{stop.url_path}-default", default=i == 0)
          for i, stop in enumerate(path.PATH)]
-# The default page is served at "/" only; this hidden twin makes /memory (links, typed addresses) open
-# the memory page instead of Streamlit's "page not found".
+pages.append(st.Page(first.file, title=ui.tr(f"nav.{first.key}"), url_path=first.url_path, visibility="hidden"))
 pages.append(st.Page("app_pages/memory_table.py", title=ui.tr("nav.memory"), url_path="memory", visibility="hidden"))
 page = st.navigation(pages, position="top")
 ui.sidebar_chrome()
 page.run()
-path.next_link(page.url_path or path.PATH[0].url_path)
-prefix = page.url_path or "memory"                       # the default page's link path is empty
+path.next_link(page.url_path)
+stop = path.stop_of(page.url_path)
+prefix = stop.key if stop else page.url_path            # widget keys and notes use the stop's key ("memory_t")
 ui.share_panel(page.url_path, prefix)
 ui.teacher_notes(prefix)

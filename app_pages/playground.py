@@ -11,6 +11,7 @@ from gdn.figures import playground as figs
 from gdn.lessons import playground as ex
 from gdn.lessons.compare import RULES
 from app_pages._support import ui
+from app_pages._geometry_view import render as geometry_view
 
 PANELS = ("overwrite", "repeat", "knorm", "capacity", "halflife")
 DIMS = [16, 32, 64, 128]
@@ -169,3 +170,4 @@ def halflife_panel():
 
 {"overwrite": overwrite_panel, "repeat": repeat_panel, "knorm": knorm_panel,
  "capacity": capacity_panel, "halflife": halflife_panel}[panel]()
+geometry_view()

@@ -37,7 +37,7 @@ def test_share_link_in_the_browser_reopens_the_view(page, app_url):
 
 
 def test_memory_page_has_its_own_address(page, app_url):
-    """/memory (the default page's name) used to end in Streamlit's "page not found"."""
+    """/memory (the memory page's old name) used to end in Streamlit's "page not found"."""
     page.goto(f"{app_url}/memory?lang=en&memory_preset=k1_update")
     wait_for_app(page)
     body = page.inner_text("body")

@@ -19,6 +19,7 @@ from tests.qwen35_fixtures import text_config, write_checkpoint
 HOSTILE = ["inf", "-inf", "1e400", "nan", "9" * 5000, "-1", "0", "abc", "", " ", "0.5", "99999", "true",
            "%00", "../../etc/passwd", "<script>", "1,2", "𝟘"]
 PAGE_KEYS = {
+    "app_pages/start.py": ["start_T", "start_seed", "start_shapes", "start_layer", "start_head", "start_t"],
     "app_pages/memory_table.py": ["memory_preset", "memory_seed", "memory_dk", "memory_dv", "memory_T", "memory_t",
                                   "memory_stage"],
     "app_pages/playground.py": ["playground_panel", "playground_cap_seed", "playground_cap_N", "playground_cap_dk",

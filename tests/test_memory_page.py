@@ -6,6 +6,8 @@ import pytest
 from gdn.lessons.memory import PRESETS
 from tests.apptest import open_app
 
+PAGE = "app_pages/memory_table.py"     # no longer the default page: "/" opens the start page
+
 
 def memory_figure(at):
     return json.loads(at.get("plotly_chart")[0].proto.spec)
@@ -18,7 +20,7 @@ def panel_text(at, index):
 @pytest.mark.parametrize("lang", ["zh", "en"])
 @pytest.mark.parametrize("preset", list(PRESETS))
 def test_every_preset_steps_to_the_end_and_back(lang, preset):
-    at = open_app(lang)
+    at = open_app(lang, PAGE)
     at.selectbox(key="memory_preset").set_value(preset).run()
     T = PRESETS[preset]().shape[0]
     for _ in range(T * 5 + 2):                                         # past the end: stays on the last step
@@ -33,7 +35,7 @@ def test_every_preset_steps_to_the_end_and_back(lang, preset):
 
 
 def test_k1_update_shows_the_worked_numbers():
-    at = open_app("en", memory_preset="k1_update", memory_t="3", memory_stage="query")     # tokens count from 1
+    at = open_app("en", PAGE, memory_preset="k1_update", memory_t="3", memory_stage="query")     # tokens count from 1
     assert not at.exception
     assert at.selectbox(key="memory_preset").value == "k1_update"
     assert panel_text(at, 1) == [["1.5", "0.5"], ["-0.5", "1"]]         # alpha * S_{t-1}
@@ -46,7 +48,7 @@ def test_k1_update_shows_the_worked_numbers():
 def test_no_numbers_of_later_stages_before_the_figure_shows_them():
     """At "read", the error (3.5, -0.5) and the new row (5, 0) are still "?" in the figure: no formula or
     text under the story may give them away."""
-    at = open_app("en", memory_preset="k1_update", memory_t="3", memory_stage="read")
+    at = open_app("en", PAGE, memory_preset="k1_update", memory_t="3", memory_stage="read")
     assert panel_text(at, 3) == [["?", "?"], ["?", "?"]]                  # the write panel is not computed yet
     shown = [x.value for x in at.main.latex] + [x.value for x in at.main.markdown]      # sidebar: teacher notes
     assert any(r"\hat v" in x and "1.5" in x for x in shown)             # the prediction is this stage's number
@@ -54,7 +56,7 @@ def test_no_numbers_of_later_stages_before_the_figure_shows_them():
 
 
 def test_stages_reveal_panels_in_order():
-    at = open_app("en", memory_preset="write_read_2d", memory_t="2")
+    at = open_app("en", PAGE, memory_preset="write_read_2d", memory_t="2")
     assert panel_text(at, 6) == [["?", "?"]]                             # output not computed at "decay"
     for _ in range(4):
         at.button(key="memory_next").click().run()
@@ -63,7 +65,7 @@ def test_stages_reveal_panels_in_order():
 
 
 def test_random_preset_with_different_key_and_value_dims():
-    at = open_app("zh", memory_preset="random")
+    at = open_app("zh", PAGE, memory_preset="random")
     at.slider(key="memory_dk").set_value(6).run()
     at.slider(key="memory_dv").set_value(2).run()
     spec = memory_figure(at)
@@ -73,14 +75,14 @@ def test_random_preset_with_different_key_and_value_dims():
 
 
 def test_language_follows_the_link_and_the_sidebar():
-    at = open_app("zh")
+    at = open_app("zh", PAGE)
     assert "记忆表" in at.title[0].value
     at.radio(key="lang").set_value("en").run()
     assert at.title[0].value.startswith("The memory table") and at.query_params["lang"] in ("en", ["en"])
 
 
 def test_bad_link_values_fall_back_to_defaults():
-    at = open_app("en", memory_preset="nonsense", memory_t="99", memory_stage="dance")
+    at = open_app("en", PAGE, memory_preset="nonsense", memory_t="99", memory_stage="dance")
     assert not at.exception
     assert at.session_state["memory_preset"] == "write_read_2d"
     assert at.session_state["memory_t"] == 3 and at.session_state["memory_stage"] == "decay"   # the last token
@@ -97,7 +99,7 @@ def test_replay_of_a_real_head_runs_on_its_gates():
         "k": [[1, 0], [0, 1], [1, 0]], "v": [[1, 2], [3, 4], [5, 6]], "q": [[1, 0], [0, 1], [1, 0]],
         "alpha": [0.9, 0.5, 0.25], "beta": [1.0, 0.5, 0.1]}
     at.session_state["memory_preset"] = "replay"
-    at.run()
+    at.run().switch_page(PAGE).run()
     assert not at.exception
     assert at.selectbox(key="memory_preset").value == "replay"
     timeline = json.loads(at.get("plotly_chart")[1].proto.spec)

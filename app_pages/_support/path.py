@@ -30,6 +30,7 @@ class Stop:
 
 
 PATH = (
+    Stop("start", "start", "start", ":material/flag:"),
     Stop("memory_table", "memory_table", "memory", ":material/grid_on:"),
     Stop("playground", "playground", "playground", ":material/tune:"),
     Stop("compare", "compare", "compare", ":material/compare:"),
@@ -51,15 +52,20 @@ def go(page_file: str, **params: str) -> None:
     st.switch_page(page_file, query_params={**chrome_params(), **params})
 
 
-ALIASES = {"memory": "memory_table"}    # app.py's hidden twin of the memory page
+ALIASES = {"memory": "memory_table", "": "start"}    # app.py's hidden twin of the memory page; the root
+
+
+def stop_of(url_path: str) -> Stop | None:
+    """The stop a page address belongs to ("" is the default page, the first stop)."""
+    url_path = ALIASES.get(url_path, url_path)
+    return next((s for s in PATH if s.url_path == url_path), None)
 
 
 def stop_after(url_path: str) -> Stop | None:
-    url_path = ALIASES.get(url_path, url_path)
-    paths = [s.url_path for s in PATH]
-    if url_path not in paths or paths.index(url_path) == len(PATH) - 1:
+    stop = stop_of(url_path)
+    if stop is None or stop == PATH[-1]:
         return None
-    return PATH[paths.index(url_path) + 1]
+    return PATH[PATH.index(stop) + 1]
 
 
 def next_link(url_path: str) -> None:

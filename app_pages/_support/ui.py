@@ -169,15 +169,17 @@ def shared_figure(key: tuple, _build) -> go.Figure:
     return _build()
 
 
-def show_figure(fig: go.Figure, key: str, alt: str, export: bool = True) -> None:
+def show_figure(fig: go.Figure, key: str, alt: str, export: bool = True, **events):
     """One place that sets how charts are drawn: full width, toolbar PNG at slide resolution (3x),
-    and a standalone HTML download that works offline (plotly.js inlined)."""
+    and a standalone HTML download that works offline (plotly.js inlined). events: on_select and
+    selection_mode, passed to st.plotly_chart; returns its selection event (None without them)."""
     config = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 3, "filename": key}}
-    st.plotly_chart(fig, key=key, config=config, alt=alt, theme=None)
+    event = st.plotly_chart(fig, key=key, config=config, alt=alt, theme=None, **events)
     if export and not lecture():
         st.download_button(tr("common.download_html"), data=lambda: fig.to_html(include_plotlyjs=True),
                            file_name=f"{key}.html", mime="text/html", key=f"{key}_html",
                            icon=":material/download:", type="tertiary", on_click="ignore")
+    return event if events else None
 
 
 def page_params(prefix: str) -> dict:

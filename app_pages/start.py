@@ -1,0 +1,171 @@
+"""Start here (开始): attention -> one table, the whole Gated DeltaNet block of Qwen3.5 as a live diagram
+(click a box to open its page), the 3:1 hybrid stack, and the learning path."""
+import json
+
+import numpy as np
+import streamlit as st
+
+from gdn.figures.start import fig_attention_to_table, fig_block, fig_stack
+from gdn.lessons import start as lesson
+from gdn.lessons.cost import fmt_bytes, load_sizes
+from gdn.qwen35 import parse_config
+from gdn.qwen35.analysis import layer_inputs, layer_state_norms
+from gdn.qwen35.sources import DEMO_PATH, TRAINED_PATH
+from app_pages._support import compute, path, ui
+
+KD = VD = 3                                           # the toy example's key and value sizes
+DEMO = str(TRAINED_PATH if TRAINED_PATH.is_dir() else DEMO_PATH)
+PROMPT = json.loads((ui.ASSETS / "prompts" / "real_model.json").read_text(encoding="utf-8"))["recall"]
+# box -> the page that explains it, and the panel to open there
+TARGETS = {"delta": ("memory_table", {}), "chunk": ("chunking", {}),
+           "l2": ("playground", {"playground_panel": "knorm"}), "alpha": ("playground", {"playground_panel": "halflife"}),
+           "beta": ("playground", {"playground_panel": "overwrite"})}
+ON_REAL_MODEL = ("real_model", {})
+fs, lecture = ui.font_size(), ui.lecture()
+
+st.title(ui.tr("start.title"))
+st.caption(ui.tr("start.intro"))
+
+# ---- 1. softmax attention -> drop the softmax -> one table -------------------------------------
+@st.fragment
+def attention_section():
+    c = st.columns([2, 2, 5])
+    T = ui.linked(c[0].select_slider, ui.tr("start.T"), list(range(1, 13)), key="start_T", default=6)
+    seed = ui.linked_int(c[1], ui.tr("start.seed"), 0, 9999, 0, key="start_seed")
+    if not lecture:                                        # in lecture mode under the figure: it starts higher
+        c[2].markdown(ui.tr("start.qkv"))
+    ex = lesson.example(T=T, K=KD, V=VD, seed=seed)
+    weights, _ = lesson.softmax_read(ex.q, ex.k, ex.v)
+    o_sum, S = lesson.linear_read(ex.q, ex.k, ex.v), lesson.table(ex.k, ex.v)
+    o_table = lesson.table_read(S, ex.q)
+    diff = float(np.abs(o_sum - o_table).max())
+    labels = {n: ui.tr(f"start.att_{n}") for n in ("t1", "t2", "t3", "token", "token_axis", "sum", "table", "value_axis",
+                                                    "key_axis")}
+    labels["diff"] = ui.tr("start.att_diff", x=f"{diff:.1e}")
+    fig = ui.shared_figure(("start_attention", T, seed, ui.lang(), lecture),
+                           lambda: fig_attention_to_table(weights, o_sum, o_table, S, labels=labels, font_size=fs,
+                                                          height=470 if lecture else 380))
+    ui.show_figure(fig, key="start_attention_fig", alt=ui.tr("start.att_alt", T=T))
+    if lecture:
+        st.markdown(ui.tr("start.qkv"))
+    kept = lesson.numbers_kept(T, KD, VD)
+    st.markdown(ui.tr("start.kept", T=T, kv=kept["kv_cache"], table=kept["table"], K=KD, V=VD))
+    st.page_link("app_pages/cost.py", label=ui.tr("start.cost_link"), icon=":material/memory:",
+                 query_params=path.chrome_params())
+    ui.note(ui.tr("start.att_story"))
+
+
+# ---- 2. the whole Gated DeltaNet block, live ---------------------------------------------------
+def live_arrays(model, ids: tuple, layer: int) -> dict[str, np.ndarray]:
+    """One GDN layer of the demo model on the prompt: q, k [T, HK, K], v [T, HV, V], g, beta, ||S_t|| [T, HV]."""
+    x = layer_inputs(model, list(ids), layer)
+    return {"q": x.q[0].numpy(), "k": x.k[0].numpy(), "v": x.v[0].numpy(), "g": x.g[0].numpy(),
+            "beta": x.beta[0].numpy(), "state_norm": layer_state_norms(x)}
+
+
+def chosen_config(shapes_from: str, model, loaded: str | None):
+    if shapes_from == "q08":
+        return parse_config({"model_type": "qwen3_5_text", **load_sizes()["Qwen3.5-0.8B"]}, source="qwen35_sizes.json")
+    return compute.info(loaded).config if shapes_from == "loaded" else model.cfg
+
+
+def box_texts(cfg, live: dict, piece: str, t: int) -> dict[str, str]:
+    """Each box's text: its name, its tensor shape for cfg, and (italic) the live values of the chosen token."""
+    boxes = lesson.block_shapes(cfg)
+    shapes = {b: lesson.shape_text(box.output) for b, box in boxes.items()}
+    v_shape = lesson.shape_text(("T", cfg.linear_num_value_heads, cfg.linear_value_head_dim))
+    shapes["l2"] = f"q, k {shapes['l2']}<br>v {v_shape}"
+    shapes["delta"] = f"S {lesson.shape_text(lesson.state_shape(cfg))}<br>o {shapes['delta']}"
+    half = ui.tr("start.v_half", n=f"{live['half_life']:.1f}") if np.isfinite(live["half_life"]) else ""
+    values = {"x": ui.tr("start.v_token", t=t + 1, piece=piece),
+              "conv": ui.tr("start.v_conv", **{k: f"{live[k + '_norm']:.1f}" for k in ("q", "k", "v")}),
+              "l2": ui.tr("start.v_l2", q=f"{live['q_hat_norm']:.1f}", k=f"{live['k_hat_norm']:.1f}",
+                          cos=f"{live['cos_qk']:.2f}"),
+              "alpha": f"g = {live['g']:.3f},  α = {live['alpha']:.3f},  {half}", "beta": f"β = {live['beta']:.3f}",
+              "delta": ui.tr("start.v_state", s=f"{live['state_norm']:.2f}")}
+    return {b: f"<b>{ui.tr(f'start.box_{b}', W=cfg.linear_conv_kernel_dim)}</b><br>{shapes[b]}"
+               + (f"<br><i>{values[b]}</i>" if b in values else "") for b in boxes}
+
+
+def box_hovers(cfg) -> dict[str, str]:
+    """What a click opens, and the checkpoint tensors the box reads."""
+    page = lambda b: ui.tr(f"nav.{path.stop_of(TARGETS.get(b, ON_REAL_MODEL)[0]).key}")
+    tensors = lambda box: "".join(f"<br>{n} {lesson.shape_text(s)}" for n, s in box.weights.items())
+    return {b: ui.tr("start.opens", page=page(b)) + tensors(box) for b, box in lesson.block_shapes(cfg).items()}
+
+
+def open_clicked(event) -> None:
+    """A click on a box selects one of its invisible markers: open the page that explains the box."""
+    points = event.selection.points if event else []
+    if points:
+        box = points[0].get("customdata")
+        target, params = TARGETS.get(box[0] if isinstance(box, list) else box, ON_REAL_MODEL)
+        path.go(path.stop_of(target).file, **params)
+
+
+@st.fragment
+def layer_sections():
+    """The block diagram and the stack: one fragment (a token or head change reruns only this), since
+    both follow the chosen shapes."""
+    st.header(ui.tr("start.block_title"))
+    loaded = (st.session_state.get("real_model_request") or {}).get("folder")
+    options = ["q08", "demo"] + (["loaded"] if loaded and loaded != DEMO else [])
+    c = st.columns([3, 2, 2, 5])
+    default = "loaded" if "loaded" in options else "q08"
+    shapes_from = ui.linked(c[0].segmented_control, ui.tr("start.shapes"), options, key="start_shapes",
+                            default=default, required=True, format_func=ui.label_maker("start.shapes_"))
+    shapes_from = shapes_from or default       # None for one run after a switch from this page to its /start twin
+    model = compute.model(DEMO)
+    text = PROMPT[ui.lang()]
+    enc = compute.cached("encode", ("start", DEMO, text), lambda: model.tokenizer.encode(text, max_tokens=64))
+    gdn_layers = [i for i, kind in enumerate(model.cfg.layer_types) if kind == "linear_attention"]
+    layer = ui.linked(c[1].selectbox, ui.tr("start.layer"), gdn_layers, key="start_layer", default=gdn_layers[0])
+    head = ui.linked(c[2].selectbox, ui.tr("start.head"), list(range(model.cfg.linear_num_value_heads)),
+                     key="start_head", default=0)
+    pieces = [p if p.strip() else "+" for p in enc.pieces]
+    t = ui.linked(c[3].select_slider, ui.tr("start.token"), list(range(len(enc.ids))), key="start_t",
+                  default=max(0, len(enc.ids) - 2), format_func=lambda i: f"{i + 1} · {pieces[i]}")
+    ids = tuple(enc.ids)
+    live = lesson.token_values(**compute.cached("inputs", ("start", DEMO, ids, layer),
+                                                lambda: live_arrays(model, ids, layer)), t=t, head=head)
+    cfg = chosen_config(shapes_from, model, loaded)
+    texts, hovers = box_texts(cfg, live, pieces[t], t), box_hovers(cfg)
+    size = dict(font_size=13, height=620) if lecture else dict(font_size=11, height=520)
+    fig = ui.shared_figure(("start_block", tuple(texts.items()), tuple(hovers.items()), ui.lang(), lecture),
+                           lambda: fig_block(texts, hovers, skip_label=ui.tr("start.skip"),
+                                             chunk_label=ui.tr("start.chunk_note"), **size))
+    open_clicked(ui.show_figure(fig, key="start_block_fig", alt=ui.tr("start.block_alt"), on_select="rerun",
+                                selection_mode="points"))
+    st.caption(ui.tr("start.block_caption", model=ui.tr(f"start.shapes_{shapes_from}"), hv=model.cfg.linear_num_value_heads,
+                     d=model.cfg.hidden_size, layer=layer, head=head, kh=live["key_head"]))
+    ui.note(ui.tr("start.block_story"))
+    stack_section(cfg, ui.tr(f"start.shapes_{shapes_from}"))
+
+
+# ---- 3. the hybrid stack --------------------------------------------------------------------
+def stack_section(cfg, model_name: str) -> None:
+    st.header(ui.tr("start.stack_title"))
+    per = lesson.memory_per_kind(cfg)
+    notes = {"linear_attention": ui.tr("start.stack_gdn", fixed=fmt_bytes(per["linear_attention"][0])),
+             "full_attention": ui.tr("start.stack_attn", per_token=fmt_bytes(per["full_attention"][1]))}
+    names = {k: ui.tr(f"start.stack_{k}") for k in ("linear_attention", "full_attention")}
+    c = st.columns([3, 2])
+    fig = ui.shared_figure(("start_stack", cfg.layer_types, tuple(names.items()), tuple(notes.items()), fs),
+                           lambda: fig_stack(list(cfg.layer_types), names=names, notes=notes, font_size=fs,
+                                             row_px=26 if lecture else 20))
+    with c[0]:
+        ui.show_figure(fig, key="start_stack_fig", alt=ui.tr("start.stack_alt", L=cfg.num_hidden_layers))
+    n_gdn, n_attn = cfg.n_layers_of("linear_attention"), cfg.n_layers_of("full_attention")
+    c[1].markdown(ui.tr("start.stack_story", model=model_name, L=cfg.num_hidden_layers, gdn=n_gdn, attn=n_attn,
+                        fixed=fmt_bytes(n_gdn * per["linear_attention"][0]),
+                        per_token=fmt_bytes(n_attn * per["full_attention"][1])))
+
+
+attention_section()
+layer_sections()
+
+# ---- 4. the path ----------------------------------------------------------------------------
+st.header(ui.tr("start.path_title"))
+for stop in path.PATH[1:]:
+    st.page_link(stop.file, label=f"**{ui.tr(f'nav.{stop.key}')}** · {ui.tr(f'nav.blurb_{stop.key}')}",
+                 icon=stop.icon, query_params=path.chrome_params())

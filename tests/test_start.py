@@ -1,0 +1,219 @@
+"""The start page: the softmax-free identity, the block diagram's shapes against real checkpoint headers
+and an outside implementation, its live values against the model's trace, and the page in both languages."""
+import json
+import re
+
+import numpy as np
+import pytest
+import torch
+from safetensors import safe_open
+
+from gdn.figures.start import LAYOUT, fig_attention_to_table, fig_block
+from gdn.lessons import start as lesson
+from gdn.lessons.cost import load_sizes
+from gdn.ops.inputs import l2_normalize
+from gdn.qwen35 import load_model, parse_config
+from gdn.qwen35.checkpoint import layer_shapes
+from gdn.qwen35.sources import DEMO_PATH, TRAINED_PATH
+from tests.apptest import arr, open_app
+
+MODELS = [pytest.param(DEMO_PATH, id="demo-random"), pytest.param(TRAINED_PATH, id="demo-trained")]
+PROMPT = json.loads(open("assets/prompts/real_model.json", encoding="utf-8").read())["recall"]
+
+
+def config_08b():
+    return parse_config({"model_type": "qwen3_5_text", **load_sizes()["Qwen3.5-0.8B"]})
+
+
+# ---- the identity ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("T,K,V", [(1, 3, 3), (7, 4, 2), (50, 16, 8), (200, 8, 32)], ids=str)
+def test_dropping_the_softmax_gives_one_table_read(T, K, V):
+    rng = np.random.default_rng(T * 1000 + K)
+    k, v, q = rng.normal(size=(T, K)), rng.normal(size=(T, V)), rng.normal(size=K)
+    by_tokens = lesson.linear_read(q, k, v)
+    S = lesson.table(k, v)
+    assert S.shape == (K, V) and by_tokens.dtype == np.float64
+    np.testing.assert_allclose(lesson.table_read(S, q), by_tokens, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(S, k.T @ v, rtol=0, atol=1e-12)                       # the matrix form
+    # the other way round: one token at a time into the table, read at the end
+    S_running = np.zeros((K, V))
+    for j in range(T):
+        S_running += np.outer(k[j], v[j])
+    np.testing.assert_allclose(q @ S_running, by_tokens, rtol=0, atol=1e-12)
+
+
+def test_softmax_weights_are_a_distribution_over_the_past():
+    ex = lesson.example(T=5, K=3, V=3, seed=4)
+    w, o = lesson.softmax_read(ex.q, ex.k, ex.v)
+    scores = np.array([ex.q @ kj for kj in ex.k]) / np.sqrt(3)
+    np.testing.assert_allclose(w, np.exp(scores) / np.exp(scores).sum(), atol=1e-15)
+    np.testing.assert_allclose(o, (w[:, None] * ex.v).sum(0), atol=1e-15)
+    assert lesson.numbers_kept(1000, 128, 128) == {"kv_cache": 256000, "table": 16384}
+
+
+# ---- shapes ----------------------------------------------------------------------------------
+
+def disk_shapes(folder) -> dict[str, tuple]:
+    out = {}
+    for path in folder.glob("*.safetensors"):
+        with safe_open(str(path), "pt") as f:
+            for name in f.keys():
+                out[name] = tuple(f.get_slice(name).get_shape())
+    return out
+
+
+@pytest.mark.parametrize("folder", MODELS)
+def test_box_weights_match_the_safetensors_headers(folder):
+    model = load_model(folder, lazy=True)
+    cfg, disk = model.cfg, disk_shapes(folder)
+    boxes = lesson.block_shapes(cfg)
+    gdn_layers = [i for i, kind in enumerate(cfg.layer_types) if kind == "linear_attention"]
+    checked = set()
+    for i in gdn_layers:
+        for box in boxes.values():
+            for name, shape in box.weights.items():
+                assert disk[f"model.language_model.layers.{i}.linear_attn.{name}"] == shape, (box.id, name)
+                checked.add(name)
+    # every tensor of a GDN layer's mixer is drawn in some box
+    assert checked == {n.split("linear_attn.")[1] for n in disk if n.startswith(f"model.language_model.layers.{gdn_layers[0]}.linear_attn.")}
+
+
+@pytest.mark.parametrize("folder", MODELS)
+def test_box_outputs_match_the_tensors_a_forward_makes(folder):
+    model = load_model(folder)
+    T = 5
+    x = torch.randn(1, T, model.cfg.hidden_size)
+    mixer = model.model.layers[0].linear_attn
+    q, k, v, g, beta, _ = mixer.kernel_inputs(x)
+    out, cache, _ = mixer(x)
+    boxes = lesson.block_shapes(model.cfg)
+    sub = lambda b: tuple(T if d == "T" else d for d in boxes[b].output)
+    assert (1, *sub("in_qkv")) == tuple(mixer.in_proj_qkv(x).shape)
+    assert (1, *sub("in_z")) == tuple(mixer.in_proj_z(x).shape)
+    assert (1, *sub("l2")) == tuple(q.shape) == tuple(k.shape)
+    assert (1, *sub("alpha")) == tuple(g.shape) == tuple(beta.shape)
+    assert (1, *sub("out")) == tuple(out.shape)
+    assert (1, *lesson.state_shape(model.cfg)) == tuple(cache.state.shape)
+
+
+def test_08b_shapes_agree_with_the_reference_and_transformers():
+    cfg = config_08b()
+    boxes = lesson.block_shapes(cfg)
+    # qwen35-reference.md §1.4: a header test of the real 0.8B checkpoint
+    assert boxes["in_qkv"].weights["in_proj_qkv.weight"] == (6144, 1024)
+    assert boxes["alpha"].weights["A_log"] == (16,)
+    assert lesson.state_shape(cfg) == (16, 128, 128)
+    # the loader's own expectation, and transformers' module built on the meta device
+    expected = {n.split("linear_attn.")[1]: s for n, s in layer_shapes(cfg, 0).items() if "linear_attn." in n}
+    ours = {n: s for b in boxes.values() for n, s in b.weights.items()}
+    assert ours == expected
+    from transformers import Qwen3_5TextConfig
+    from transformers.models.qwen3_5.modeling_qwen3_5 import Qwen3_5GatedDeltaNet
+    hf_cfg = Qwen3_5TextConfig(**{k: v for k, v in load_sizes()["Qwen3.5-0.8B"].items() if not k.startswith("_")})
+    with torch.device("meta"):
+        hf = Qwen3_5GatedDeltaNet(hf_cfg, layer_idx=0)
+    assert {n: tuple(p.shape) for n, p in hf.named_parameters()} == ours
+
+
+# ---- live values -----------------------------------------------------------------------------
+
+def test_live_values_equal_the_trace():
+    model = load_model(TRAINED_PATH)
+    ids = model.tokenizer.encode(PROMPT["en"]).ids
+    trace = model.trace(ids)
+    from gdn.qwen35.analysis import layer_inputs, layer_state_norms
+    for layer in trace.gdn_layers():
+        x = layer_inputs(model, ids, layer)
+        arrays = {"q": x.q[0].numpy(), "k": x.k[0].numpy(), "v": x.v[0].numpy(), "g": x.g[0].numpy(),
+                  "beta": x.beta[0].numpy(), "state_norm": layer_state_norms(x)}
+        lt = trace.layers[layer]
+        block = model.model.layers[layer]
+        x_in = trace.layers[layer - 1].output if layer else trace.embeddings
+        q, k, v, *_ = block.linear_attn.kernel_inputs(block.input_layernorm(x_in[None]))
+        for t, head in [(0, 0), (len(ids) // 2, 1), (len(ids) - 1, model.cfg.linear_num_value_heads - 1)]:
+            live = lesson.token_values(**arrays, t=t, head=head)
+            kh = head // (model.cfg.linear_num_value_heads // model.cfg.linear_num_key_heads)
+            assert live["alpha"] == pytest.approx(float(lt.alpha[t, head]), rel=1e-6)
+            assert live["beta"] == pytest.approx(float(lt.beta[t, head]), rel=1e-6)
+            assert live["state_norm"] == pytest.approx(float(lt.state_norms[t, head]), rel=1e-4)
+            assert live["q_norm"] == pytest.approx(float(q[0, t, kh].norm()), rel=1e-5)
+            assert live["k_norm"] == pytest.approx(float(k[0, t, kh].norm()), rel=1e-5)
+            assert live["v_norm"] == pytest.approx(float(v[0, t, head].norm()), rel=1e-5)
+            cos = float((l2_normalize(q[0, t, kh]) * l2_normalize(k[0, t, kh])).sum())
+            assert live["cos_qk"] == pytest.approx(cos, abs=1e-5)
+            assert live["k_hat_norm"] == pytest.approx(1.0, abs=1e-3)
+
+
+# ---- figures ---------------------------------------------------------------------------------
+
+def test_block_figure_has_one_click_target_set_per_box():
+    texts = {b: b for b in LAYOUT}
+    fig = fig_block(texts, {b: f"open {b}" for b in LAYOUT})
+    targets = fig.data[-1]
+    assert set(targets.customdata) == set(LAYOUT)
+    for box, x, y in zip(targets.customdata, targets.x, targets.y):   # every marker sits inside its box
+        cx, cy, w, h, _ = LAYOUT[box]
+        assert abs(x - cx) < w / 2 and abs(y - cy) < h / 2
+    assert fig.layout.clickmode == "event+select" and fig.layout.dragmode is False
+
+
+def test_attention_figure_shows_both_reads():
+    ex = lesson.example(T=4, seed=1)
+    w, _ = lesson.softmax_read(ex.q, ex.k, ex.v)
+    S = lesson.table(ex.k, ex.v)
+    labels = {"t1": "1", "t2": "{sum} = {table}", "t3": "3", "token": "k{j}", "token_axis": "j", "sum": "sum", "table": "table",
+              "value_axis": "v", "key_axis": "k", "diff": "diff"}
+    fig = fig_attention_to_table(w, lesson.linear_read(ex.q, ex.k, ex.v), lesson.table_read(S, ex.q), S, labels=labels)
+    assert len(fig.data[0].y) == 4
+    np.testing.assert_allclose(fig.data[1].y, fig.data[2].y, atol=1e-12)
+
+
+# ---- the page --------------------------------------------------------------------------------
+
+def charts(at):
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def box_text(spec, box: str) -> str:
+    cx, cy, *_ = LAYOUT[box]
+    return next(a["text"] for a in spec["layout"]["annotations"] if a.get("x") == cx and a.get("y") == cy)
+
+
+@pytest.mark.parametrize("lang,title", [("zh", "从这里开始"), ("en", "Start here")])
+def test_root_opens_the_start_page_in_both_languages(lang, title):
+    at = open_app(lang)
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.title[0].value.startswith(title)
+    specs = charts(at)
+    assert len(specs) == 3                                           # attention -> table, block, stack
+    weights = arr(specs[0]["data"][0]["y"])
+    assert len(weights) == 6 and weights.sum() == pytest.approx(1.0)
+    block = specs[1]
+    assert "[T, 6144]" in box_text(block, "in_qkv")                  # 0.8B shapes when nothing is loaded
+    stack = specs[2]["layout"]["shapes"]
+    assert len(stack) == 24
+
+
+def test_live_values_on_the_page_are_the_traced_ones():
+    at = open_app("en", start_layer="1", start_head="2", start_t="5", start_shapes="demo")
+    assert not at.exception
+    block = charts(at)[1]
+    assert "[T, 384]" in box_text(block, "in_qkv")                   # the trained demo: 2*4*32 + 4*32
+    model = load_model(TRAINED_PATH)
+    trace = model.trace(model.tokenizer.encode(PROMPT["en"]).ids)
+    beta = float(trace.layers[1].beta[5, 2])
+    alpha = float(trace.layers[1].alpha[5, 2])
+    assert f"β = {beta:.3f}" in box_text(block, "beta")
+    assert f"α = {alpha:.3f}" in box_text(block, "alpha")
+    shown = re.search(r"‖S_t‖ = ([0-9.]+)", box_text(block, "delta")).group(1)
+    assert float(shown) == pytest.approx(float(trace.layers[1].state_norms[5, 2]), abs=0.006)
+
+
+def test_links_reopen_the_example_and_bad_values_fall_back():
+    at = open_app("en", start_T="3", start_seed="7")
+    assert len(arr(charts(at)[0]["data"][0]["y"])) == 3 and at.session_state["start_seed"] == 7
+    at = open_app("zh", start_T="99", start_seed="1e400", start_shapes="x", start_layer="3", start_t="-1", mode="lecture")
+    assert not at.exception
+    assert (at.session_state["start_T"], at.session_state["start_seed"]) == (6, 0)
+    assert at.session_state["start_layer"] == 0                      # layer 3 is full attention
