@@ -110,7 +110,7 @@ def layer_sections():
     st.header(ui.tr("start.block_title"))
     loaded = (st.session_state.get("real_model_request") or {}).get("folder")
     options = ["q08", "demo"] + (["loaded"] if loaded and loaded != DEMO else [])
-    c = st.columns([3, 2, 2, 5])
+    c = st.columns([4, 2, 2, 4])                     # the shapes picker's two labels fit in lecture mode
     default = "loaded" if "loaded" in options else "q08"
     shapes_from = ui.linked(c[0].segmented_control, ui.tr("start.shapes"), options, key="start_shapes",
                             default=default, required=True, format_func=ui.label_maker("start.shapes_"))
@@ -130,7 +130,9 @@ def layer_sections():
                                                 lambda: live_arrays(model, ids, layer)), t=t, head=head)
     cfg = chosen_config(shapes_from, model, loaded)
     texts, hovers = box_texts(cfg, live, pieces[t], t), box_hovers(cfg)
-    size = dict(font_size=13, height=620) if lecture else dict(font_size=11, height=520)
+    # The boxes are drawn in the figure's own units: text must fit them at 1280 px wide (lecture) and 1440 px with
+    # the sidebar open, so it cannot grow with the room (the legend-size text is in the hover and the caption).
+    size = dict(font_size=14, height=660) if lecture else dict(font_size=12, height=540)
     fig = ui.shared_figure(("start_block", tuple(texts.items()), tuple(hovers.items()), ui.lang(), lecture),
                            lambda: fig_block(texts, hovers, skip_label=ui.tr("start.skip"),
                                              chunk_label=ui.tr("start.chunk_note"), **size))
