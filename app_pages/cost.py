@@ -48,8 +48,8 @@ with controls:
     st.caption(ui.tr("cost.layers", gdn=n_gdn, attn=n_attn, L=cfg["num_hidden_layers"]))
     # Two metrics a row; one in lecture mode, where a narrow column would cut the labels short.
     m = [st] * 4 if ui.lecture() else [*st.columns(2), *st.columns(2)]
-    m[0].metric(ui.tr("cost.total_at", T=f"{T_read:,}"), cost.fmt_bytes(at["hybrid"][0]))
-    m[1].metric(ui.tr("cost.full_at", T=f"{T_read:,}"), cost.fmt_bytes(at["full"][0]))
+    m[0].metric(ui.tr("cost.total_at"), cost.fmt_bytes(at["hybrid"][0]))
+    m[1].metric(ui.tr("cost.full_at"), cost.fmt_bytes(at["full"][0]))
     m[2].metric(ui.tr("cost.state_per_layer"), cost.fmt_bytes(cost.state_bytes(cfg, batch=batch, dtype=dtype)))
     m[3].metric(ui.tr("cost.kv_per_token"), cost.fmt_bytes(cost.kv_bytes_per_token(cfg, batch=batch, dtype=dtype)))
     st.caption(ui.tr("cost.prompt_note", n=f"{prompt:,}") if has_prompt else ui.tr("cost.no_prompt"))

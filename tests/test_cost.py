@@ -90,6 +90,7 @@ def test_mark_labels_sit_above_the_plot_one_row_each(lecture):
     assert row * plot_height >= fs                                                 # rows at least one text line apart
     assert max(ys) * plot_height + fs / 2 <= plot_height + fig.layout.margin.t     # the top row fits in the margin
     assert fig.layout.legend.y < 0                                                 # the legend is under the axis
+    assert [a.xanchor for a in notes] == ["center", "center", "right", "center"]    # runs away from the nearer edge
 
 
 def metrics(at):

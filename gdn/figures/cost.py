@@ -35,11 +35,14 @@ def fig_cost(T: np.ndarray, curves: dict[str, np.ndarray], marks: list[tuple[flo
     for i, (x, text, color) in enumerate(inside):             # lines as traces: exact on log axes
         fig.add_trace(go.Scatter(x=[x, x], y=[lo, hi], mode="lines", showlegend=False, hoverinfo="skip",
                                  line=dict(color=color, width=2, dash="dot")))
-        right_half = x > np.sqrt(T[0] * T[-1])
+        # Anchored by where the mark sits: left third -> the label runs right, right third -> left,
+        # middle -> centred on the line; so a label never runs past the plot's edge.
+        where = (np.log(x) - np.log(T[0])) / (np.log(T[-1]) - np.log(T[0]))
+        anchor = "left" if where < 1 / 3 else "right" if where > 2 / 3 else "center"
         # An annotation's x on a log axis is log10 of the value (plotly's rule for annotations).
         fig.add_annotation(x=np.log10(x), xref="x", y=1 + (len(inside) - i - 0.5) * row_height, yref="paper",
-                           text=f"┆ {text}" if not right_half else f"{text} ┆", showarrow=False,
-                           xanchor="right" if right_half else "left", yanchor="middle",
+                           text={"left": f"┆ {text}", "right": f"{text} ┆", "center": text}[anchor],
+                           showarrow=False, xanchor=anchor, yanchor="middle",
                            font=dict(size=font_size - 1, color=color))
     ticks = [t for t in BYTE_TICKS if lo <= t <= hi]
     fig.update_xaxes(type="log", title_text=labels["x"], exponentformat="power", range=[np.log10(T[0]), np.log10(T[-1])],
