@@ -42,25 +42,24 @@ ui.note(ui.tr("chunking.affine_note"))
 # 2 · one chunk's triangular system, chunk picker beside it.
 st.subheader(ui.tr("chunking.h_chunk"))
 n_chunks = -(-T // C)
-controls, figure = st.columns(WIDE, gap="medium")
-chunk = controls.slider(ui.tr("chunking.chunk"), 1, n_chunks, 1, key="chunking_chunk", bind="query-params") \
+picker, _ = st.columns([1, 2])                       # the figure below gets the full width: 4 matrices
+chunk = picker.slider(ui.tr("chunking.chunk"), 1, n_chunks, 1, key="chunking_chunk", bind="query-params") \
     if n_chunks > 1 else 1
 lo = (chunk - 1) * C
-controls.caption(ui.tr("chunking.chunk_tokens", a=lo + 1, b=min(lo + C, T)))
+picker.caption(ui.tr("chunking.chunk_tokens", a=lo + 1, b=min(lo + C, T)))
 mats = ce.chunk_matrices(stream, C, chunk - 1)
-with figure:
-    titles = [ui.tr(f"chunking.t_{n}") for n in ("decay", "strict", "inverse", "scores")]
-    tokens = [str(lo + 1 + i) for i in range(mats.decay.shape[0])]
-    ui.show_figure(fig_matrix_row([mats.decay, mats.strict, mats.inverse, mats.scores], titles, ticks=tokens,
-                                  row_title=ui.tr("chunking.token_i"), col_title=ui.tr("chunking.token_j"), font_size=fs),
-                   key="chunking_wy_fig", alt=ui.tr("chunking.wy_alt"))
+titles = [ui.tr(f"chunking.t_{n}") for n in ("decay", "strict", "inverse", "scores")]
+tokens = [str(lo + 1 + i) for i in range(mats.decay.shape[0])]
+ui.show_figure(fig_matrix_row([mats.decay, mats.strict, mats.inverse, mats.scores], titles, ticks=tokens,
+                              row_title=ui.tr("chunking.token_i"), col_title=ui.tr("chunking.token_j"), font_size=fs),
+               key="chunking_wy_fig", alt=ui.tr("chunking.wy_alt"))
 ui.note(ui.tr("chunking.chunk_note"))
 
 # 3 · the same answer, in float64.
 st.subheader(ui.tr("chunking.h_same"))
 both = ce.run_both_kernels(stream, C)
 titles = [ui.tr("chunking.t_rec"), ui.tr("chunking.t_chunk"), ui.tr("chunking.t_diff")]
-ui.show_figure(fig_kernel_agreement(both["o_rec"], both["o_chunk"], C, titles=titles, token=ui.tr("common.token"),
+ui.show_figure(fig_kernel_agreement(both["o_rec"], both["o_chunk"], C, titles=titles, token=ui.tr("chunking.token_axis"),
                                     value=ui.tr("common.value_dim"), font_size=fs),
                key="chunking_same_fig", alt=ui.tr("chunking.same_alt"))
 m = st.columns(2)

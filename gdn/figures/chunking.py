@@ -6,6 +6,8 @@ dimensions are "dim 1", "dim 2", ...; callers pass the words, the numbers are ma
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
@@ -19,9 +21,10 @@ CROSSOVER_COLOR = "#f59e0b"
 def wrap_title(title: str, width: int = 14) -> str:
     """A panel title on two lines when it is long, broken after its colon ("merged:<br>token 1, then 2"),
     so four panels' titles never run into each other."""
+    visible = re.sub(r"<[^>]+>", "", title)                 # <sub> tags take no room
     for colon in (": ", "："):
         head, sep, tail = title.partition(colon)
-        if sep and len(title) > width:
+        if sep and len(visible) > width:
             return f"{head}{sep.strip()}<br>{tail}"
     return title
 
@@ -68,7 +71,7 @@ def fig_kernel_agreement(o_rec: np.ndarray, o_chunk: np.ndarray, chunk_size: int
     diff = np.log10(np.abs(o_rec - o_chunk) + 1e-300).clip(min=-18)
     zmax = symmetric_range(o_rec, o_chunk)
     fig = make_subplots(rows=1, cols=3, subplot_titles=titles, horizontal_spacing=0.07)
-    every = 1 if T <= 16 else int(np.ceil(T / 16))          # flat tick labels that never crowd
+    every = max(1, int(np.ceil(T * font_size * 1.2 / 300)))  # flat tick labels that never crowd a ~300 px panel
     for col, (z, scale) in enumerate(((o_rec, "signed"), (o_chunk, "signed"), (diff, "log")), start=1):
         signed = scale == "signed"
         fig.add_trace(go.Heatmap(
@@ -94,6 +97,14 @@ def log_range(values: np.ndarray, pad: float = 1.5) -> list[float]:
     positive = np.asarray(values, dtype=float)
     positive = positive[np.isfinite(positive) & (positive > 0)]
     return [float(np.log10(positive.min() / pad)), float(np.log10(positive.max() * pad))]
+
+
+def seconds_text(s: float) -> str:
+    """0.001 -> '1 ms', 0.1 -> '100 ms', 1 -> '1 s' (tick labels people read without exponents)."""
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
+        if s >= scale * 0.999:
+            return f"{s / scale:g} {unit}"
+    return f"{s:g} s"
 
 
 def fig_timing(reference: dict[str, np.ndarray], live: dict[str, np.ndarray] | None, crossover: int | None, *,
@@ -122,8 +133,12 @@ def fig_timing(reference: dict[str, np.ndarray], live: dict[str, np.ndarray] | N
         fig.add_trace(go.Scatter(x=[crossover], y=[hi / 1.25], mode="text", text=[f" {labels['crossover']}"],
                                  textposition="bottom right", showlegend=False, hoverinfo="skip",
                                  textfont=dict(size=font_size, color="#b45309")))
-    fig.update_xaxes(type="log", range=x_range, title_text=labels["T"])
-    fig.update_yaxes(type="log", range=y_range, title_text=labels["seconds"], exponentformat="power")
+    T_ticks = [2 ** p for p in range(0, 20, 2) if x_range[0] <= p * np.log10(2) <= x_range[1]]
+    fig.update_xaxes(type="log", range=x_range, title_text=labels["T"], tickvals=T_ticks,
+                     ticktext=[f"{t // 1024}k" if t >= 1024 else str(t) for t in T_ticks])
+    s_ticks = [10.0 ** p for p in range(-6, 3) if y_range[0] <= p <= y_range[1]]
+    fig.update_yaxes(type="log", range=y_range, title_text=labels["seconds"], tickvals=s_ticks,
+                     ticktext=[seconds_text(t) for t in s_ticks], automargin=True, title_standoff=8)
     fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0, font=dict(size=font_size - 1)))
     fig = base_layout(fig, height=height, font_size=font_size)
-    return fig.update_layout(margin=dict(l=20 + 3 * font_size, r=10, t=30 + 3 * font_size, b=20 + 2 * font_size))
+    return fig.update_layout(margin=dict(l=30 + 3 * font_size, r=10, t=20 + 2 * font_size, b=20 + 2 * font_size))
