@@ -88,18 +88,21 @@ with text:
     st.markdown(ui.tr("chunking.speed_note", d=ref["dim"], C=CHUNK_SIZE))
     st.caption(ui.tr("chunking.reference_machine", machine=ref["machine"], date=ref["measured"], repeats=ref["repeats"]))
     st.markdown(ui.tr("chunking.live_plan", T_min=lengths[0], T_max=f"{lengths[-1]:,}", repeats=ce.LIVE_REPEATS,
-                      seconds=f"{ce.estimate_seconds(ref):.0f}", threads=ce.torch_threads()))
+                      seconds=f"{ce.estimate_seconds(ref) + ce.PROCESS_START_SECONDS:.0f}", threads=ce.LIVE_THREADS))
     if st.button(ui.tr("chunking.measure"), key="chunking_measure", icon=":material/timer:"):
         bar = st.progress(0.0, text=ui.tr("chunking.measuring"))
         tick = lambda i, n: bar.progress(i / n, text=ui.tr("chunking.measuring_at", T=f"{lengths[i - 1]:,}", i=i, n=n))
 
         def measure():
             start = time.perf_counter()
-            timing = ce.time_kernels(list(lengths), repeats=ce.LIVE_REPEATS, progress=tick)
-            return {"timing": timing, "seconds": time.perf_counter() - start, "threads": ce.torch_threads()}
+            timing = ce.time_kernels_isolated(lengths, progress=tick)
+            return {"timing": timing, "seconds": time.perf_counter() - start, "threads": ce.LIVE_THREADS}
         # The shared slot pool: a timing run and a real-model forward pass never fight over the cores,
         # and a second user sees their place in line instead of a frozen bar.
-        store["result"] = compute.in_slot(measure)
+        try:
+            store["result"] = compute.in_slot(measure)
+        except RuntimeError:
+            st.error(ui.tr("chunking.measure_failed"), icon=":material/error:")
         bar.empty()
     live = store["result"]
     if live is not None:

@@ -132,13 +132,13 @@ def test_page_at_the_smallest_stream():
 def test_measure_button_times_both_kernels(monkeypatch):
     calls = []
 
-    def fake_timing(lengths, repeats, progress):                      # the real run takes seconds
-        calls.append(lengths)
+    def fake_timing(lengths, progress):                               # the real run takes seconds
+        calls.append(list(lengths))
         progress(len(lengths), len(lengths))
         recurrent = np.array(lengths, float)                            # the loop wins below T = 2 only
         return {"T": np.array(lengths), "recurrent": recurrent, "chunk": np.full(len(lengths), 1.5)}
 
-    monkeypatch.setattr(ce, "time_kernels", fake_timing)
+    monkeypatch.setattr(ce, "time_kernels_isolated", fake_timing)
     at = open_app("en", page="app_pages/chunking.py")
     at.button(key="chunking_measure").click().run()
     assert not at.exception and calls == [list(ce.LIVE_LENGTHS)]
@@ -147,6 +147,25 @@ def test_measure_button_times_both_kernels(monkeypatch):
     spec = json.loads(at.get("plotly_chart")[3].proto.spec)
     names = [d.get("name", "") for d in spec["data"]]
     assert sum("reference" in n for n in names) == 2 and sum("this server" in n for n in names) == 2
+
+
+def test_a_failed_live_run_says_so(monkeypatch):
+    def broken(lengths, progress):
+        raise RuntimeError("the timing process failed (exit -9)")
+    monkeypatch.setattr(ce, "time_kernels_isolated", broken)
+    at = open_app("en", page="app_pages/chunking.py")
+    at.button(key="chunking_measure").click().run()
+    assert not at.exception and "did not finish" in at.error[0].value
+    assert len(at.get("plotly_chart")) == 4                             # the reference curve is still drawn
+
+
+def test_isolated_timing_runs_in_a_child_with_its_own_threads():
+    """The child process really times both kernels (tiny sizes) and reports progress per length."""
+    seen = []
+    timing = ce.time_kernels_isolated([1, 3], repeats=1, heads=1, dim=4, progress=lambda i, n: seen.append((i, n)))
+    assert list(timing["T"]) == [1, 3] and timing["T"].dtype.kind == "i"
+    assert (timing["recurrent"] > 0).all() and (timing["chunk"] > 0).all()
+    assert seen == [(1, 2), (2, 2)]
 
 
 # ---- the speed section: shipped reference curve, short live run, figure axes -----------------------------

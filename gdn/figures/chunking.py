@@ -141,4 +141,6 @@ def fig_timing(reference: dict[str, np.ndarray], live: dict[str, np.ndarray] | N
                      ticktext=[seconds_text(t) for t in s_ticks], automargin=True, title_standoff=8)
     fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0, font=dict(size=font_size - 1)))
     fig = base_layout(fig, height=height, font_size=font_size)
-    return fig.update_layout(margin=dict(l=30 + 3 * font_size, r=10, t=20 + 2 * font_size, b=20 + 2 * font_size))
+    legend_rows = len(series)                                   # one row per source (the legend sits above the plot)
+    return fig.update_layout(margin=dict(l=30 + 3 * font_size, r=10, t=16 + legend_rows * (font_size + 14),
+                                         b=20 + 2 * font_size))
