@@ -135,10 +135,10 @@ def test_browser_cost_slider_changes_a_number(page, app_url):
     from tests.app_server import open_page
 
     open_page(page, f"{app_url}/cost?lang=en")
-    metric = page.locator('[data-testid="stMetricValue"]').nth(2)
+    metric = page.locator('[data-testid="stMetricValue"]').nth(0)                 # the hybrid total at T
     before = metric.inner_text()
     page.locator('[data-testid="stSlider"]', has_text="Context length").get_by_role("slider").press("Home")
-    page.wait_for_function("(b) => document.querySelectorAll('[data-testid=\"stMetricValue\"]')[2].innerText !== b",
+    page.wait_for_function("(b) => document.querySelectorAll('[data-testid=\"stMetricValue\"]')[0].innerText !== b",
                            arg=before, timeout=20_000)
     assert metric.inner_text() != before
     assert not page.problems, page.problems
