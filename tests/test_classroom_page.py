@@ -104,14 +104,11 @@ def test_the_demo_streams_prove_the_answers():
 def test_beta_zero_explanation_counts_tokens_from_one():
     from gdn.lessons.memory import write_and_read_2d
     s = write_and_read_2d()
-    t = int(np.flatnonzero(s.beta == 0)[0]) + 1                           # the beta = 0 token, counted from 1
-    np.testing.assert_array_equal(step_records(s).output[t - 1], [3, 1])
+    token = int(np.flatnonzero(s.beta == 0)[0]) + 1                       # the beta = 0 token, counted from 1
+    np.testing.assert_array_equal(step_records(s).output[token - 1], [3, 1])
     for lang in ("en", "zh"):
-        assert f"t = {t}" in tr_text(lang, "classroom.e_beta_zero") and "(3, 1)" in tr_text(lang, "classroom.e_beta_zero")
-
-
-def tr_text(lang, key):
-    return t(key, lang)
+        text = t("classroom.e_beta_zero", lang)
+        assert f"t = {token}" in text and "(3, 1)" in text
 
 
 def test_glossary_shows_both_languages():
