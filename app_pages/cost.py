@@ -10,6 +10,10 @@ SIZES = cost.load_sizes()
 INTERVALS = [1, 2, 3, 4, 6, 8, 0]                       # 1 full-attention layer every n; 0 = none
 LENGTHS = [2 ** p for p in range(0, 19)]                # 1 .. 262144 tokens
 
+# Lecture mode: lecture.css sizes every markdown paragraph alike, which shrank the metric values (drawn as
+# paragraphs too) to their labels' size; on this page the numbers are what the room reads.
+if ui.lecture():
+    st.html("<style>[data-testid='stMetricValue'] p { font-size: 2.2rem !important; }</style>")
 st.title(ui.tr("cost.title"))
 st.caption(ui.tr("cost.intro"))
 c1, c2, c3 = st.columns([3, 3, 2])
