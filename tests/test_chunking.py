@@ -237,3 +237,17 @@ def test_kernel_agreement_counts_tokens_from_one():
     fig = fig_kernel_agreement(o, o, 4, titles=["a", "b", "c"], token="t", value="dim")
     assert list(fig.data[0].x) == list(range(1, 11)) and list(fig.data[0].y) == [1, 2]
     assert [s.x0 for s in fig.layout.shapes][:2] == [4.5, 8.5]           # after tokens 4 and 8
+
+
+def test_reference_bench_runs_at_smoke_size():
+    """bench/bench_chunking_curve.py --smoke runs end to end and prints a ratio per length (never how fast)."""
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    run = subprocess.run([sys.executable, str(root / "bench" / "bench_chunking_curve.py"), "--smoke"],
+                         capture_output=True, text=True, timeout=300, cwd=root)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert len(re.findall(r"ratio recurrent / chunk = [0-9.]+x", run.stdout)) == 3, run.stdout
+    assert "crossover:" in run.stdout and "wrote" not in run.stdout            # the smoke run writes nothing
