@@ -1,7 +1,10 @@
 """Chunking: the affine-map view, the in-chunk matrices and the kernel agreement, against independent
 derivations; and the page through AppTest in both languages."""
 import json
-
+import re
+import subprocess
+import sys
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -241,10 +244,6 @@ def test_kernel_agreement_counts_tokens_from_one():
 
 def test_reference_bench_runs_at_smoke_size():
     """bench/bench_chunking_curve.py --smoke runs end to end and prints a ratio per length (never how fast)."""
-    import re
-    import subprocess
-    import sys
-    from pathlib import Path
     root = Path(__file__).resolve().parents[1]
     run = subprocess.run([sys.executable, str(root / "bench" / "bench_chunking_curve.py"), "--smoke"],
                          capture_output=True, text=True, timeout=300, cwd=root)
