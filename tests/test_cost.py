@@ -65,10 +65,6 @@ def test_formulas_against_the_byte_counts():
     assert f["cross"].endswith(f"{HV * K * V // (2 * Hkv * hd):,}".replace(",", "{,}"))
 
 
-def _label_rows(spec):
-    return [a for a in spec["layout"]["annotations"]]
-
-
 @pytest.mark.parametrize("lecture", [False, True])
 def test_mark_labels_sit_above_the_plot_one_row_each(lecture):
     """Labels inside the plot collided with the curves: every mark label is above the plot area, on a
