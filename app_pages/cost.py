@@ -16,7 +16,8 @@ if ui.lecture():
     st.html("<style>[data-testid='stMetricValue'] p { font-size: 2.2rem !important; }</style>")
 st.title(ui.tr("cost.title"))
 st.caption(ui.tr("cost.intro"))
-c1, c2, c3 = st.columns([3, 3, 2])
+# Lecture mode keeps the screen for the chart and its two sliders: model, format and batch go to the sidebar.
+c1, c2, c3 = [st.sidebar] * 3 if ui.lecture() else st.columns([3, 3, 2])
 name = ui.linked(c1.selectbox, ui.tr("cost.model"), SIZES, key="cost_model", default="Qwen3.5-0.8B")
 dtype = ui.linked(c2.segmented_control, ui.tr("cost.dtype"), cost.DTYPE_BYTES, key="cost_dtype", default="fp32",
                   required=True, format_func=ui.label_maker("cost.dtype_"))
@@ -45,7 +46,7 @@ if has_prompt:
     marks.append((float(prompt), ui.tr("cost.mark_prompt", n=f"{prompt:,}"), "#7c3aed"))
 shown = {k: v for k, v in curves.items() if (k != "state" or n_gdn) and (k != "kv" or n_attn)}
 labels = {k: ui.tr(f"cost.curve_{k}") for k in curves} | {"x": ui.tr("cost.x"), "y": ui.tr("cost.y")}
-fig = fig_cost(T, shown, marks, labels=labels, font_size=ui.font_size(), height=560 if ui.lecture() else 500)
+fig = fig_cost(T, shown, marks, labels=labels, font_size=ui.font_size(), height=540 if ui.lecture() else 500)
 
 at = cost.memory_curves(cfg, np.array([T_read]), batch=batch, dtype=dtype, interval=interval)
 with controls:

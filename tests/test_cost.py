@@ -87,6 +87,7 @@ def test_mark_labels_sit_above_the_plot_one_row_each(lecture):
     assert max(ys) * plot_height + fs / 2 <= plot_height + fig.layout.margin.t     # the top row fits in the margin
     assert fig.layout.legend.y < 0                                                 # the legend is under the axis
     assert [a.xanchor for a in notes] == ["center", "center", "right", "center"]    # runs away from the nearer edge
+    assert list(fig.layout.xaxis.ticktext) == ["1", "10", "100", "1k", "10k", "100k"]  # decades, no exponents
 
 
 def metrics(at):

@@ -45,8 +45,9 @@ def fig_cost(T: np.ndarray, curves: dict[str, np.ndarray], marks: list[tuple[flo
                            showarrow=False, xanchor=anchor, yanchor="middle",
                            font=dict(size=font_size - 1, color=color))
     ticks = [t for t in BYTE_TICKS if lo <= t <= hi]
-    fig.update_xaxes(type="log", title_text=labels["x"], exponentformat="power", range=[np.log10(T[0]), np.log10(T[-1])],
-                     title_standoff=8)
+    decades = [10 ** p for p in range(0, 7) if T[0] <= 10 ** p <= T[-1]]       # 1, 10, 100, 1k, ... tokens
+    fig.update_xaxes(type="log", title_text=labels["x"], range=[np.log10(T[0]), np.log10(T[-1])], title_standoff=8,
+                     tickvals=decades, ticktext=[f"{d // 1000:,}k" if d >= 1000 else str(d) for d in decades])
     fig.update_yaxes(type="log", title_text=labels["y"], range=[np.log10(lo), np.log10(hi)],
                      tickvals=ticks or None, ticktext=[fmt_bytes(t) for t in ticks] or None, automargin=True)
     plot_height = height - top - bottom
