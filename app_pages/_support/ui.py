@@ -71,6 +71,7 @@ def sidebar_chrome() -> None:
         st.toggle(tr("common.lecture_mode"), key="lecture", help=tr("common.lecture_help"),
                   on_change=_copy_widget, args=("lecture", "_lecture"))
     st.query_params["lang"] = lang()
+    st.html(f"<style>{(ASSETS / 'app.css').read_text(encoding='utf-8')}</style>")
     if lecture():
         st.query_params["mode"] = "lecture"
         st.html(f"<style>{(ASSETS / 'lecture.css').read_text(encoding='utf-8')}</style>")
@@ -97,6 +98,16 @@ def sync_to_url(key: str, default) -> None:
         st.query_params[key] = str(value)
 
 
+def relabel_after_language_switch(key: str) -> None:
+    """Call before drawing a keyed choice widget with translated option labels. After a language
+    switch such a widget keeps showing its chosen option in the old language until picked again;
+    writing its value from code makes Streamlit send it anew, with the new label."""
+    drawn_in = st.session_state.setdefault("_drawn_in_lang", {})
+    if key in st.session_state and drawn_in.get(key, lang()) != lang():
+        st.session_state[key] = st.session_state[key]
+    drawn_in[key] = lang()
+
+
 def linked(widget, label: str, options, *, key: str, default, **kwargs):
     """A choice widget whose value lives in the link: `widget(label, options, key=key, **kwargs)`
     (st.selectbox, a column's select_slider, ...) seeded from ?key=, kept valid, and mirrored back.
@@ -105,6 +116,7 @@ def linked(widget, label: str, options, *, key: str, default, **kwargs):
     option id (?memory_preset=k1_update, ?cost_T=32768), never its translated or formatted label."""
     options = list(options)
     seed_from_url(key, options, default)
+    relabel_after_language_switch(key)
     value = widget(label, options, key=key, **kwargs)
     sync_to_url(key, default)
     return value
@@ -171,11 +183,11 @@ def show_figure(fig: go.Figure, key: str, alt: str, export: bool = True) -> None
 def page_params(prefix: str) -> dict:
     """The plain values (numbers, strings) of the current page's widgets, for a link that reopens them.
     Keys are page-prefixed ("memory_t"); editors and internal play state are left out."""
-    skip = ("_edit", "_playing", "_tick", "_html", "_csv",
+    skip = ("_edit", "_playing", "_tick", "_html", "_csv", "_widgets", "_keys",
             "_source", "_prompt_tokens")                                  # a local folder path; derived state
     return {k: v for k, v in st.session_state.items()
             if k.startswith(prefix + "_") and isinstance(v, (int, float, str)) and not isinstance(v, bool)
-            and not any(s in k for s in skip)}
+            and not any(s in k for s in skip) and not re.search(r"_w\d+$", k)}   # the stepper's widget copies
 
 
 def share_panel(page_path: str, prefix: str) -> None:
