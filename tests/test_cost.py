@@ -104,7 +104,7 @@ def test_page_controls(lang):
     assert any("256" in a["text"] for a in spec["layout"]["annotations"])           # the crossover is marked
     formulas = " ".join(m.value for m in at.markdown)                              # real LaTeX, numbers put in
     assert r"$B \cdot H_v \cdot d_k \cdot d_v \cdot s = 1 \cdot 16 \cdot 128 \cdot 128 \cdot 4\,\mathrm{B} = 1\,\mathrm{MiB}$" in formulas
-    assert r"\frac{H_v \cdot d_k \cdot d_v}{2 \cdot H_{kv} \cdot d_{head}} = 256$" in formulas
+    assert r"\frac{H_v \cdot d_k \cdot d_v}{2 \cdot H_{\mathrm{kv}} \cdot d_{\mathrm{head}}} = 256$" in formulas
     assert "H_v·d_k" not in formulas and "head_dim" not in formulas
     at.segmented_control(key="cost_dtype").set_value("bf16").run()
     at.number_input(key="cost_batch").set_value(8).run()

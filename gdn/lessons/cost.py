@@ -118,8 +118,8 @@ def formula_latex(cfg: dict, *, batch: int = 1, dtype: str = "fp32") -> dict[str
     return {
         "state": rf"B \cdot H_v \cdot d_k \cdot d_v \cdot s = {state}\,\mathrm{{B}} = "
                  rf"{latex_bytes(state_bytes(cfg, batch=batch, dtype=dtype))}",
-        "kv": rf"2 \cdot B \cdot H_{{kv}} \cdot d_{{head}} \cdot s = {kv}\,\mathrm{{B}} = "
+        "kv": rf"2 \cdot B \cdot H_{{\mathrm{{kv}}}} \cdot d_{{\mathrm{{head}}}} \cdot s = {kv}\,\mathrm{{B}} = "
               rf"{latex_bytes(kv_bytes_per_token(cfg, batch=batch, dtype=dtype))}",
-        "cross": rf"T^{{*}} = \frac{{H_v \cdot d_k \cdot d_v}}{{2 \cdot H_{{kv}} \cdot d_{{head}}}} = "
+        "cross": rf"T^{{*}} = \frac{{H_v \cdot d_k \cdot d_v}}{{2 \cdot H_{{\mathrm{{kv}}}} \cdot d_{{\mathrm{{head}}}}}} = "
                  rf"{crossover_tokens(cfg):,.0f}".replace(",", "{,}"),
     }
