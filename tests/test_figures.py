@@ -119,3 +119,29 @@ def test_every_chart_on_the_pages_fits_its_data(page, params):
     assert specs, "no chart drawn"
     problems = [p for s in specs for p in axis_problems(s)]
     assert not problems, problems
+
+
+# ---- skeletons (gdn.figures.common.from_skeleton): a warm skeleton gives the figure a cold build gives ----
+
+SKELETON_CASES = ["overwrite", "repeat", "knorm", "halflife", "capacity_toy", "compare"]
+
+
+@pytest.mark.parametrize("case", SKELETON_CASES)
+def test_a_warm_skeleton_equals_a_full_build(case, monkeypatch):
+    """Each figure is built once per key; later calls swap the data into the cached skeleton. Whatever a
+    second call returns must equal building that call's figure from scratch with plotly's validation:
+    this fails when a key misses something the layout depends on, or a swap misses a data key."""
+    import plotly.io as pio
+
+    from bench import bench_pages
+    from gdn.figures import common, compare, playground
+    build = getattr(bench_pages, case)
+    common._skeletons.clear()
+    for i in (1, 2, 5):
+        warm = pio.to_json(build(i))                      # from the skeleton of an earlier call (after i = 1)
+        with monkeypatch.context() as m:                  # reference: the builder's own full figure
+            for module in (compare, playground):
+                m.setattr(module, "from_skeleton", lambda key, full, data: full())
+            cold = pio.to_json(build(i))
+        assert json.loads(warm) == json.loads(cold), (case, i)
+    assert len(common._skeletons) >= 1
