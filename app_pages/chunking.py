@@ -1,4 +1,6 @@
 """Chunking (分块): why the parallel form exists, with live numbers on a small stream."""
+import time
+
 import streamlit as st
 
 from gdn.figures.chunking import fig_kernel_agreement, fig_matrix_row, fig_timing
@@ -7,72 +9,120 @@ from gdn.lessons.memory import random_stream
 from gdn.ops import CHUNK_SIZE
 from app_pages._support import compute, ui
 
-TIMING_LENGTHS = (64, 128, 256, 512, 1024, 2048, 4096, 8192)
+# Lecture mode: lecture.css sizes every markdown paragraph alike, which shrank the metric values (drawn as
+# paragraphs too) to their labels' size; on this page the numbers are what the room reads.
+if ui.lecture():
+    st.html("<style>[data-testid='stMetricValue'] p { font-size: 2.2rem !important; }</style>")
 fs = ui.font_size()
 st.title(ui.tr("chunking.title"))
 st.caption(ui.tr("chunking.intro"))
+KEY_DIM = ui.tr("common.key_dim")
 
-c = st.columns(4)
-T = c[0].slider(ui.tr("chunking.tokens"), 2, 16, 12, key="chunking_T", bind="query-params")
-d = c[1].slider(ui.tr("chunking.dim"), 2, 4, 3, key="chunking_d", bind="query-params")
-C = c[2].slider(ui.tr("chunking.chunk_size"), 2, 8, 4, key="chunking_C", bind="query-params")
-seed = ui.linked_int(c[3], ui.tr("chunking.seed"), 0, 9999, 0, key="chunking_seed")
+# 1 · affine maps: the stream's controls beside the first figure, so moving one shows its effect.
+st.subheader(ui.tr("chunking.h_affine"))
+WIDE = [1, 4] if ui.lecture() else [1, 3]            # lecture mode: bigger numbers need wider cells
+controls, figure = st.columns(WIDE, gap="medium")
+with controls:
+    T = st.slider(ui.tr("chunking.tokens"), 2, 16, 12, key="chunking_T", bind="query-params")
+    d = st.slider(ui.tr("chunking.dim"), 2, 4, 3, key="chunking_d", bind="query-params")
+    C = st.slider(ui.tr("chunking.chunk_size"), 2, 8, 4, key="chunking_C", bind="query-params")
+    seed = ui.linked_int(st, ui.tr("chunking.seed"), 0, 9999, 0, key="chunking_seed")
+    # Tokens are counted from 1: token t and t + 1 are merged, t = 1 .. T - 1.
+    t = st.slider(ui.tr("chunking.token"), 1, T - 1, 1, key="chunking_t", bind="query-params") if T > 2 else 1
 stream = random_stream(T=T, K=d, V=d, seed=int(seed))
-
-st.header(ui.tr("chunking.h_affine"))
+demo = ce.affine_demo(stream, t - 1)
+dims = [str(i) for i in range(1, d + 1)]
+with figure:
+    titles = [ui.tr("chunking.t_A", t=t), ui.tr("chunking.t_A", t=t + 1), ui.tr("chunking.t_merged", a=t, b=t + 1),
+              ui.tr("chunking.t_swapped", a=t, b=t + 1)]
+    ui.show_figure(fig_matrix_row([demo.A_t, demo.A_next, demo.merged, demo.swapped], titles, ticks=dims,
+                                  row_title=KEY_DIM, col_title=KEY_DIM, font_size=fs),
+                   key="chunking_affine_fig", alt=ui.tr("chunking.affine_alt"))
+    m = st.columns(2)
+    m[0].metric(ui.tr("chunking.m_assoc"), f"{demo.grouping_error:.1e}")
+    m[1].metric(ui.tr("chunking.m_swap"), f"{demo.order_difference:.3f}")
 ui.note(ui.tr("chunking.affine_note"))
-t = st.slider(ui.tr("chunking.token"), 0, T - 2, 0, key="chunking_t", bind="query-params") if T > 2 else 0
-demo = ce.affine_demo(stream, t)
-titles = [ui.tr("chunking.t_A", t=t), ui.tr("chunking.t_A", t=t + 1), ui.tr("chunking.t_merged", a=t, b=t + 1),
-          ui.tr("chunking.t_swapped", a=t, b=t + 1)]
-ui.show_figure(fig_matrix_row([demo.A_t, demo.A_next, demo.merged, demo.swapped], titles, font_size=fs),
-               key="chunking_affine_fig", alt=ui.tr("chunking.affine_alt"))
-m = st.columns(2)
-m[0].metric(ui.tr("chunking.m_assoc"), f"{demo.grouping_error:.1e}")
-m[1].metric(ui.tr("chunking.m_swap"), f"{demo.order_difference:.3f}")
 
-st.header(ui.tr("chunking.h_chunk"))
-ui.note(ui.tr("chunking.chunk_note"))
+# 2 · one chunk's triangular system, chunk picker beside it.
+st.subheader(ui.tr("chunking.h_chunk"))
 n_chunks = -(-T // C)
-chunk = st.slider(ui.tr("chunking.chunk"), 0, n_chunks - 1, 0, key="chunking_chunk", bind="query-params") \
-    if n_chunks > 1 else 0
-mats = ce.chunk_matrices(stream, C, chunk)
+picker, _ = st.columns([1, 2])                       # the figure below gets the full width: 4 matrices
+chunk = picker.slider(ui.tr("chunking.chunk"), 1, n_chunks, 1, key="chunking_chunk", bind="query-params") \
+    if n_chunks > 1 else 1
+lo = (chunk - 1) * C
+picker.caption(ui.tr("chunking.chunk_tokens", a=lo + 1, b=min(lo + C, T)))
+mats = ce.chunk_matrices(stream, C, chunk - 1)
 titles = [ui.tr(f"chunking.t_{n}") for n in ("decay", "strict", "inverse", "scores")]
-ui.show_figure(fig_matrix_row([mats.decay, mats.strict, mats.inverse, mats.scores], titles, font_size=fs,
-                              row_label="i", col_label="j"), key="chunking_wy_fig", alt=ui.tr("chunking.wy_alt"))
+tokens = [str(lo + 1 + i) for i in range(mats.decay.shape[0])]
+ui.show_figure(fig_matrix_row([mats.decay, mats.strict, mats.inverse, mats.scores], titles, ticks=tokens,
+                              row_title=ui.tr("chunking.token_i"), col_title=ui.tr("chunking.token_j"), font_size=fs),
+               key="chunking_wy_fig", alt=ui.tr("chunking.wy_alt"))
+ui.note(ui.tr("chunking.chunk_note"))
 
-st.header(ui.tr("chunking.h_same"))
+# 3 · the same answer, in float64.
+st.subheader(ui.tr("chunking.h_same"))
 both = ce.run_both_kernels(stream, C)
 titles = [ui.tr("chunking.t_rec"), ui.tr("chunking.t_chunk"), ui.tr("chunking.t_diff")]
-ui.show_figure(fig_kernel_agreement(both["o_rec"], both["o_chunk"], C, titles=titles, token=ui.tr("common.token"),
+ui.show_figure(fig_kernel_agreement(both["o_rec"], both["o_chunk"], C, titles=titles, token=ui.tr("chunking.token_axis"),
                                     value=ui.tr("common.value_dim"), font_size=fs),
                key="chunking_same_fig", alt=ui.tr("chunking.same_alt"))
 m = st.columns(2)
 m[0].metric(ui.tr("chunking.m_out"), f"{both['max_output_diff']:.2e}")
 m[1].metric(ui.tr("chunking.m_state"), f"{both['max_state_diff']:.2e}")
 
-st.header(ui.tr("chunking.h_speed"))
-st.caption(ui.tr("chunking.speed_note", H=ce.TIMING_HEADS, d=ce.TIMING_DIM, T_min=f"{TIMING_LENGTHS[0]:,}",
-                 T_max=f"{TIMING_LENGTHS[-1]:,}"))
+# 4 · speed: the shipped reference curve at once, and a short live run on this server beside it.
+st.subheader(ui.tr("chunking.h_speed"))
 
 
 @st.cache_resource
 def timing_store() -> dict:
-    """One measurement per server, shared by all sessions."""
+    """One live measurement per server, shared by all sessions: its timing, seconds taken, threads."""
     return {"result": None}
 
 
-store = timing_store()
-if st.button(ui.tr("chunking.measure"), key="chunking_measure", icon=":material/timer:"):
-    bar = st.progress(0.0, text=ui.tr("chunking.measuring"))
-    # The shared slot pool: a timing run and a real-model forward pass never fight over the cores,
-    # and a second user sees their place in line instead of a frozen bar.
-    store["result"] = compute.in_slot(lambda: ce.time_kernels(
-        list(TIMING_LENGTHS), repeats=1, progress=lambda i, n: bar.progress(i / n, text=ui.tr("chunking.measuring"))))
-    bar.empty()
-if store["result"] is not None:
-    cross = ce.crossover_length(store["result"])
-    labels = {n: ui.tr(f"chunking.l_{n}", C=CHUNK_SIZE) for n in ("recurrent", "chunk", "crossover", "T", "seconds")}
-    ui.show_figure(fig_timing(store["result"], cross, labels=labels, font_size=fs), key="chunking_speed_fig",
-                   alt=ui.tr("chunking.speed_alt"))
-    st.markdown(ui.tr("chunking.crossover", T=cross) if cross else ui.tr("chunking.no_crossover"))
+@st.cache_data
+def reference() -> dict:
+    return ce.load_reference()
+
+
+ref, store = reference(), timing_store()
+lengths = ce.LIVE_LENGTHS
+text, figure = st.columns([1, 2], gap="medium")
+with text:
+    st.markdown(ui.tr("chunking.speed_note", d=ref["dim"], C=CHUNK_SIZE))
+    st.caption(ui.tr("chunking.reference_machine", machine=ref["machine"], date=ref["measured"], repeats=ref["repeats"]))
+    st.markdown(ui.tr("chunking.live_plan", T_min=lengths[0], T_max=f"{lengths[-1]:,}", repeats=ce.LIVE_REPEATS,
+                      seconds=f"{ce.estimate_seconds(ref) + ce.PROCESS_START_SECONDS:.0f}", threads=ce.LIVE_THREADS))
+    if st.button(ui.tr("chunking.measure"), key="chunking_measure", icon=":material/timer:"):
+        bar = st.progress(0.0, text=ui.tr("chunking.measuring"))
+        tick = lambda i, n: bar.progress(i / n, text=ui.tr("chunking.measuring_at", T=f"{lengths[i - 1]:,}", i=i, n=n))
+
+        def measure():
+            start = time.perf_counter()
+            timing = ce.time_kernels_isolated(lengths, progress=tick)
+            return {"timing": timing, "seconds": time.perf_counter() - start, "threads": ce.LIVE_THREADS}
+        # The shared slot pool: a timing run and a real-model forward pass never fight over the cores,
+        # and a second user sees their place in line instead of a frozen bar.
+        try:
+            store["result"] = compute.in_slot(measure)
+        except RuntimeError:
+            st.error(ui.tr("chunking.measure_failed"), icon=":material/error:")
+        bar.empty()
+    live = store["result"]
+    if live is not None:
+        st.caption(ui.tr("chunking.live_took", seconds=f"{live['seconds']:.1f}", threads=live["threads"]))
+    shown = live["timing"] if live else ref["timing"]
+    cross, loop = ce.crossover_length(shown), ce.loop_wins_up_to(shown)
+    where = ui.tr("chunking.on_live" if live else "chunking.on_reference")
+    speedup = f"{shown['recurrent'][-1] / shown['chunk'][-1]:.0f}"
+    if cross is not None and loop is not None:
+        st.markdown(ui.tr("chunking.crossover", where=where, loop=loop, T=cross, x=speedup, T_max=f"{shown['T'][-1]:,}"))
+    elif cross is not None:
+        st.markdown(ui.tr("chunking.chunk_always", where=where, T=cross, x=speedup, T_max=f"{shown['T'][-1]:,}"))
+    else:
+        st.markdown(ui.tr("chunking.no_crossover", where=where))
+with figure:
+    labels = {n: ui.tr(f"chunking.l_{n}", C=CHUNK_SIZE) for n in
+              ("recurrent", "chunk", "reference", "live", "crossover", "T", "seconds")}
+    ui.show_figure(fig_timing(ref["timing"], live["timing"] if live else None, cross, labels=labels, font_size=fs),
+                   key="chunking_speed_fig", alt=ui.tr("chunking.speed_alt"))

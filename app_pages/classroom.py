@@ -3,7 +3,7 @@ import pandas as pd
 import streamlit as st
 
 from gdn.i18n import t
-from gdn.lessons.classroom import EXERCISES, GLOSSARY, NOTES_FIELDS, NOTES_PAGES, TIMELINE
+from gdn.lessons.classroom import EXERCISES, GLOSSARY, NOTES_FIELDS, NOTES_PAGES, TIMELINE, arxiv_url
 from app_pages._support import path, ui
 
 st.title(ui.tr("classroom.title"))
@@ -54,8 +54,9 @@ with notes:
         st.subheader(ui.tr(f"nav.{page}"))
         st.markdown(ui.tr(f"classroom.notes_{page}", **NOTES_FIELDS.get(page, dict)()))
 with history:
-    for year, event in TIMELINE:
-        st.markdown(f"**{year}** · {ui.tr(f'classroom.timeline_{event}')}")
+    for year, event, arxiv_id in TIMELINE:
+        st.markdown(f"**{year}** · {ui.tr(f'classroom.timeline_{event}')} "
+                    f"[{ui.tr('classroom.paper', id=arxiv_id)}]({arxiv_url(arxiv_id)})")
 with glossary:
     rows = [{ui.tr("classroom.col_zh"): t(f"classroom.term_{g}", "zh"), ui.tr("classroom.col_en"): t(f"classroom.term_{g}", "en"),
              ui.tr("classroom.col_meaning"): ui.tr(f"classroom.def_{g}")} for g in GLOSSARY]

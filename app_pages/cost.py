@@ -10,17 +10,25 @@ SIZES = cost.load_sizes()
 INTERVALS = [1, 2, 3, 4, 6, 8, 0]                       # 1 full-attention layer every n; 0 = none
 LENGTHS = [2 ** p for p in range(0, 19)]                # 1 .. 262144 tokens
 
+# Lecture mode: lecture.css sizes every markdown paragraph alike, which shrank the metric values (drawn as
+# paragraphs too) to their labels' size; on this page the numbers are what the room reads.
+if ui.lecture():
+    st.html("<style>[data-testid='stMetricValue'] p { font-size: 2.2rem !important; }</style>")
 st.title(ui.tr("cost.title"))
 st.caption(ui.tr("cost.intro"))
-c1, c2, c3, c4 = st.columns([3, 3, 2, 3])
+# Lecture mode keeps the screen for the chart and its two sliders: model, format and batch go to the sidebar.
+c1, c2, c3 = [st.sidebar] * 3 if ui.lecture() else st.columns([3, 3, 2])
 name = ui.linked(c1.selectbox, ui.tr("cost.model"), SIZES, key="cost_model", default="Qwen3.5-0.8B")
 dtype = ui.linked(c2.segmented_control, ui.tr("cost.dtype"), cost.DTYPE_BYTES, key="cost_dtype", default="fp32",
                   required=True, format_func=ui.label_maker("cost.dtype_"))
 batch = ui.linked_int(c3, ui.tr("cost.batch"), 1, 1024, 1, key="cost_batch")
+
+# The two sliders that move the curves sit beside the chart, with the numbers they change under them.
+controls, chart = st.columns([1.2, 3], gap="medium")
 interval_labels = {n: ui.tr(f"cost.interval_{n}") if n in (0, 1) else ui.tr("cost.interval_n", n=n) for n in INTERVALS}
-interval = ui.linked(c4.select_slider, ui.tr("cost.interval"), INTERVALS, key="cost_interval", default=4,
+interval = ui.linked(controls.select_slider, ui.tr("cost.interval"), INTERVALS, key="cost_interval", default=4,
                      format_func=interval_labels.get)
-T_read = ui.linked(st.select_slider, ui.tr("cost.context"), LENGTHS, key="cost_T", default=32768,
+T_read = ui.linked(controls.select_slider, ui.tr("cost.context"), LENGTHS, key="cost_T", default=32768,
                    format_func=lambda n: f"{n:,}")
 
 cfg = SIZES[name]
@@ -29,33 +37,37 @@ T = np.unique(np.geomspace(1, LENGTHS[-1], 200).round())
 curves = cost.memory_curves(cfg, T, batch=batch, dtype=dtype, interval=interval)
 cross, kv_pass = cost.crossover_tokens(cfg), cost.kv_passes_state_tokens(cfg, interval)
 prompt = st.session_state.get("real_model_prompt_tokens")
+has_prompt = isinstance(prompt, (int, np.integer)) and prompt > 0
 marks = [(cross, ui.tr("cost.mark_crossover", n=f"{cross:,.0f}"), "#dc2626"),
          (T_read, ui.tr("cost.mark_T", n=f"{T_read:,}"), "#64748b")]
 if 0 < kv_pass < np.inf:
     marks.insert(1, (kv_pass, ui.tr("cost.mark_kv", n=f"{kv_pass:,.0f}"), "#f59e0b"))
-if isinstance(prompt, (int, np.integer)) and prompt > 0:
+if has_prompt:
     marks.append((float(prompt), ui.tr("cost.mark_prompt", n=f"{prompt:,}"), "#7c3aed"))
 shown = {k: v for k, v in curves.items() if (k != "state" or n_gdn) and (k != "kv" or n_attn)}
 labels = {k: ui.tr(f"cost.curve_{k}") for k in curves} | {"x": ui.tr("cost.x"), "y": ui.tr("cost.y")}
-fig = fig_cost(T, shown, marks, labels=labels, font_size=ui.font_size(), height=580 if ui.lecture() else 480)
+fig = fig_cost(T, shown, marks, labels=labels, font_size=ui.font_size(), height=540 if ui.lecture() else 500)
 
-st.caption(ui.tr("cost.layers", gdn=n_gdn, attn=n_attn, L=cfg["num_hidden_layers"]))
-ui.show_figure(fig, key="cost_fig", alt=ui.tr("cost.alt", model=name))
 at = cost.memory_curves(cfg, np.array([T_read]), batch=batch, dtype=dtype, interval=interval)
-m = st.columns(4)
-m[0].metric(ui.tr("cost.state_per_layer"), cost.fmt_bytes(cost.state_bytes(cfg, batch=batch, dtype=dtype)))
-m[1].metric(ui.tr("cost.kv_per_token"), cost.fmt_bytes(cost.kv_bytes_per_token(cfg, batch=batch, dtype=dtype)))
-m[2].metric(ui.tr("cost.total_at", T=f"{T_read:,}"), cost.fmt_bytes(at["hybrid"][0]))
-m[3].metric(ui.tr("cost.full_at", T=f"{T_read:,}"), cost.fmt_bytes(at["full"][0]))
-s = cost.DTYPE_BYTES[dtype]
-st.markdown(ui.tr("cost.formula", B=batch, Hv=cfg["linear_num_value_heads"], K=cfg["linear_key_head_dim"],
-                  V=cfg["linear_value_head_dim"], s=s, state=cost.fmt_bytes(cost.state_bytes(cfg, batch=batch, dtype=dtype)),
-                  Hkv=cfg["num_key_value_heads"], hd=cfg["head_dim"],
-                  kv=cost.fmt_bytes(cost.kv_bytes_per_token(cfg, batch=batch, dtype=dtype)), cross=f"{cross:,.0f}"))
-if isinstance(prompt, (int, np.integer)) and prompt > 0:
-    st.caption(ui.tr("cost.prompt_note", n=f"{prompt:,}"))
-st.info(ui.tr("cost.leaves_out", conv=cost.fmt_bytes(cost.conv_cache_bytes(cfg, batch=batch, dtype=dtype))),
-        icon=":material/info:")
+with controls:
+    st.caption(ui.tr("cost.layers", gdn=n_gdn, attn=n_attn, L=cfg["num_hidden_layers"]))
+    # Two metrics a row; one in lecture mode, where a narrow column would cut the labels short.
+    m = [st] * 4 if ui.lecture() else [*st.columns(2), *st.columns(2)]
+    m[0].metric(ui.tr("cost.total_at"), cost.fmt_bytes(at["hybrid"][0]))
+    m[1].metric(ui.tr("cost.full_at"), cost.fmt_bytes(at["full"][0]))
+    m[2].metric(ui.tr("cost.state_per_layer"), cost.fmt_bytes(cost.state_bytes(cfg, batch=batch, dtype=dtype)))
+    m[3].metric(ui.tr("cost.kv_per_token"), cost.fmt_bytes(cost.kv_bytes_per_token(cfg, batch=batch, dtype=dtype)))
+    st.caption(ui.tr("cost.prompt_note", n=f"{prompt:,}") if has_prompt else ui.tr("cost.no_prompt"))
+with chart:
+    ui.show_figure(fig, key="cost_fig", alt=ui.tr("cost.alt", model=name))
+
+# The arithmetic behind the two per-layer numbers, as formulas with this model's numbers put in.
+latex = cost.formula_latex(cfg, batch=batch, dtype=dtype)
+st.markdown(ui.tr("cost.formula_state", expr=latex["state"]))
+st.markdown(ui.tr("cost.formula_kv", expr=latex["kv"]))
+st.markdown(ui.tr("cost.formula_cross", expr=latex["cross"]))
+with st.expander(ui.tr("cost.leaves_out_title"), icon=":material/info:"):
+    st.markdown(ui.tr("cost.leaves_out", conv=cost.fmt_bytes(cost.conv_cache_bytes(cfg, batch=batch, dtype=dtype))))
 
 st.subheader(ui.tr("cost.table_title"))
 rows = cost.summary(SIZES, T_read, batch=batch, dtype=dtype, interval=interval)

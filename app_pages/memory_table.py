@@ -23,8 +23,8 @@ with picker:
     options = list(PRESETS) + (["replay"] if replay else [])
     preset_label = ui.label_maker("memory.preset_")
     preset = ui.linked(st.selectbox, ui.tr("memory.preset"), options, key="memory_preset", default="write_read_2d",
-                       format_func=lambda p: ui.tr("memory.preset_replay", title=replay["title"]) if p == "replay"
-                       else preset_label(p))
+                       format_func=lambda p: preset_label(p) if p != "replay" else ui.tr(
+                           "memory.preset_replay" if "K" in replay else "memory.preset_exercise", title=replay["title"]))
     token_names = None
     if preset == "random":
         c1, c2, c3, c4 = st.columns(4)

@@ -1,12 +1,16 @@
 """Chunking: the affine-map view, the in-chunk matrices and the kernel agreement, against independent
 derivations; and the page through AppTest in both languages."""
 import json
-
+import re
+import subprocess
+import sys
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
+from gdn.figures.chunking import fig_kernel_agreement, fig_matrix_row, fig_timing
 from gdn.lessons import chunking as ce
 from gdn.lessons.memory import random_stream
 from gdn.lessons.stream import Stream, step_records
@@ -99,10 +103,11 @@ def test_page_shows_live_numbers(lang):
     assert float(at.metric[2].value) < 1e-12                             # recurrent vs chunked outputs
     at.slider(key="chunking_C").set_value(3).run()
     at.slider(key="chunking_T").set_value(16).run()
-    at.slider(key="chunking_chunk").set_value(5).run()                   # last, ragged chunk (16 = 5*3 + 1)
+    at.slider(key="chunking_chunk").set_value(6).run()                   # last, ragged chunk (16 = 5*3 + 1), 1-based
     assert not at.exception
     wy = json.loads(at.get("plotly_chart")[1].proto.spec)
     assert wy["data"][0]["z"]["shape"] == "1, 1"                         # a one-token chunk: 1 x 1 matrices
+    assert wy["layout"]["xaxis"]["ticktext"] == ["16"]                   # named by its token in the stream, t = 16
     same = json.loads(at.get("plotly_chart")[2].proto.spec)
     assert len([s for s in same["layout"]["shapes"]]) == 3 * 5            # 5 boundaries in each of 3 panels
 
@@ -130,13 +135,118 @@ def test_page_at_the_smallest_stream():
 def test_measure_button_times_both_kernels(monkeypatch):
     calls = []
 
-    def fake_timing(lengths, repeats, progress):                      # the real run takes a minute
-        calls.append(lengths)
+    def fake_timing(lengths, progress):                               # the real run takes seconds
+        calls.append(list(lengths))
         progress(len(lengths), len(lengths))
-        return {"T": np.array(lengths), "recurrent": np.array(lengths, float), "chunk": np.ones(len(lengths))}
+        recurrent = np.array(lengths, float)                            # the loop wins below T = 2 only
+        return {"T": np.array(lengths), "recurrent": recurrent, "chunk": np.full(len(lengths), 1.5)}
 
-    monkeypatch.setattr(ce, "time_kernels", fake_timing)
+    monkeypatch.setattr(ce, "time_kernels_isolated", fake_timing)
     at = open_app("en", page="app_pages/chunking.py")
     at.button(key="chunking_measure").click().run()
-    assert not at.exception and calls
-    assert any("T = 64**" in m.value for m in at.markdown)              # chunk faster from the first length
+    assert not at.exception and calls == [list(ce.LIVE_LENGTHS)]
+    text = " ".join(m.value for m in at.markdown)
+    assert "On this server the token loop is faster up to **T = 1**, the chunked kernel from **T = 2**" in text
+    spec = json.loads(at.get("plotly_chart")[3].proto.spec)
+    names = [d.get("name", "") for d in spec["data"]]
+    assert sum("reference" in n for n in names) == 2 and sum("this server" in n for n in names) == 2
+
+
+def test_a_failed_live_run_says_so(monkeypatch):
+    def broken(lengths, progress):
+        raise RuntimeError("the timing process failed (exit -9)")
+    monkeypatch.setattr(ce, "time_kernels_isolated", broken)
+    at = open_app("en", page="app_pages/chunking.py")
+    at.button(key="chunking_measure").click().run()
+    assert not at.exception and "did not finish" in at.error[0].value
+    assert len(at.get("plotly_chart")) == 4                             # the reference curve is still drawn
+
+
+def test_isolated_timing_runs_in_a_child_with_its_own_threads():
+    """The child process really times both kernels (tiny sizes) and reports progress per length."""
+    seen = []
+    timing = ce.time_kernels_isolated([1, 3], repeats=1, heads=1, dim=4, progress=lambda i, n: seen.append((i, n)))
+    assert list(timing["T"]) == [1, 3] and timing["T"].dtype.kind == "i"
+    assert (timing["recurrent"] > 0).all() and (timing["chunk"] > 0).all()
+    assert seen == [(1, 2), (2, 2)]
+
+
+# ---- the speed section: shipped reference curve, short live run, figure axes -----------------------------
+
+def test_reference_curve_names_its_machine_and_holds_both_regimes():
+    ref = ce.load_reference()
+    assert "CPU" in ref["machine"] and "torch" in ref["machine"] and "thread" in ref["machine"]
+    timing = ref["timing"]
+    assert (timing["T"][0], timing["T"][-1]) == (1, 8192) and (timing["recurrent"] > 0).all()
+    loop, cross = ce.loop_wins_up_to(timing), ce.crossover_length(timing)
+    assert loop is not None and cross is not None and loop < cross      # a measured change, not the first size
+    assert timing["recurrent"][-1] > 3 * timing["chunk"][-1]            # long sequences: chunks win clearly
+
+
+def test_live_lengths_include_where_the_loop_wins_and_where_chunks_win():
+    timing = ce.load_reference()["timing"]
+    at = {int(T): (r, c) for T, r, c in zip(timing["T"], timing["recurrent"], timing["chunk"])}
+    assert any(at[T][0] < at[T][1] for T in ce.LIVE_LENGTHS)             # the loop is faster here
+    assert any(at[T][1] < at[T][0] for T in ce.LIVE_LENGTHS)             # the chunks are faster here
+
+
+def test_live_estimate_is_the_reference_times_summed():
+    ref = ce.load_reference()
+    timing = ref["timing"]
+    exact = ce.LIVE_REPEATS * sum(timing["recurrent"][i] + timing["chunk"][i] for i, T in enumerate(timing["T"])
+                                  if T in ce.LIVE_LENGTHS)
+    assert ce.estimate_seconds(ref) == pytest.approx(exact, rel=1e-9)  # every live length is a reference length
+    assert ce.estimate_seconds(ref) <= 10                                # leaves room on a busy server (<= 20 s)
+
+
+def test_loop_wins_up_to():
+    timing = {"T": np.array([1, 2, 4, 8]), "recurrent": np.array([1, 2, 3, 4.0]), "chunk": np.array([2, 3, 2, 1.0])}
+    assert ce.loop_wins_up_to(timing) == 2 and ce.crossover_length(timing) == 4
+    timing["chunk"] = np.array([0.5, 1, 2, 3.0])
+    assert ce.loop_wins_up_to(timing) is None and ce.crossover_length(timing) == 1
+
+
+def _within_10x(axis_range, values):
+    lo, hi = np.log10(min(values)), np.log10(max(values))
+    assert axis_range[0] <= lo and axis_range[1] >= hi                   # the data is inside
+    assert lo - axis_range[0] <= 1 and axis_range[1] - hi <= 1           # and the axis goes no further than 10x
+
+
+@pytest.mark.parametrize("live", [False, True], ids=["reference", "with-live"])
+def test_timing_figure_axes_stay_near_the_data(live):
+    ref = ce.load_reference()["timing"]
+    small = {"T": np.array([1, 2, 4]), "recurrent": np.array([1e-4, 2e-4, 4e-4]), "chunk": np.array([2e-4, 2e-4, 2e-4])}
+    labels = {n: n for n in ("recurrent", "chunk", "reference", "live", "crossover", "T", "seconds")}
+    fig = fig_timing(ref, small if live else None, 64, labels=labels)
+    timings = [ref, small] if live else [ref]
+    _within_10x(fig.layout.xaxis.range, np.concatenate([t["T"] for t in timings]))
+    _within_10x(fig.layout.yaxis.range, np.concatenate([t[n] for t in timings for n in ("recurrent", "chunk")]))
+    assert not fig.layout.annotations and not fig.layout.shapes          # log-axis annotations pushed it to 10^63
+    line = [d for d in fig.data if d.mode == "lines"][-1]
+    assert list(line.x) == [64, 64]                                      # the crossover line sits at T = 64
+
+
+def test_matrix_row_names_tokens_from_one_and_keeps_the_first_panels_rows():
+    fig = fig_matrix_row([np.eye(3), np.eye(3)], ["a", "b"], ticks=["5", "6", "7"], row_title="token i",
+                         col_title="token j")
+    assert list(fig.layout.yaxis.ticktext) == ["5", "6", "7"] and fig.layout.yaxis.showticklabels
+    assert fig.layout.yaxis.title.text == "token i" and fig.layout.yaxis2.showticklabels is False
+    assert fig.layout.xaxis.tickangle == 0 and fig.layout.xaxis2.title.text == "token j"
+    assert fig.layout.margin.l >= 40 and fig.layout.margin.b >= 40      # room for tick labels and the title
+
+
+def test_kernel_agreement_counts_tokens_from_one():
+    o = np.zeros((10, 2))
+    fig = fig_kernel_agreement(o, o, 4, titles=["a", "b", "c"], token="t", value="dim")
+    assert list(fig.data[0].x) == list(range(1, 11)) and list(fig.data[0].y) == [1, 2]
+    assert [s.x0 for s in fig.layout.shapes][:2] == [4.5, 8.5]           # after tokens 4 and 8
+
+
+def test_reference_bench_runs_at_smoke_size():
+    """bench/bench_chunking_curve.py --smoke runs end to end and prints a ratio per length (never how fast)."""
+    root = Path(__file__).resolve().parents[1]
+    run = subprocess.run([sys.executable, str(root / "bench" / "bench_chunking_curve.py"), "--smoke"],
+                         capture_output=True, text=True, timeout=300, cwd=root)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert len(re.findall(r"ratio recurrent / chunk = [0-9.]+x", run.stdout)) == 3, run.stdout
+    assert "crossover:" in run.stdout and "wrote" not in run.stdout            # the smoke run writes nothing

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from gdn.i18n import t
-from gdn.lessons.classroom import ALPHA_ZERO_STREAM, EXERCISES, GLOSSARY, HALF_BETA_STREAM
+from gdn.lessons.classroom import ALPHA_ZERO_STREAM, EXERCISES, GLOSSARY, HALF_BETA_STREAM, TIMELINE
 from gdn.lessons.memory import replay_stream
 from gdn.lessons.stream import step_records
 from tests.apptest import open_app
@@ -24,15 +24,53 @@ def test_every_exercise_reveals_and_judges(lang):
 
 
 # The right option of each exercise, by its words: catches an answer index pointing at the wrong option.
-RIGHT_WORDS = {"alpha_zero": "β k vᵀ", "beta_zero": "decayed old table", "no_error": "Error correction",
+RIGHT_WORDS = {"alpha_zero": "β k vᵀ", "beta_zero": "still reads the decayed table", "no_error": "Error correction",
                "transpose": "shapes stop matching", "crossover": "256", "unit_key": "Exactly v",
-               "half_beta": "(2, 2.5)", "extreme_heads": "never-forgetting"}
+               "half_beta": "(2, 2.5)", "extreme_heads": "α = 1 never forgets"}
 
 
 def test_answer_indices_point_at_the_right_words():
     assert set(RIGHT_WORDS) == {ex.id for ex in EXERCISES}
     for ex in EXERCISES:
         assert RIGHT_WORDS[ex.id] in t(f"classroom.o_{ex.id}_{ex.answer}", "en", **ex.fields()), ex.id
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_right_answer_is_rarely_the_longest_option(lang):
+    """A learner who always picks the longest option must not score well: the right answer is the
+    longest option (ties included) in at most a quarter of the exercises, in each language."""
+    longest = []
+    for ex in EXERCISES:
+        lengths = [len(t(f"classroom.o_{ex.id}_{i}", lang, **ex.fields())) for i in range(ex.n_options)]
+        if lengths[ex.answer] == max(lengths):
+            longest.append(ex.id)
+    assert len(longest) <= len(EXERCISES) // 4, longest
+
+
+def test_answers_are_spread_over_positions():
+    assert len({ex.answer for ex in EXERCISES}) >= 3                     # not always the first / second option
+
+
+def test_timeline_links_every_paper_without_fetching():
+    at = open_app("en", page="app_pages/classroom.py")
+    text = " ".join(m.value for m in at.markdown)
+    for year, event, arxiv_id in TIMELINE:
+        assert f"[(paper: arXiv {arxiv_id})](https://arxiv.org/abs/{arxiv_id})" in text, event
+    assert {a for _, _, a in TIMELINE} >= {"2102.11174", "2406.06484", "2412.06464"}   # DeltaNet, its chunked form, GDN
+
+
+def test_exercise_demo_is_labelled_as_made_up_not_a_real_head():
+    """The α = 0 demo is a hand-made stream: the memory page must not call it a real head."""
+    ex = EXERCISES[0]
+    at = open_app("en", page="app_pages/classroom.py")
+    at.radio(key=f"classroom_pick_{ex.id}").set_value(ex.answer).run()
+    at.button(key=f"classroom_check_{ex.id}").click().run()
+    at.button(key=f"classroom_demo_{ex.id}").click().run()
+    box = at.selectbox(key="memory_preset")
+    assert at.session_state["memory_preset"] == "replay"
+    label = [o for o in box.options if o.startswith("⑤")]               # the labels as the run drew them
+    assert len(label) == 1 and "made up" in label[0] and not any("Real head" in o for o in box.options)
+    assert "K" not in ALPHA_ZERO_STREAM and "K" not in HALF_BETA_STREAM
 
 
 def test_reveal_without_a_prediction_asks_for_one():
@@ -61,6 +99,16 @@ def test_the_demo_streams_prove_the_answers():
     crossover = next(e for e in EXERCISES if e.id == "crossover")
     assert t(f"classroom.o_crossover_{crossover.answer}", "en", **crossover.fields()).startswith(
         str(state_bytes // kv_bytes_per_token))
+
+
+def test_beta_zero_explanation_counts_tokens_from_one():
+    from gdn.lessons.memory import write_and_read_2d
+    s = write_and_read_2d()
+    token = int(np.flatnonzero(s.beta == 0)[0]) + 1                       # the beta = 0 token, counted from 1
+    np.testing.assert_array_equal(step_records(s).output[token - 1], [3, 1])
+    for lang in ("en", "zh"):
+        text = t("classroom.e_beta_zero", lang)
+        assert f"t = {token}" in text and "(3, 1)" in text
 
 
 def test_glossary_shows_both_languages():

@@ -54,6 +54,42 @@ def test_curves_against_an_independent_formula(name, interval):
     assert at["hybrid"][0] == pytest.approx(at["full"][0])                         # hybrid = all-attention there
 
 
+def test_formulas_against_the_byte_counts():
+    cfg = SIZES["Qwen3.5-27B"]
+    f = cost.formula_latex(cfg, batch=3, dtype="bf16")
+    HV, K, V, Hkv, hd = (cfg[k] for k in ("linear_num_value_heads", "linear_key_head_dim", "linear_value_head_dim",
+                                          "num_key_value_heads", "head_dim"))
+    assert f"= 3 \\cdot {HV} \\cdot {K} \\cdot {V} \\cdot 2\\,\\mathrm{{B}}" in f["state"]
+    assert f["state"].endswith(cost.fmt_bytes(3 * HV * K * V * 2).replace(" ", "\\,\\mathrm{") + "}")
+    assert f"= 2 \\cdot 3 \\cdot {Hkv} \\cdot {hd} \\cdot 2\\,\\mathrm{{B}}" in f["kv"]
+    assert f["cross"].endswith(f"{HV * K * V // (2 * Hkv * hd):,}".replace(",", "{,}"))
+
+
+@pytest.mark.parametrize("lecture", [False, True])
+def test_mark_labels_sit_above_the_plot_one_row_each(lecture):
+    """Labels inside the plot collided with the curves: every mark label is above the plot area, on a
+    row of its own, at its mark's T (an annotation's x on a log axis is log10 T)."""
+    from gdn.figures.cost import fig_cost
+    cfg = SIZES["Qwen3.5-0.8B"]
+    T = np.geomspace(1, 2 ** 18, 50)
+    marks = [(256.0, "a", "#000"), (768.0, "b", "#000"), (32768.0, "c", "#000"), (512.0, "d", "#000"), (1e7, "out", "#000")]
+    fs = 22 if lecture else 14
+    fig = fig_cost(T, cost.memory_curves(cfg, T), marks, labels={k: k for k in ("state", "kv", "hybrid", "full", "x", "y")},
+                   font_size=fs, height=560 if lecture else 500)
+    notes = fig.layout.annotations
+    assert [a.text.strip("┆ ") for a in notes] == ["a", "b", "c", "d"]               # 1e7 is outside the T range
+    assert [a.x for a in notes] == pytest.approx(np.log10([256, 768, 32768, 512]))
+    ys = [a.y for a in notes]
+    assert min(ys) > 1 and len(set(ys)) == len(ys)                                  # above the plot, one row each
+    row = min(abs(a - b) for a in ys for b in ys if a != b)
+    plot_height = fig.layout.height - fig.layout.margin.t - fig.layout.margin.b
+    assert row * plot_height >= fs                                                 # rows at least one text line apart
+    assert max(ys) * plot_height + fs / 2 <= plot_height + fig.layout.margin.t     # the top row fits in the margin
+    assert fig.layout.legend.y < 0                                                 # the legend is under the axis
+    assert [a.xanchor for a in notes] == ["center", "center", "right", "center"]    # runs away from the nearer edge
+    assert list(fig.layout.xaxis.ticktext) == ["1", "10", "100", "1k", "10k", "100k"]  # decades, no exponents
+
+
 def metrics(at):
     return [m.value for m in at.metric]
 
@@ -62,17 +98,21 @@ def metrics(at):
 def test_page_controls(lang):
     at = open_app(lang, "app_pages/cost.py")
     assert not at.exception
-    assert metrics(at) == ["1 MiB", "4 KiB", "786 MiB", "3 GiB"]                    # 18 MiB + 6*4 KiB*32768
+    assert metrics(at) == ["786 MiB", "3 GiB", "1 MiB", "4 KiB"]                    # 18 MiB + 6*4 KiB*32768
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)
     assert spec["layout"]["xaxis"]["type"] == "log" and spec["layout"]["yaxis"]["type"] == "log"
-    assert any("256" in str(d.get("text")) for d in spec["data"])                  # the crossover is marked
+    assert any("256" in a["text"] for a in spec["layout"]["annotations"])           # the crossover is marked
+    formulas = " ".join(m.value for m in at.markdown)                              # real LaTeX, numbers put in
+    assert r"$B \cdot H_v \cdot d_k \cdot d_v \cdot s = 1 \cdot 16 \cdot 128 \cdot 128 \cdot 4\,\mathrm{B} = 1\,\mathrm{MiB}$" in formulas
+    assert r"\frac{H_v \cdot d_k \cdot d_v}{2 \cdot H_{\mathrm{kv}} \cdot d_{\mathrm{head}}} = 256$" in formulas
+    assert "H_v·d_k" not in formulas and "head_dim" not in formulas
     at.segmented_control(key="cost_dtype").set_value("bf16").run()
     at.number_input(key="cost_batch").set_value(8).run()
-    assert metrics(at)[:2] == ["4 MiB", "16 KiB"]
+    assert metrics(at)[2:] == ["4 MiB", "16 KiB"]
     for interval in (0, 1):
         at.select_slider(key="cost_interval").set_value(interval).run()
         assert not at.exception
-    assert metrics(at)[2] == metrics(at)[3]                                         # all attention = full
+    assert metrics(at)[0] == metrics(at)[1]                                         # all attention = full
     at.selectbox(key="cost_model").set_value("Qwen3.5-397B-A17B").run()
     at.select_slider(key="cost_T").set_value(1).run()
     assert not at.exception and len(at.dataframe[0].value) == len(SIZES)
@@ -83,7 +123,8 @@ def test_page_marks_the_real_model_prompt():
     at.session_state["real_model_prompt_tokens"] = 512
     at.run()
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)
-    assert any("your prompt: 512" in str(d.get("text")) for d in spec["data"])
+    assert any("your prompt: 512" in a["text"] for a in spec["layout"]["annotations"])
+    assert any(d.get("x") == [512, 512] for d in spec["data"])                      # and its line at T = 512
 
 
 @pytest.mark.browser
@@ -91,10 +132,10 @@ def test_browser_cost_slider_changes_a_number(page, app_url):
     from tests.app_server import open_page
 
     open_page(page, f"{app_url}/cost?lang=en")
-    metric = page.locator('[data-testid="stMetricValue"]').nth(2)
+    metric = page.locator('[data-testid="stMetricValue"]').nth(0)                 # the hybrid total at T
     before = metric.inner_text()
     page.locator('[data-testid="stSlider"]', has_text="Context length").get_by_role("slider").press("Home")
-    page.wait_for_function("(b) => document.querySelectorAll('[data-testid=\"stMetricValue\"]')[2].innerText !== b",
+    page.wait_for_function("(b) => document.querySelectorAll('[data-testid=\"stMetricValue\"]')[0].innerText !== b",
                            arg=before, timeout=20_000)
     assert metric.inner_text() != before
     assert not page.problems, page.problems

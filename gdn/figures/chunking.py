@@ -1,6 +1,12 @@
 """Figures of the chunking page: affine maps, the in-chunk triangular matrices, recurrent vs chunked,
-and kernel timing. Pure functions: arrays in, plotly Figure out."""
+and kernel timing. Pure functions: arrays in, plotly Figure out.
+
+Names follow the app's convention: tokens are counted from 1 (t = 1, 2, ...), key and value
+dimensions are "dim 1", "dim 2", ...; callers pass the words, the numbers are made here.
+"""
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import plotly.graph_objects as go
@@ -9,58 +15,132 @@ from plotly.subplots import make_subplots
 from gdn.figures.common import DIVERGING, base_layout, symmetric_range
 from gdn.lessons.fmt import cell_text
 
+CROSSOVER_COLOR = "#f59e0b"
 
-def fig_matrix_row(matrices: list[np.ndarray], titles: list[str], *, font_size: int = 14,
-                   height: int = 330, row_label: str = "", col_label: str = "") -> go.Figure:
-    """Annotated signed heatmaps side by side, one shared colour range so colours compare."""
+
+def wrap_title(title: str, width: int = 14) -> str:
+    """A panel title on two lines when it is long, broken after its colon ("merged:<br>token 1, then 2"),
+    so four panels' titles never run into each other."""
+    visible = re.sub(r"<[^>]+>", "", title)                 # <sub> tags take no room
+    for colon in (": ", "："):
+        head, sep, tail = title.partition(colon)
+        if sep and len(visible) > width:
+            return f"{head}{sep.strip()}<br>{tail}"
+    return title
+
+
+def cell_font(font_size: int) -> int:
+    """Numbers inside cells: the figure's size, a little smaller in lecture mode (>= 18 px) so "-0.14"
+    fits a cell of a 4 x 4 matrix drawn a quarter of the screen wide."""
+    return font_size if font_size <= 14 else max(18, font_size - 4)
+
+
+def fig_matrix_row(matrices: list[np.ndarray], titles: list[str], *, ticks: list[str], row_title: str,
+                   col_title: str, font_size: int = 14, height: int = 330) -> go.Figure:
+    """Annotated signed heatmaps side by side, one shared colour range so colours compare.
+
+    matrices: square [n, n] each, rows and columns indexed alike; ticks: n labels (e.g. "1", "2" for
+    key dims, or the tokens' numbers in the stream). The first panel names its rows; every panel
+    names its columns under the numbers (flat tick labels, so the title never sits on them)."""
     zmax = symmetric_range(*matrices)
-    fig = make_subplots(rows=1, cols=len(matrices), subplot_titles=titles, horizontal_spacing=0.06)
+    fig = make_subplots(rows=1, cols=len(matrices), subplot_titles=[wrap_title(t) for t in titles],
+                        horizontal_spacing=0.05)
     for i, z in enumerate(matrices, start=1):
+        n = z.shape[0]
         fig.add_trace(go.Heatmap(z=z, zmin=-zmax, zmax=zmax, zmid=0, colorscale=DIVERGING, showscale=False,
                                  xgap=1, ygap=1, text=cell_text(z), texttemplate="%{text}",
-                                 textfont=dict(size=font_size), name=titles[i - 1],
-                                 hovertemplate=f"{titles[i - 1]}<br>{row_label} %{{y}}, {col_label} %{{x}}: "
-                                               "%{z:.4g}<extra></extra>"), row=1, col=i)
-        fig.update_yaxes(autorange="reversed", dtick=1, row=1, col=i)
-        fig.update_xaxes(dtick=1, row=1, col=i)
+                                 textfont=dict(size=cell_font(font_size)), name=titles[i - 1],
+                                 customdata=np.array([[(ticks[r], ticks[c]) for c in range(n)] for r in range(n)]),
+                                 hovertemplate=f"{titles[i - 1]}<br>{row_title} %{{customdata[0]}}, "
+                                               f"{col_title} %{{customdata[1]}}: %{{z:.4g}}<extra></extra>"),
+                      row=1, col=i)
+        axis = dict(tickvals=list(range(n)), ticktext=ticks[:n], tickangle=0, ticks="", showgrid=False)
+        fig.update_yaxes(autorange="reversed", **axis, showticklabels=i == 1,
+                         title_text=row_title if i == 1 else None, title_standoff=6, row=1, col=i)
+        fig.update_xaxes(**axis, title_text=col_title, title_standoff=6, row=1, col=i)
     fig.update_annotations(font_size=font_size + 1)
-    return base_layout(fig, height=height, font_size=font_size)
+    fig = base_layout(fig, height=height + font_size, font_size=font_size)
+    return fig.update_layout(margin=dict(l=20 + 3 * font_size, r=10, t=20 + 3 * font_size, b=20 + 2 * font_size))
 
 
 def fig_kernel_agreement(o_rec: np.ndarray, o_chunk: np.ndarray, chunk_size: int, *, titles: list[str],
                          token: str, value: str, font_size: int = 14) -> go.Figure:
-    """Outputs [T, V] of both kernels and log10 |difference|, chunk boundaries as dashed lines."""
-    T = o_rec.shape[0]
+    """Outputs [T, V] of both kernels and log10 |difference|, chunk boundaries as dashed lines.
+    Columns are tokens t = 1..T, rows value dims 1..V."""
+    T, V = o_rec.shape
     diff = np.log10(np.abs(o_rec - o_chunk) + 1e-300).clip(min=-18)
     zmax = symmetric_range(o_rec, o_chunk)
-    fig = make_subplots(rows=1, cols=3, subplot_titles=titles, horizontal_spacing=0.08)
+    fig = make_subplots(rows=1, cols=3, subplot_titles=titles, horizontal_spacing=0.07)
+    every = max(1, int(np.ceil(T * font_size * 1.2 / 300)))  # flat tick labels that never crowd a ~300 px panel
     for col, (z, scale) in enumerate(((o_rec, "signed"), (o_chunk, "signed"), (diff, "log")), start=1):
         signed = scale == "signed"
         fig.add_trace(go.Heatmap(
-            z=z.T, zmin=-zmax if signed else -18, zmax=zmax if signed else max(-8.0, float(diff.max())),
+            z=z.T, x=np.arange(1, T + 1), y=np.arange(1, V + 1),
+            zmin=-zmax if signed else -18, zmax=zmax if signed else max(-8.0, float(diff.max())),
             colorscale=DIVERGING if signed else "Greys", showscale=not signed, xgap=1, ygap=1,
             colorbar=dict(title="log₁₀|Δ|", len=0.9, x=1.02), name=titles[col - 1],
-            hovertemplate=f"{token} %{{x}}, {value} %{{y}}: %{{z:.3g}}<extra>{titles[col - 1]}</extra>"),
+            hovertemplate=f"{token} = %{{x}}, {value} %{{y}}: %{{z:.3g}}<extra>{titles[col - 1]}</extra>"),
             row=1, col=col)
-        for boundary in range(chunk_size, T, chunk_size):
-            fig.add_vline(x=boundary - 0.5, line=dict(color="#f59e0b", width=2, dash="dash"), row=1, col=col)
-        fig.update_xaxes(title_text=token, row=1, col=col, dtick=1 if T <= 16 else None, title_standoff=4)
-        fig.update_yaxes(autorange="reversed", dtick=1, row=1, col=col)
+        for boundary in range(chunk_size, T, chunk_size):   # between token `boundary` and the next
+            fig.add_vline(x=boundary + 0.5, line=dict(color=CROSSOVER_COLOR, width=2, dash="dash"), row=1, col=col)
+        fig.update_xaxes(title_text=token, row=1, col=col, tickvals=list(range(1, T + 1, every)), tickangle=0,
+                         title_standoff=6)
+        fig.update_yaxes(autorange="reversed", tickvals=list(range(1, V + 1)), showticklabels=col == 1,
+                         title_text=value if col == 1 else None, title_standoff=6, row=1, col=col)
     fig.update_annotations(font_size=font_size + 1)
-    return base_layout(fig, height=330, font_size=font_size)
+    fig = base_layout(fig, height=330, font_size=font_size)
+    return fig.update_layout(margin=dict(l=20 + 3 * font_size, r=10, t=50, b=20 + 2 * font_size))
 
 
-def fig_timing(timing: dict[str, np.ndarray], crossover: int | None, *, labels: dict[str, str],
-               font_size: int = 14) -> go.Figure:
-    """Seconds per call vs T on log-log axes for both kernels, the crossover marked."""
+def log_range(values: np.ndarray, pad: float = 1.5) -> list[float]:
+    """A log axis range (log10 units) that holds the positive values with a small margin, never more."""
+    positive = np.asarray(values, dtype=float)
+    positive = positive[np.isfinite(positive) & (positive > 0)]
+    return [float(np.log10(positive.min() / pad)), float(np.log10(positive.max() * pad))]
+
+
+def seconds_text(s: float) -> str:
+    """0.001 -> '1 ms', 0.1 -> '100 ms', 1 -> '1 s' (tick labels people read without exponents)."""
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
+        if s >= scale * 0.999:
+            return f"{s / scale:g} {unit}"
+    return f"{s:g} s"
+
+
+def fig_timing(reference: dict[str, np.ndarray], live: dict[str, np.ndarray] | None, crossover: int | None, *,
+               labels: dict[str, str], font_size: int = 14, height: int = 400) -> go.Figure:
+    """Seconds per call against T on log-log axes: the shipped reference curve (dashed), the live
+    measurement on top (solid) when there is one, and the crossover as a vertical line.
+
+    reference, live: {"T": [n], "recurrent": [n], "chunk": [n]} seconds; labels: recurrent, chunk,
+    reference, live, crossover, T, seconds. Both axes are set from the data (the line and its label
+    are traces, not shapes or annotations, whose log-axis coordinates differ)."""
     fig = go.Figure()
-    for name, color in (("recurrent", "#64748b"), ("chunk", "#dc2626")):
-        fig.add_trace(go.Scatter(x=timing["T"], y=timing[name], mode="lines+markers", name=labels[name],
-                                 line=dict(color=color, width=3), marker=dict(size=9),
-                                 hovertemplate=f"{labels[name]}<br>T = %{{x}}<br>%{{y:.3f}} s<extra></extra>"))
+    series = [(reference, labels["reference"], "dash", 0.55)] + ([(live, labels["live"], "solid", 1.0)] if live else [])
+    for timing, source, dash, opacity in series:
+        for name, color in (("recurrent", "#475569"), ("chunk", "#dc2626")):
+            fig.add_trace(go.Scatter(
+                x=timing["T"], y=timing[name], mode="lines+markers", name=f"{labels[name]} · {source}",
+                line=dict(color=color, width=3, dash=dash), marker=dict(size=8), opacity=opacity,
+                hovertemplate=f"{labels[name]} ({source})<br>T = %{{x}}<br>%{{y:.3g}} s<extra></extra>"))
+    times = np.concatenate([t[n] for t, *_ in series for n in ("recurrent", "chunk")])
+    lengths = np.concatenate([t["T"] for t, *_ in series])
+    y_range, x_range = log_range(times), log_range(lengths, pad=1.3)
     if crossover is not None:
-        fig.add_vline(x=crossover, line=dict(color="#f59e0b", width=2, dash="dash"),
-                      annotation_text=labels["crossover"], annotation_position="top left")
-    fig.update_layout(xaxis=dict(type="log", title=labels["T"]), yaxis=dict(type="log", title=labels["seconds"]),
-                      legend=dict(orientation="h", y=1.12, x=0))
-    return base_layout(fig, height=380, font_size=font_size)
+        lo, hi = 10 ** y_range[0], 10 ** y_range[1]
+        fig.add_trace(go.Scatter(x=[crossover, crossover], y=[lo, hi], mode="lines", showlegend=False,
+                                 hoverinfo="skip", line=dict(color=CROSSOVER_COLOR, width=2, dash="dot")))
+        fig.add_trace(go.Scatter(x=[crossover], y=[hi / 1.25], mode="text", text=[f" {labels['crossover']}"],
+                                 textposition="bottom right", showlegend=False, hoverinfo="skip",
+                                 textfont=dict(size=font_size, color="#b45309")))
+    T_ticks = [2 ** p for p in range(0, 20, 2) if x_range[0] <= p * np.log10(2) <= x_range[1]]
+    fig.update_xaxes(type="log", range=x_range, title_text=labels["T"], tickvals=T_ticks,
+                     ticktext=[f"{t // 1024}k" if t >= 1024 else str(t) for t in T_ticks])
+    s_ticks = [10.0 ** p for p in range(-6, 3) if y_range[0] <= p <= y_range[1]]
+    fig.update_yaxes(type="log", range=y_range, title_text=labels["seconds"], tickvals=s_ticks,
+                     ticktext=[seconds_text(t) for t in s_ticks], automargin=True, title_standoff=8)
+    fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0, font=dict(size=font_size - 1)))
+    fig = base_layout(fig, height=height, font_size=font_size)
+    legend_rows = len(series)                                   # one row per source (the legend sits above the plot)
+    return fig.update_layout(margin=dict(l=30 + 3 * font_size, r=10, t=16 + legend_rows * (font_size + 14),
+                                         b=20 + 2 * font_size))

@@ -16,7 +16,10 @@ BYTE_TICKS = [2.0 ** p for p in range(0, 56, 5)]           # 1 B, 32 B, 1 KiB, 3
 def fig_cost(T: np.ndarray, curves: dict[str, np.ndarray], marks: list[tuple[float, str, str]], *,
              labels: dict[str, str], font_size: int = 14, height: int = 480) -> go.Figure:
     """T: [n] context lengths; curves: name -> [n] bytes (names as in CURVE_STYLE, labels[name] the
-    legend text); marks: (T, text, colour) vertical lines, drawn only inside the T range."""
+    legend text); marks: (T, text, colour) vertical lines, drawn only inside the T range.
+
+    Each mark's label sits above the plot area, one row per mark, so no label ever lies on a curve or
+    on another label; the legend goes under the x axis to leave that space free."""
     fig = go.Figure()
     for name, y in curves.items():
         fig.add_trace(go.Scatter(x=T, y=np.maximum(y, 1.0), mode="lines", name=labels[name], line=CURVE_STYLE[name],
@@ -25,16 +28,30 @@ def fig_cost(T: np.ndarray, curves: dict[str, np.ndarray], marks: list[tuple[flo
     finite = np.concatenate([y[y > 0] for y in curves.values()])
     lo, hi = float(finite.min()) / 3, float(finite.max()) * 3
     inside = [m for m in marks if T[0] <= m[0] <= T[-1]]
+    # Under the plot: tick labels and the axis title (~3 text lines), then the legend's two rows.
+    axis_below, legend_rows = 3 * font_size + 24, 2 * (font_size + 10)
+    top, bottom = 20 + len(inside) * (font_size + 10), axis_below + legend_rows + 10
+    row_height = (font_size + 10) / (height - top - bottom)   # one label row, in plot-area (paper) units
     for i, (x, text, color) in enumerate(inside):             # lines as traces: exact on log axes
         fig.add_trace(go.Scatter(x=[x, x], y=[lo, hi], mode="lines", showlegend=False, hoverinfo="skip",
                                  line=dict(color=color, width=2, dash="dot")))
-        y = hi / (hi / lo) ** (0.06 + 0.09 * i)                # labels on separate heights: no overlap
-        fig.add_trace(go.Scatter(x=[x], y=[y], mode="text", text=[text], showlegend=False, hoverinfo="skip",
-                                 textposition="middle left" if x > np.sqrt(T[0] * T[-1]) else "middle right",
-                                 textfont=dict(size=font_size - 1, color=color)))
+        # Anchored by where the mark sits: left third -> the label runs right, right third -> left,
+        # middle -> centred on the line; so a label never runs past the plot's edge.
+        where = (np.log(x) - np.log(T[0])) / (np.log(T[-1]) - np.log(T[0]))
+        anchor = "left" if where < 1 / 3 else "right" if where > 2 / 3 else "center"
+        # An annotation's x on a log axis is log10 of the value (plotly's rule for annotations).
+        fig.add_annotation(x=np.log10(x), xref="x", y=1 + (len(inside) - i - 0.5) * row_height, yref="paper",
+                           text={"left": f"┆ {text}", "right": f"{text} ┆", "center": text}[anchor],
+                           showarrow=False, xanchor=anchor, yanchor="middle",
+                           font=dict(size=font_size - 1, color=color))
     ticks = [t for t in BYTE_TICKS if lo <= t <= hi]
-    fig.update_xaxes(type="log", title_text=labels["x"], exponentformat="power")
+    decades = [10 ** p for p in range(0, 7) if T[0] <= 10 ** p <= T[-1]]       # 1, 10, 100, 1k, ... tokens
+    fig.update_xaxes(type="log", title_text=labels["x"], range=[np.log10(T[0]), np.log10(T[-1])], title_standoff=8,
+                     tickvals=decades, ticktext=[f"{d // 1000:,}k" if d >= 1000 else str(d) for d in decades])
     fig.update_yaxes(type="log", title_text=labels["y"], range=[np.log10(lo), np.log10(hi)],
-                     tickvals=ticks or None, ticktext=[fmt_bytes(t) for t in ticks] or None)
-    fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0))
-    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=80, r=20, t=80, b=60))
+                     tickvals=ticks or None, ticktext=[fmt_bytes(t) for t in ticks] or None, automargin=True)
+    plot_height = height - top - bottom
+    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-axis_below / plot_height, x=0,
+                                  font=dict(size=font_size - 1)))
+    return base_layout(fig, height=height, font_size=font_size).update_layout(
+        margin=dict(l=20 + 4 * font_size, r=20, t=top, b=bottom))

@@ -38,8 +38,10 @@ def crossover_fields(model: str = "Qwen3.5-0.8B") -> dict:
             "n": tokens(n), "quarter": tokens(n / 4), "times16": tokens(16 * n)}
 
 
-# A one-head stream for the alpha = 0 question: two pairs stored, then a token with alpha = 0.
-ALPHA_ZERO_STREAM = {"title": "α = 0", "tokens": ["k1→(3,1)", "k2→(−1,2)", "α=0: k1→(5,0)"],
+# Hand-made one-head streams, not a real model's head: with no "K" (a real head's size) in the payload,
+# the memory page labels them as classroom examples.
+# The alpha = 0 question: two pairs stored, then a token with alpha = 0.
+ALPHA_ZERO_STREAM = {"title": "α = 0", "tokens": ["k₁→(3,1)", "k₂→(−1,2)", "α=0: k₁→(5,0)"],
                      "k": [[1, 0], [0, 1], [1, 0]], "v": [[3, 1], [-1, 2], [5, 0]],
                      "q": [[1, 0], [0, 1], [0, 1]], "alpha": [1, 1, 0], "beta": [1, 1, 1]}
 # beta = 0.5 on a unit key: the readout moves halfway from the old row to v.
@@ -62,7 +64,15 @@ EXERCISES = [
     Exercise("extreme_heads", 3, 2, Demo("app_pages/playground.py", {"playground_panel": "halflife"})),
 ]
 
-TIMELINE = [("2021", "fwp"), ("2024", "parallel"), ("2024-12", "gated"), ("2025", "hybrid")]
+# (year, event, the paper's arXiv id): shown as plain links, nothing is fetched.
+TIMELINE = [("2021", "fwp", "2102.11174"),         # Schlag, Irie, Schmidhuber: linear transformers are fast weight programmers
+            ("2024", "parallel", "2406.06484"),    # Yang et al.: parallelizing linear transformers with the delta rule
+            ("2024-12", "gated", "2412.06464"),    # Yang, Kautz, Hatamizadeh: Gated Delta Networks
+            ("2025", "hybrid", "2510.26692")]      # Kimi Linear (KDA); Qwen3-Next / Qwen3.5 have no paper of their own
+
+
+def arxiv_url(arxiv_id: str) -> str:
+    return f"https://arxiv.org/abs/{arxiv_id}"
 GLOSSARY = ["memory_table", "decay", "beta", "key_value_query", "outer_product", "delta_rule",
             "linear_attention", "half_life", "chunking", "wy", "kv_cache", "hybrid", "l2norm",
             "gated_norm", "conv"]

@@ -99,3 +99,27 @@ def summary(sizes: dict[str, dict], T: int, *, batch: int = 1, dtype: str = "fp3
                      "kv": kv_bytes_per_token(cfg, batch=batch, dtype=dtype), "crossover": crossover_tokens(cfg),
                      "hybrid": float(curves["hybrid"][0]), "full": float(curves["full"][0])})
     return rows
+
+
+def latex_bytes(n: float) -> str:
+    """fmt_bytes as LaTeX: '1 MiB' -> '1\\,\\mathrm{MiB}'."""
+    number, unit = fmt_bytes(n).split(" ")
+    return rf"{number}\,\mathrm{{{unit}}}"
+
+
+def formula_latex(cfg: dict, *, batch: int = 1, dtype: str = "fp32") -> dict[str, str]:
+    """The two cost formulas with this config's numbers put in, as LaTeX (no words: the page adds them):
+    state: one GDN layer's state; kv: one attention layer's KV cache per token; cross: T where they meet."""
+    s = DTYPE_BYTES[dtype]
+    dot = r" \cdot "
+    state = dot.join(str(x) for x in (batch, cfg["linear_num_value_heads"], cfg["linear_key_head_dim"],
+                                      cfg["linear_value_head_dim"], s))
+    kv = dot.join(str(x) for x in (2, batch, cfg["num_key_value_heads"], cfg["head_dim"], s))
+    return {
+        "state": rf"B \cdot H_v \cdot d_k \cdot d_v \cdot s = {state}\,\mathrm{{B}} = "
+                 rf"{latex_bytes(state_bytes(cfg, batch=batch, dtype=dtype))}",
+        "kv": rf"2 \cdot B \cdot H_{{\mathrm{{kv}}}} \cdot d_{{\mathrm{{head}}}} \cdot s = {kv}\,\mathrm{{B}} = "
+              rf"{latex_bytes(kv_bytes_per_token(cfg, batch=batch, dtype=dtype))}",
+        "cross": rf"T^{{*}} = \frac{{H_v \cdot d_k \cdot d_v}}{{2 \cdot H_{{\mathrm{{kv}}}} \cdot d_{{\mathrm{{head}}}}}} = "
+                 rf"{crossover_tokens(cfg):,.0f}".replace(",", "{,}"),
+    }

@@ -1,0 +1,47 @@
+"""Chunking, memory cost and classroom in a real browser, at the three screens a class uses: the main
+figure (or the first exercise) starts inside the first screen with room to see it, and lecture-mode
+text is large enough to read from the back of a room."""
+import pytest
+
+from tests.app_server import wait_for_app
+
+pytestmark = pytest.mark.browser
+
+SCREENS = [(1440, 900, ""), (1920, 1080, "&mode=lecture"), (1280, 720, "&mode=lecture")]
+MIN_VISIBLE_PX, MIN_BODY_PX = 300, 20
+
+LAYOUT = """(selector) => {
+  const px = el => parseFloat(getComputedStyle(el).fontSize);
+  const r = document.querySelector(selector).getBoundingClientRect();
+  const body = [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stMarkdownContainer"] p')]
+    .filter(e => e.offsetParent && e.innerText.trim());
+  // the text itself: both value and label are paragraphs inside their containers
+  const text = el => [el, ...el.querySelectorAll('*')].filter(e => !e.childElementCount && e.innerText.trim());
+  const metrics = [...document.querySelectorAll('[data-testid="stMetric"]')].map(m => [
+    Math.min(...text(m.querySelector('[data-testid="stMetricValue"]')).map(px)),
+    Math.max(...text(m.querySelector('[data-testid="stMetricLabel"]')).map(px))]);
+  return {top: r.top, height: r.height, visible: Math.min(r.bottom, innerHeight) - Math.max(r.top, 0),
+          body: Math.min(...body.map(px)), metrics};
+}"""
+
+
+@pytest.mark.parametrize("width,height,mode", SCREENS, ids=["1440x900", "lecture-1920x1080", "lecture-1280x720"])
+@pytest.mark.parametrize("page_path,main", [("chunking", ".js-plotly-plot"), ("cost", ".js-plotly-plot"),
+                                            ("classroom", '[data-testid="stMain"] [data-testid="stRadio"]')])
+def test_main_content_is_on_the_first_screen(browser, app_url, page_path, main, width, height, mode):
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    lang = "zh" if width == 1280 else "en"                 # both languages: Chinese on the smallest screen
+    page.goto(f"{app_url}/{page_path}?lang={lang}{mode}")
+    wait_for_app(page, chart=page_path != "classroom")
+    page.wait_for_selector(main)
+    page.wait_for_timeout(500)
+    got = page.evaluate(LAYOUT, main)
+    # A chart: at least 300 px of it; the first exercise: all of its options.
+    want = MIN_VISIBLE_PX if main == ".js-plotly-plot" else got["height"] - 1
+    assert 0 <= got["top"] < height and got["visible"] >= want, got
+    if mode:
+        assert got["body"] >= MIN_BODY_PX, got
+        assert got["metrics"] or page_path == "classroom"
+        assert all(value > label for value, label in got["metrics"]), got
+    context.close()
