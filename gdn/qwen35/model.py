@@ -183,10 +183,11 @@ def _recompute_fn(layer: DecoderLayer, x_in: torch.Tensor, cache_in, override: G
     return recompute
 
 
-def gate_overrides(cfg: Qwen35Config, set_alpha: dict | None, set_beta: dict | None,
-                   last: int) -> dict[int, GateOverride]:
-    """Check trace's set_alpha / set_beta and group them by layer: {layer: GateOverride}.
-    Raises ValueError naming the bad entry and what would be accepted."""
+def gate_overrides(cfg: Qwen35Config, set_alpha: dict | None = None, set_beta: dict | None = None,
+                   last: int | None = None) -> dict[int, GateOverride]:
+    """Check trace's set_alpha / set_beta and group them by layer: {layer: GateOverride}. last: the
+    last layer that runs (None: all). Raises ValueError naming the bad entry and what would be accepted."""
+    last = cfg.num_hidden_layers - 1 if last is None else last
     tables: dict[int, tuple[dict, dict]] = {}
     for name, given in (("set_alpha", set_alpha), ("set_beta", set_beta)):
         if given is None:
