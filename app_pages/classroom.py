@@ -4,7 +4,7 @@ import streamlit as st
 
 from gdn.i18n import t
 from gdn.lessons.classroom import EXERCISES, GLOSSARY, NOTES_FIELDS, NOTES_PAGES, TIMELINE
-from app_pages._support import ui
+from app_pages._support import path, ui
 
 st.title(ui.tr("classroom.title"))
 st.caption(ui.tr("classroom.intro"))
@@ -14,7 +14,7 @@ def open_demo(demo) -> None:
     """Put the demo's widget values in the session (a page reads them on its first run), then go."""
     for key, value in demo.state.items():
         st.session_state[key] = value
-    st.switch_page(demo.page)
+    path.go(demo.page)
 
 
 def exercise_card(n: int, ex) -> None:

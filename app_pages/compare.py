@@ -19,9 +19,9 @@ from app_pages._support.stepper import stepper
 st.title(ui.tr("compare.title"))
 st.caption(ui.tr("compare.intro"))
 variant = ui.linked(st.segmented_control, ui.tr("compare.variant"), VARIANTS, key="compare_variant", default="rules",
-                    required=True, format_func=ui.label_maker("compare.variant_"))
+                    required=True, format_func=ui.label_maker("compare.variant_"), label_visibility="collapsed")
 vec = lambda x: "(" + ", ".join(cell_text(x)) + ")"
-axis = {"key": ui.tr("common.key_dim"), "value": ui.tr("common.value_dim")}
+axis = {"key": ui.tr("common.key_dim"), "value": ui.tr("common.value_dim"), "dim": ui.tr("common.dim")}
 
 
 @st.cache_data
@@ -65,10 +65,13 @@ def side_by_side(story: str, recs: dict, target: np.ndarray, titles: dict[str, s
         fig = ui.shared_figure(key, lambda: fig_compare_step(recs, target, t, stage, titles=titles, row_labels=rows,
                                                              axis=axis, font_size=size[0], height=size[1],
                                                              value_names=value_names))
-        ui.show_figure(fig, key="compare_fig", alt=ui.tr("compare.alt", t=t, stage=ui.tr("common.stage_" + stage)))
+        ui.show_figure(fig, key="compare_fig", alt=ui.tr("compare.alt", t=t + 1, stage=ui.tr("common.stage_" + stage)),
+                       export=False)
+        # The readouts exist from the query stage on; before it they would give away what the figure hides.
         for col, name in zip(st.columns(len(recs)), recs):
-            col.markdown(f"**{names[name]}**  \n{answer(recs[name].output[t], values, value_labels)}  \n"
-                         + ui.tr("compare.error", err=f"{errors[name][t]:.2f}"))
+            said = (f"{answer(recs[name].output[t], values, value_labels)}  \n"
+                    + ui.tr("compare.error", err=f"{errors[name][t]:.2f}")) if stage == "query" else ui.tr("compare.readout_later")
+            col.markdown(f"**{names[name]}**  \n{said}")
         st.caption(ui.tr("compare.stage_note"))
 
     stepper("compare", len(target), STAGES, draw)
@@ -123,9 +126,12 @@ def model_two_calls() -> None:
 
 
 if variant == "rules":
-    name = ui.linked(st.selectbox, ui.tr("compare.preset"), COMPARE_PRESETS, key="compare_preset", default="k1_update",
-                     format_func=ui.label_maker("compare.preset_"))
-    st.info(ui.tr(f"compare.story_{name}"), icon=":material/lightbulb:")
+    picker, story_box = st.columns([1, 2]) if not ui.lecture() else (st.sidebar, st.sidebar)
+    with picker:
+        name = ui.linked(st.selectbox, ui.tr("compare.preset"), COMPARE_PRESETS, key="compare_preset",
+                         default="k1_update", format_func=ui.label_maker("compare.preset_"))
+    with story_box:
+        ui.note(ui.tr(f"compare.story_{name}"))
     preset, recs = compare_run(name)
     titles = {r: f"<b>{ui.tr(f'compare.rule_short_{r}')}</b><br>{ui.tr(f'compare.rule_{r}')}" for r in RULES}
     side_by_side(name, recs, preset.target, titles, {r: ui.tr(f"compare.rule_short_{r}") for r in RULES},
@@ -141,11 +147,11 @@ else:
 st.divider()
 st.subheader(ui.tr("compare.bug_title"))
 st.markdown(ui.tr("compare.bug_intro"))
-c1, c2, c3 = st.columns([1, 1, 2])
+c1, c2, c3 = st.columns([1, 1, 3])
 K = c1.slider(ui.tr("compare.bug_dk"), 2, 4, 2, key="compare_bug_dk", bind="query-params")
 V = c2.slider(ui.tr("compare.bug_dv"), 2, 4, 2, key="compare_bug_dv", bind="query-params")
-c3.code("S = S + k[:, None] * e[None, :]   # [K,1]*[1,V] = [K,V]  ✓\n"
-        "S = S + k[None, :] * e[:, None]   # [1,K]*[V,1] = [V,K]  ✗", language="python")
+c3.code("S += k[:, None] * e[None, :]  # [K,1]·[1,V] → [K,V] ✓\n"       # short lines: the ✓/✗ stay in view
+        "S += k[None, :] * e[:, None]  # [1,K]·[V,1] → [V,K] ✗", language="python", wrap_lines=True)
 stream = bug_stream(K, V)
 right = gated_final_state(stream)
 try:

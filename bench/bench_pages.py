@@ -30,9 +30,8 @@ def trivial(i):
 
 def overwrite(i):
     ow = ex.overwrite(3 + i % 4, 3, 3, geometry="angle", angle_deg=10.0 + i, alpha=0.9, beta=0.5 + i / 100)
-    bars = np.column_stack([ow.parts, ow.error, ow.disturbed])
-    return fp.fig_overwrite(ow.readout, ow.target, ow.old, bars, rule_titles=list(RULES), bar_labels=list("abcde"),
-                            row_labels=list("otldg"), titles=("a", "b"))
+    return fp.fig_overwrite(ow.readout, ow.target, ow.old, ow.along, ow.error, rule_titles=list(RULES),
+                            part_labels=list("abc"), total_label="e", row_labels=list("otldg"), titles=("a", "b"))
 
 
 def repeat(i):

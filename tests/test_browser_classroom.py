@@ -24,7 +24,7 @@ FONT_SIZES = """() => {
 def test_lecture_mode_text_is_large_on_a_projector(browser, app_url, width, height, tmp_path):
     context = browser.new_context(viewport={"width": width, "height": height})
     page = context.new_page()
-    page.goto(f"{app_url}/?lang=zh&mode=lecture&memory_preset=k1_update&memory_t=2&memory_stage=write")
+    page.goto(f"{app_url}/memory?lang=zh&mode=lecture&memory_preset=k1_update&memory_t=3&memory_stage=write")
     wait_for_app(page)
     sizes = page.evaluate(FONT_SIZES)
     page.screenshot(path=str(tmp_path / f"lecture_{width}x{height}.png"))
@@ -35,7 +35,7 @@ def test_lecture_mode_text_is_large_on_a_projector(browser, app_url, width, heig
 
 
 def test_space_plays_and_pauses(page, app_url):
-    page.goto(f"{app_url}/?lang=en&memory_preset=k1_update")
+    page.goto(f"{app_url}/memory?lang=en&memory_preset=k1_update")
     wait_for_app(page)
     page.locator("h1").click()
     page.keyboard.press("Space")

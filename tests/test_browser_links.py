@@ -22,12 +22,12 @@ def test_deep_link_on_a_fresh_server(browser):
 def test_share_link_in_the_browser_reopens_the_view(page, app_url):
     page.goto(f"{app_url}/?lang=en")
     wait_for_app(page)
-    page.goto(f"{app_url}/compare?lang=en&compare_preset=city&compare_t=2")
+    page.goto(f"{app_url}/compare?lang=en&compare_preset=city&compare_t=3")
     wait_for_app(page)
     page.get_by_text("Share this view").click()
     link = page.locator('[data-testid="stSidebar"] [data-testid="stCode"]').inner_text().strip()
     assert link.startswith(f"{app_url}/compare?") and "/compare/compare" not in link
-    assert "compare_preset=city" in link and "compare_t=2" in link
+    assert "compare_preset=city" in link and "compare_t=3" in link
     qr = page.locator('[data-testid="stSidebar"] img').first                  # the QR code is drawn
     assert qr.evaluate("img => img.complete && img.naturalWidth") > 100
     page.goto(link)

@@ -12,7 +12,7 @@ READ_FIGURE = """() => {
 
 
 def test_arrow_keys_step_through_the_update(page, app_url):
-    page.goto(f"{app_url}/?lang=en&memory_preset=k1_update&memory_t=2")
+    page.goto(f"{app_url}/memory?lang=en&memory_preset=k1_update&memory_t=3")
     wait_for_app(page)
     assert "Step 11 of 20" in page.inner_text("body")
     page.locator("h1").click()                                   # focus the page, not a widget
@@ -22,7 +22,7 @@ def test_arrow_keys_step_through_the_update(page, app_url):
     page.wait_for_function("document.body.innerText.includes('Step 14 of 20')", timeout=20_000)
     panels = page.evaluate(READ_FIGURE)
     assert panels[1] == [["1.5", "0.5"], ["-0.5", "1"]]          # decayed table alpha * S
-    assert panels[2] == [["3.5", "-0.5"], ["0", "0"]]            # the write: only the error, on row k1
+    assert panels[2] == [["3.5", "-0.5"], ["0", "0"]]            # the write: only the error, on k₁'s row (dim 1)
     assert panels[3] == [["5", "0"], ["-0.5", "1"]]              # new table: k1 -> (5, 0)
     assert panels[6] == [["?", "?"]]                              # query not reached yet
     page.keyboard.press("ArrowLeft")
@@ -33,7 +33,7 @@ def test_arrow_keys_step_through_the_update(page, app_url):
 
 
 def test_chinese_page_renders_without_errors(page, app_url):
-    page.goto(f"{app_url}/?lang=zh")
+    page.goto(f"{app_url}/memory?lang=zh")
     wait_for_app(page)
     assert "记忆表" in page.inner_text("h1")
     assert not page.problems, page.problems

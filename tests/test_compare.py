@@ -87,17 +87,17 @@ def test_page_steps_every_preset(lang, preset):
     for _ in range(T * 5 + 1):
         at.button(key="compare_next").click().run()
     assert not at.exception
-    assert (at.session_state["compare_t"], at.session_state["compare_stage"]) == (T - 1, "query")
+    assert (at.session_state["compare_t"], at.session_state["compare_stage"]) == (T, "query")
     fig = spec(at)
     assert [d["type"] for d in fig["data"]] == ["heatmap"] * 6
     assert "?" not in str(fig["data"][1]["text"])                # everything revealed at "query"
 
 
 def test_page_shows_k1_readouts_and_city_labels():
-    at = open_app("en", "app_pages/compare.py", compare_t="2", compare_stage="query")
+    at = open_app("en", "app_pages/compare.py", compare_t="3", compare_stage="query")
     text = " ".join(m.value for m in at.markdown)
     assert "reads o = (8, 1)" in text and text.count("reads o = (5, 0)") == 2
-    at = open_app("zh", "app_pages/compare.py", compare_preset="city", compare_t="3", compare_stage="query")
+    at = open_app("zh", "app_pages/compare.py", compare_preset="city", compare_t="4", compare_stage="query")
     text = " ".join(m.value for m in at.markdown)
     assert "混合" in text and text.count("回答 **上海**") == 2
 

@@ -48,7 +48,7 @@ def test_player_has_one_frame_per_step_and_plays_offline():
 def test_timeline_names_tokens_and_csv_has_every_number():
     rec = step_records(k1_update())
     fig = fig_timeline(rec, 1, labels={"alpha": "α", "beta": "β", "token": "t"}, token_names=["a", "b", "c", "d"])
-    assert list(fig.layout.xaxis.ticktext) == ["0 a", "1 b", "2 c", "3 d"]
+    assert list(fig.layout.xaxis.ticktext) == ["1 a", "2 b", "3 c", "4 d"]
     rows = records_csv(rec).strip().split("\n")
     T, K, V = rec.stream.shape
     assert len(rows) == 1 + T * (4 * K * V + 2 * K + 5 * V + 1)

@@ -24,7 +24,7 @@ def test_real_model_link_round_trip():
 
 @pytest.mark.parametrize("page,params", [
     ("app_pages/memory_table.py", {"memory_preset": "random", "memory_dk": "5", "memory_t": "3"}),
-    ("app_pages/compare.py", {"compare_preset": "city", "compare_t": "2"}),
+    ("app_pages/compare.py", {"compare_preset": "city", "compare_t": "3"}),
     ("app_pages/chunking.py", {"chunking_T": "9", "chunking_C": "3"}),
 ])
 def test_share_link_in_the_sidebar_carries_the_view(page, params):

@@ -24,26 +24,37 @@ def test_every_preset_steps_to_the_end_and_back(lang, preset):
     for _ in range(T * 5 + 2):                                         # past the end: stays on the last step
         at.button(key="memory_next").click().run()
     assert not at.exception
-    assert (at.session_state["memory_t"], at.session_state["memory_stage"]) == (T - 1, "query")
+    assert (at.session_state["memory_t"], at.session_state["memory_stage"]) == (T, "query")
     assert "?" not in str(panel_text(at, 6))                            # the output is revealed at the end
     at.button(key="memory_reset").click().run()
-    assert (at.session_state["memory_t"], at.session_state["memory_stage"]) == (0, "decay")
+    assert (at.session_state["memory_t"], at.session_state["memory_stage"]) == (1, "decay")
     at.button(key="memory_prev").click().run()                          # before the start: stays
-    assert at.session_state["memory_t"] == 0 and not at.exception
+    assert at.session_state["memory_t"] == 1 and not at.exception
 
 
 def test_k1_update_shows_the_worked_numbers():
-    at = open_app("en", memory_preset="k1_update", memory_t="2", memory_stage="query")
+    at = open_app("en", memory_preset="k1_update", memory_t="3", memory_stage="query")     # tokens count from 1
     assert not at.exception
     assert at.selectbox(key="memory_preset").value == "k1_update"
     assert panel_text(at, 1) == [["1.5", "0.5"], ["-0.5", "1"]]         # alpha * S_{t-1}
     assert panel_text(at, 5)[2] == ["3.5", "-0.5"]                       # error row
     assert panel_text(at, 6) == [["5", "0"]]                             # k1 now reads (5, 0)
-    assert r"\colorbox" in at.latex[0].value and "o_t" in at.latex[0].value.split(r"\colorbox")[1]
+    assert at.latex[0].value.strip("$\n").startswith("o_t") and "5" in at.latex[0].value   # this stage, numbers in
+    assert r"\colorbox" in at.latex[1].value and "o_t" in at.latex[1].value.split(r"\colorbox")[1]
+
+
+def test_no_numbers_of_later_stages_before_the_figure_shows_them():
+    """At "read", the error (3.5, -0.5) and the new row (5, 0) are still "?" in the figure: no formula or
+    text under the story may give them away."""
+    at = open_app("en", memory_preset="k1_update", memory_t="3", memory_stage="read")
+    assert panel_text(at, 3) == [["?", "?"], ["?", "?"]]                  # the write panel is not computed yet
+    shown = [x.value for x in at.main.latex] + [x.value for x in at.main.markdown]      # sidebar: teacher notes
+    assert any(r"\hat v" in x and "1.5" in x for x in shown)             # the prediction is this stage's number
+    assert not any("3.5" in x or "(5, 0)" in x or r"(5,\ 0)" in x for x in shown)
 
 
 def test_stages_reveal_panels_in_order():
-    at = open_app("en", memory_preset="write_read_2d", memory_t="1")
+    at = open_app("en", memory_preset="write_read_2d", memory_t="2")
     assert panel_text(at, 6) == [["?", "?"]]                             # output not computed at "decay"
     for _ in range(4):
         at.button(key="memory_next").click().run()
@@ -72,7 +83,7 @@ def test_bad_link_values_fall_back_to_defaults():
     at = open_app("en", memory_preset="nonsense", memory_t="99", memory_stage="dance")
     assert not at.exception
     assert at.session_state["memory_preset"] == "write_read_2d"
-    assert at.session_state["memory_t"] == 2 and at.session_state["memory_stage"] == "decay"
+    assert at.session_state["memory_t"] == 3 and at.session_state["memory_stage"] == "decay"   # the last token
 
 
 def test_replay_of_a_real_head_runs_on_its_gates():
@@ -90,5 +101,5 @@ def test_replay_of_a_real_head_runs_on_its_gates():
     assert not at.exception
     assert at.selectbox(key="memory_preset").value == "replay"
     timeline = json.loads(at.get("plotly_chart")[1].proto.spec)
-    assert timeline["layout"]["xaxis"]["ticktext"] == ["0 the", "1  password", "2  is"]
+    assert timeline["layout"]["xaxis"]["ticktext"] == ["1 the", "2  password", "3  is"]
     assert any("“the”" in m.value for m in at.markdown)                 # the current token is named

@@ -21,8 +21,11 @@ ASSETS = Path(__file__).resolve().parents[2] / "assets"
 LANG_NAMES = {"zh": "简体中文", "en": "English"}
 
 
+# Language and lecture mode live under keys no widget owns ("_lang", "_lecture"): Streamlit drops a
+# widget's state on a page switch made mid-run (st.switch_page), and the language fell back to the
+# browser's. The sidebar widgets only copy their value in.
 def lang() -> str:
-    return st.session_state.get("lang") or pick_language(st.query_params.get("lang"), st.context.locale)
+    return st.session_state.get("_lang") or pick_language(st.query_params.get("lang"), st.context.locale)
 
 
 def tr(key: str, **fields) -> str:
@@ -38,7 +41,7 @@ def label_maker(prefix: str):
 
 
 def lecture() -> bool:
-    return bool(st.session_state.get("lecture"))
+    return bool(st.session_state.get("_lecture"))
 
 
 def font_size() -> int:
@@ -49,19 +52,26 @@ def font_size() -> int:
 def init_session() -> None:
     """Language and mode come from the URL on a fresh session (?lang=zh|en, ?mode=lecture),
     else the language follows the browser locale."""
-    if "lang" not in st.session_state:
-        st.session_state["lang"] = pick_language(st.query_params.get("lang"), st.context.locale)
-    if "lecture" not in st.session_state:
-        st.session_state["lecture"] = st.query_params.get("mode") == "lecture"
+    if "_lang" not in st.session_state:
+        st.session_state["_lang"] = pick_language(st.query_params.get("lang"), st.context.locale)
+    if "_lecture" not in st.session_state:
+        st.session_state["_lecture"] = st.query_params.get("mode") == "lecture"
+
+
+def _copy_widget(widget_key: str, key: str) -> None:
+    st.session_state[key] = st.session_state[widget_key]
 
 
 def sidebar_chrome() -> None:
     """Language picker and lecture-mode toggle; both are mirrored into the URL so links reopen them."""
+    st.session_state["lang"], st.session_state["lecture"] = lang(), lecture()
     with st.sidebar:
         st.radio(t("common.language", lang()), LANGS, key="lang", format_func=LANG_NAMES.get,
-                 horizontal=True)
-        st.toggle(tr("common.lecture_mode"), key="lecture", help=tr("common.lecture_help"))
+                 horizontal=True, on_change=_copy_widget, args=("lang", "_lang"))
+        st.toggle(tr("common.lecture_mode"), key="lecture", help=tr("common.lecture_help"),
+                  on_change=_copy_widget, args=("lecture", "_lecture"))
     st.query_params["lang"] = lang()
+    st.html(f"<style>{(ASSETS / 'app.css').read_text(encoding='utf-8')}</style>")
     if lecture():
         st.query_params["mode"] = "lecture"
         st.html(f"<style>{(ASSETS / 'lecture.css').read_text(encoding='utf-8')}</style>")
@@ -162,11 +172,11 @@ def show_figure(fig: go.Figure, key: str, alt: str, export: bool = True) -> None
 def page_params(prefix: str) -> dict:
     """The plain values (numbers, strings) of the current page's widgets, for a link that reopens them.
     Keys are page-prefixed ("memory_t"); editors and internal play state are left out."""
-    skip = ("_edit", "_playing", "_tick", "_html", "_csv",
+    skip = ("_edit", "_playing", "_tick", "_html", "_csv", "_widgets", "_keys",
             "_source", "_prompt_tokens")                                  # a local folder path; derived state
     return {k: v for k, v in st.session_state.items()
             if k.startswith(prefix + "_") and isinstance(v, (int, float, str)) and not isinstance(v, bool)
-            and not any(s in k for s in skip)}
+            and not any(s in k for s in skip) and not re.search(r"_w\d+$", k)}   # the stepper's widget copies
 
 
 def share_panel(page_path: str, prefix: str) -> None:

@@ -11,6 +11,17 @@ ACTIVE = "#f59e0b"        # frame of the panels the current stage acts on
 FONT = dict(family="Noto Sans CJK SC, Noto Sans SC, Microsoft YaHei, PingFang SC, sans-serif")
 
 
+def dim_labels(n: int, word: str = "dim") -> list[str]:
+    """Key or value dimensions as the app names them everywhere: "dim 1", "dim 2", ... (1-based, so they
+    never read like the stored keys k₁, k₂ of the stories). word: the translated "dim"."""
+    return [f"{word} {i + 1}" for i in range(n)]
+
+
+def numbered(n: int) -> list[str]:
+    """Tick labels 1..n for dimensions under an axis title that names them (category axis)."""
+    return [str(i + 1) for i in range(n)]
+
+
 def symmetric_range(*arrays: np.ndarray) -> float:
     """One |z| bound shared by all panels, so a colour means the same number everywhere (never 0)."""
     finite = [np.abs(a[np.isfinite(a)]).max() for a in arrays if np.size(a) and np.isfinite(a).any()]

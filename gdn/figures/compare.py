@@ -11,7 +11,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from gdn.figures.common import DIVERGING, base_layout, symmetric_range
+from gdn.figures.common import DIVERGING, base_layout, dim_labels, numbered, symmetric_range
 from gdn.lessons.fmt import cell_text
 from gdn.lessons.stream import STAGES, StepRecords
 
@@ -51,11 +51,12 @@ def fig_compare_step(recs: dict[str, StepRecords], target: np.ndarray, t: int, s
     fig = make_subplots(rows=2, cols=len(rules), row_heights=[0.55, 0.45], vertical_spacing=0.14,
                         horizontal_spacing=0.06, subplot_titles=[titles[r] for r in rules])
     after_write = STAGES.index(stage) >= STAGES.index("write")
-    x = list(value_names) if value_names else [f"v{j}" for j in range(V)]
+    x = list(value_names) if value_names else numbered(V)
+    dims = dim_labels(K, axis.get("dim", "dim"))
     for col, rule in enumerate(rules, start=1):
         rec = recs[rule]
         S = rec.S_new[t] if after_write else rec.S_decayed[t]                     # [K, V]
-        fig.add_trace(_heatmap(S, cell_text(S), x, [f"k{i}" for i in range(K)], zmax, font_size,
+        fig.add_trace(_heatmap(S, cell_text(S), x, dims, zmax, font_size,
                                titles[rule]), row=1, col=col)
         rows = vector_rows(rec, target, t)                                         # [5, V]
         text = _vector_text(rows, stage, reads=rule != "linear")
@@ -86,13 +87,16 @@ def fig_transpose_bug(S_right: np.ndarray, S_bug: np.ndarray, *, titles: tuple[s
     K, V = S_right.shape
     fig = make_subplots(rows=1, cols=3, subplot_titles=titles, horizontal_spacing=0.06)
     for col, z in enumerate(panels, start=1):
-        fig.add_trace(_heatmap(z, cell_text(z), [f"v{j}" for j in range(V)], [f"k{i}" for i in range(K)],
+        fig.add_trace(_heatmap(z, cell_text(z), numbered(V), dim_labels(K, axis.get("dim", "dim")),
                                zmax, font_size, titles[col - 1]), row=1, col=col)
+        if col > 1:                                          # the three tables share their rows
+            fig.update_yaxes(showticklabels=False, row=1, col=col)
         fig.update_xaxes(title_text=axis["value"], title_standoff=2, row=1, col=col)
     fig.update_yaxes(autorange="reversed")
-    fig.update_yaxes(title_text=axis["key"], row=1, col=1)
+    fig.update_yaxes(title_text=axis["key"], title_standoff=6, row=1, col=1)
+    fig.update_xaxes(type="category")
     fig.update_annotations(font_size=font_size + 1)
-    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60))
+    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=110, b=20))
 
 
 def fig_two_calls(panels: dict[str, np.ndarray], cut: int, *, titles: dict[str, str], token_labels: list[str],
@@ -104,7 +108,7 @@ def fig_two_calls(panels: dict[str, np.ndarray], cut: int, *, titles: dict[str, 
     T, V = panels[names[0]].shape
     zmax = symmetric_range(*panels.values())
     fig = make_subplots(rows=1, cols=len(names), subplot_titles=[titles[n] for n in names], horizontal_spacing=0.05)
-    x = [f"v{j}" for j in range(V)]
+    x = numbered(V)
     for col, name in enumerate(names, start=1):
         z = panels[name]
         fig.add_trace(_heatmap(z, cell_text(z), x, token_labels, zmax, font_size, titles[name]), row=1, col=col)

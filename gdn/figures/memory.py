@@ -11,7 +11,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from gdn.figures.common import ACTIVE, DIVERGING, base_layout, symmetric_range
+from gdn.figures.common import ACTIVE, DIVERGING, base_layout, dim_labels, numbered, symmetric_range
 from gdn.lessons.fmt import cell_text
 from gdn.lessons.stream import STAGES, StepRecords
 
@@ -26,13 +26,13 @@ ACTIVE_PANELS = {"decay": {"S_prev", "S_decayed"}, "read": {"S_decayed", "keys",
                  "query": {"S_new", "keys", "output"}}
 
 
-def panel_arrays(rec: StepRecords, t: int) -> dict[str, tuple[np.ndarray, list[str]]]:
-    """Each panel's array (rows x cols) and its row labels, for token t."""
+def panel_arrays(rec: StepRecords, t: int, dim: str = "dim") -> dict[str, tuple[np.ndarray, list[str]]]:
+    """Each panel's array (rows x cols) and its row labels, for token t (0-based)."""
     s = rec.stream
     beta = s.beta[t] * np.ones(s.shape[2])
     keys = np.stack([s.k[t], s.q[t]])                                               # [2, K]
     read = np.stack([rec.prediction[t], s.v[t], rec.error[t], beta * rec.error[t]])  # [4, V]
-    key_rows = [f"k{i}" for i in range(s.shape[1])]
+    key_rows = dim_labels(s.shape[1], dim)
     return {"S_prev": (rec.S_prev[t], key_rows), "S_decayed": (rec.S_decayed[t], key_rows),
             "write": (rec.write[t], key_rows), "S_new": (rec.S_new[t], key_rows),
             "keys": (keys, ["k", "q"]), "read": (read, ["v̂", "v", "e", "β⊙e"]),
@@ -41,11 +41,12 @@ def panel_arrays(rec: StepRecords, t: int) -> dict[str, tuple[np.ndarray, list[s
 
 def fig_memory_step(rec: StepRecords, t: int, stage: str, *, titles: dict[str, str],
                     axis: dict[str, str], font_size: int = 14, height: int = 560) -> go.Figure:
-    """titles: panel name -> title; axis: {"key": ..., "value": ...} axis titles (already translated)."""
+    """titles: panel name -> title; axis: {"key": ..., "value": ..., "dim": ...} axis titles and the word for
+    one dimension (already translated). t is the 0-based token index."""
     if stage not in STAGES:
         raise ValueError(f"stage must be one of {STAGES}, got {stage!r}")
     T, K, V = rec.stream.shape
-    arrays = panel_arrays(rec, t)
+    arrays = panel_arrays(rec, t, axis.get("dim", "dim"))
     zmax = symmetric_range(rec.S_prev, rec.S_new, rec.write, rec.stream.v, rec.prediction, rec.output)
     stage_idx = STAGES.index(stage)
     specs = [[{}, {}, {}, {}], [{}, {"colspan": 2}, None, {}]]
@@ -54,21 +55,25 @@ def fig_memory_step(rec: StepRecords, t: int, stage: str, *, titles: dict[str, s
     for name, (row, col) in PANELS.items():
         z, row_labels = arrays[name]
         shown = STAGES.index(REVEALED_AT[name]) <= stage_idx
-        cols = [f"k{j}" for j in range(K)] if name == "keys" else [f"v{j}" for j in range(V)]
+        cols = numbered(K if name == "keys" else V)             # under an axis title that names them
         fig.add_trace(go.Heatmap(
             z=z if shown else np.zeros_like(z), x=cols, y=row_labels, zmin=-zmax, zmax=zmax,
             colorscale=DIVERGING, showscale=False, xgap=2, ygap=2, opacity=1.0 if shown else 0.25,
             text=cell_text(z) if shown else np.full(z.shape, "?"), texttemplate="%{text}",
             textfont=dict(size=font_size + 2), name=titles[name],
             hovertemplate=f"{titles[name]}<br>%{{y}}, %{{x}}: %{{text}}<extra></extra>"), row=row, col=col)
-        fig.update_yaxes(autorange="reversed", row=row, col=col)
+        # The four tables share their rows (key dims): only the first one names them.
+        fig.update_yaxes(autorange="reversed", showticklabels=row == 2 or col == 1, row=row, col=col)
+        fig.update_xaxes(type="category", row=row, col=col)
         if name in ACTIVE_PANELS[stage]:
             _frame(fig, row, col)
     for col in range(1, 5):
         fig.update_xaxes(title_text=axis["value"], row=1, col=col, title_standoff=2)
+    fig.update_xaxes(title_text=axis["key"], row=2, col=1, title_standoff=2)
+    fig.update_xaxes(title_text=axis["value"], row=2, col=2, title_standoff=2)
     fig.update_annotations(font_size=font_size + 1)
     fig = base_layout(fig, height=height, font_size=font_size)
-    return fig.update_layout(margin=dict(l=40))
+    return fig.update_layout(margin=dict(l=4 * font_size + 8))       # room for "dim 1" at any font size
 
 
 def _frame(fig: go.Figure, row: int, col: int) -> None:
@@ -82,19 +87,20 @@ def _frame(fig: go.Figure, row: int, col: int) -> None:
 
 def fig_timeline(rec: StepRecords, t: int, *, labels: dict[str, str], font_size: int = 14,
                  token_names: list[str] | None = None) -> go.Figure:
-    """alpha_t and beta_t of every token as bars, the current token marked: the scrub bar's context.
-    token_names: the text of each token (real prompts), shown as tick labels."""
+    """alpha_t and beta_t of every token as bars, token t (0-based) marked: the scrub bar's context.
+    Tokens are numbered from 1, like everywhere in the app. token_names: each token's text (real prompts)."""
     T = rec.stream.shape[0]
-    tokens = list(range(T))
+    tokens = list(range(1, T + 1))
     beta = rec.stream.beta if rec.stream.beta.ndim == 1 else rec.stream.beta.mean(axis=1)
     fig = go.Figure([
         go.Bar(x=tokens, y=rec.stream.alpha, name=labels["alpha"], marker_color="#64748b"),
         go.Bar(x=tokens, y=beta, name=labels["beta"], marker_color="#f59e0b")])
-    fig.add_vrect(x0=t - 0.5, x1=t + 0.5, fillcolor=ACTIVE, opacity=0.18, line_width=0)
-    ticks = dict(tickvals=tokens, ticktext=[f"{i} {n}" for i, n in enumerate(token_names)]) if token_names else {}
+    fig.add_vrect(x0=t + 0.5, x1=t + 1.5, fillcolor=ACTIVE, opacity=0.18, line_width=0)
+    ticks = dict(tickvals=tokens, ticktext=[f"{i} {n}" for i, n in zip(tokens, token_names)]) if token_names else {}
     fig.update_layout(barmode="group", yaxis_range=[0, 1.05], xaxis=dict(title=labels["token"], dtick=1, **ticks),
-                      legend=dict(orientation="h", y=1.15, x=0))
-    return base_layout(fig, height=190, font_size=font_size).update_layout(margin=dict(l=50, t=30, b=45))
+                      # above the plot area, right-aligned: never over the first token's bars
+                      legend=dict(orientation="h", y=1.0, yanchor="bottom", x=1.0, xanchor="right"))
+    return base_layout(fig, height=170, font_size=font_size).update_layout(margin=dict(l=50, t=28, b=40))
 
 
 def fig_memory_player(rec: StepRecords, *, titles: dict[str, str], axis: dict[str, str], step_label,

@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from gdn.figures.common import DIVERGING, base_layout, symmetric_range
+from gdn.figures.common import DIVERGING, base_layout, numbered, symmetric_range
 from gdn.lessons.fmt import cell_text
 
 RULE_COLORS = {"linear": "#64748b", "delta": "#1d4ed8", "gated": "#dc2626"}
@@ -20,28 +20,36 @@ def _legend_top(fig: go.Figure) -> go.Figure:
     return fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.08, x=0))
 
 
-def fig_overwrite(readout: np.ndarray, target: np.ndarray, old: np.ndarray, bars: np.ndarray, *,
-                  rule_titles: list[str], bar_labels: list[str], row_labels: list[str], titles: tuple[str, str],
-                  font_size: int = 14, height: int = 420) -> go.Figure:
-    """readout: [3, V] per rule; target, old: [V]; bars: [3 rules, B] relative sizes (one trace per
-    bar label). Left: grouped bars; right: old value, target and each rule's readout as rows."""
+def fig_overwrite(readout: np.ndarray, target: np.ndarray, old: np.ndarray, along: np.ndarray, error: np.ndarray, *,
+                  rule_titles: list[str], part_labels: list[str], total_label: str, row_labels: list[str],
+                  titles: tuple[str, str], value_axis: str = "", font_size: int = 14, height: int = 420) -> go.Figure:
+    """readout: [3, V] per rule; target, old: [V]; along: [3 rules, 3 parts] signed components of the
+    error's parts along the error (gdn.lessons.playground.Overwrite.along); error: [3].
+    Left: the parts stacked with their signs, ending exactly at the total error (◆); right: old value,
+    target and each rule's readout as rows."""
     fig = make_subplots(rows=1, cols=2, column_widths=[0.55, 0.45], horizontal_spacing=0.2,
                         subplot_titles=titles)
-    for j, label in enumerate(bar_labels):
-        fig.add_trace(go.Bar(x=rule_titles, y=bars[:, j], name=label, marker_color=PART_COLORS[j],
-                             text=[f"{b:.0%}" if b >= 0.005 else "" for b in bars[:, j]], textposition="outside",
-                             cliponaxis=False, textfont=dict(size=font_size - 2)),
-                      row=1, col=1)
+    for j, label in enumerate(part_labels):
+        fig.add_trace(go.Bar(x=rule_titles, y=along[:, j], name=label, marker_color=PART_COLORS[j],
+                             text=[f"{b:+.0%}" if abs(b) >= 0.005 else "" for b in along[:, j]],
+                             textposition="inside", insidetextanchor="middle", textfont=dict(size=font_size - 2),
+                             hovertemplate=f"{label}: %{{y:+.1%}}<extra></extra>"), row=1, col=1)
+    fig.add_trace(go.Scatter(x=rule_titles, y=error, name=total_label, mode="markers+text",
+                             marker=dict(symbol="diamond", size=font_size + 2, color=PART_COLORS[3]),
+                             text=[f"{e:.0%}" for e in error], textposition="middle right", cliponaxis=False,
+                             textfont=dict(size=font_size), hovertemplate=f"{total_label}: %{{y:.1%}}<extra></extra>"),
+                  row=1, col=1)
     rows = np.vstack([old, target, readout])                           # [5, V]
-    fig.add_trace(go.Heatmap(z=rows, y=row_labels, x=[f"v{j}" for j in range(rows.shape[1])],
+    fig.add_trace(go.Heatmap(z=rows, y=row_labels, x=numbered(rows.shape[1]),
                              zmid=0, zmax=symmetric_range(rows), zmin=-symmetric_range(rows),
                              colorscale=DIVERGING, showscale=False, xgap=2, ygap=2,
                              text=cell_text(rows, 1) if rows.shape[1] <= 8 else None, texttemplate="%{text}",
                              textfont=dict(size=font_size), hovertemplate="%{y}, %{x}: %{z:.2f}<extra></extra>"),
                   row=1, col=2)
     fig.update_yaxes(autorange="reversed", row=1, col=2)
-    fig.update_yaxes(tickformat=".0%", rangemode="tozero", row=1, col=1)
-    fig.update_layout(barmode="group", bargap=0.25)
+    fig.update_xaxes(type="category", title_text=value_axis, title_standoff=2, row=1, col=2)
+    fig.update_yaxes(tickformat=".0%", zeroline=True, zerolinewidth=2, zerolinecolor="#334155", row=1, col=1)
+    fig.update_layout(barmode="relative", bargap=0.35)
     fig.update_annotations(font_size=font_size + 1)
     return _legend_top(base_layout(fig, height=height, font_size=font_size)).update_layout(margin=dict(l=70, r=20, t=110, b=60))
 

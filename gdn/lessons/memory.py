@@ -68,8 +68,17 @@ PRESETS = {
 
 # ---- formulas ----------------------------------------------------------------------------------
 
+STAGE_SYMBOLS = {       # each stage's formula without numbers: what a stage not reached yet shows
+    "decay": r"\tilde S = \alpha_t\, S_{t-1}",
+    "read": r"\hat v = \tilde S^{\top} k_t",
+    "error": r"e = v_t - \hat v",
+    "write": r"S_t = \tilde S + k_t\, (\beta_t \odot e)^{\top}",
+    "query": r"o_t = S_t^{\top} q_t",
+}
+
+
 def stage_formulas(rec: StepRecords, t: int) -> dict[str, str]:
-    """LaTeX per stage (keys of gdn.lessons.stream.STAGES) for token t."""
+    """LaTeX per stage (keys of gdn.lessons.stream.STAGES) for token t (0-based), numbers plugged in."""
     s = rec.stream
     alpha = vec_latex(s.alpha[t]) if np.ndim(s.alpha[t]) else cell_text(np.array(s.alpha[t]))
     beta = vec_latex(s.beta[t]) if np.ndim(s.beta[t]) else cell_text(np.array(s.beta[t]))

@@ -63,12 +63,16 @@ class Overwrite:
     readout: [3, V] what key 0 reads after the re-write; target: [V] the new value; old: [V] the old one.
     parts: [3, 3] norms of (old value left behind, interference from other keys, new value missed),
         each relative to ||target||; error: [3] ||readout - target|| / ||target||.
+    along: [3, 3] the same three parts as signed components along the error's direction, relative to
+        ||target||. The parts are vectors that add up to the error, so these add up to error exactly
+        (their sideways components cancel); a negative one shrinks the error (norms never could).
     disturbed: [3] mean over the other keys of how far the re-write moved their readout, relative to
         their own value (nan-free: 0 when there are no other keys); cosine: [n, n] key similarities."""
     readout: np.ndarray
     target: np.ndarray
     old: np.ndarray
     parts: np.ndarray
+    along: np.ndarray
     error: np.ndarray
     disturbed: np.ndarray
     cosine: np.ndarray
@@ -92,21 +96,24 @@ def overwrite(n: int, K: int, V: int, *, geometry: str = "orthogonal", angle_deg
     values = np.round(rng.normal(size=(n + 1, V)), 1)                   # [n + 1, V]; last = new value
     values[-1] = np.where(np.abs(values[-1]) < 0.1, 1.0, values[-1])    # never an all-zero target
     target, old = values[-1], values[0]
-    readout, parts, error, disturbed = [], [], [], []
+    readout, parts, along, error, disturbed = [], [], [], [], []
     for rule in RULES:
         c = _coefficients(rule, keys, alpha, beta)                      # [n, n + 1]
         r = c[0] @ values                                               # [V]
         pieces = (c[0, 0] * old, c[0, 1:n] @ values[1:n], (c[0, n] - 1.0) * target)
         readout.append(r)
         parts.append([np.linalg.norm(p) / np.linalg.norm(target) for p in pieces])
-        error.append(np.linalg.norm(r - target) / np.linalg.norm(target))
+        err = r - target                                                 # [V] = sum of the three pieces
+        direction = err / np.linalg.norm(err) if np.linalg.norm(err) > 1e-12 else np.zeros_like(err)
+        along.append([float(p @ direction) / np.linalg.norm(target) for p in pieces])
+        error.append(np.linalg.norm(err) / np.linalg.norm(target))
         before = _coefficients_before(rule, keys, alpha, beta) @ values[:n]          # [n, V]
         moved = np.linalg.norm(c[1:] @ values - before[1:], axis=1)
         size = np.maximum(np.linalg.norm(values[1:n], axis=1), 1e-12)
         disturbed.append(float(np.mean(moved / size)) if n > 1 else 0.0)
     unit = keys / np.maximum(np.linalg.norm(keys, axis=1, keepdims=True), 1e-12)
     return Overwrite(readout=np.array(readout), target=target, old=old, parts=np.array(parts),
-                     error=np.array(error), disturbed=np.array(disturbed), cosine=unit @ unit.T)
+                     along=np.array(along), error=np.array(error), disturbed=np.array(disturbed), cosine=unit @ unit.T)
 
 
 def _coefficients_before(rule: str, keys: np.ndarray, alpha: float, beta: float) -> np.ndarray:

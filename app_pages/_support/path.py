@@ -1,0 +1,67 @@
+"""The learning path: the pages in the order a newcomer should read them, and the links between them.
+
+app.py builds the navigation from PATH, every page ends with a "next" link to the following stop, and
+every in-app page switch goes through go(), so language and lecture mode survive it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+from app_pages._support import ui
+
+
+@dataclass(frozen=True)
+class Stop:
+    script: str        # app_pages/<script>.py
+    url_path: str      # the page's address
+    key: str           # its strings: nav.<key> (title) and nav.blurb_<key> (one line on what you will see)
+    icon: str
+
+    @property
+    def file(self) -> str:
+        return f"app_pages/{self.script}.py"
+
+
+PATH = (
+    Stop("memory_table", "memory_table", "memory", ":material/grid_on:"),
+    Stop("playground", "playground", "playground", ":material/tune:"),
+    Stop("compare", "compare", "compare", ":material/compare:"),
+    Stop("cost", "cost", "cost", ":material/memory:"),
+    Stop("chunking", "chunking", "chunking", ":material/view_module:"),
+    Stop("real_model", "real_model", "real_model", ":material/biotech:"),
+    Stop("classroom", "classroom", "classroom", ":material/school:"),
+)
+
+
+def chrome_params() -> dict[str, str]:
+    """The query parameters every page keeps: language, and lecture mode when it is on."""
+    return {"lang": ui.lang(), **({"mode": "lecture"} if ui.lecture() else {})}
+
+
+def go(page_file: str, **params: str) -> None:
+    """Switch to page_file ("app_pages/<script>.py") keeping language and lecture mode in the address
+    (a bare st.switch_page drops the query string, so the new page's link would lose them)."""
+    st.switch_page(page_file, query_params={**chrome_params(), **params})
+
+
+ALIASES = {"memory": "memory_table"}    # app.py's hidden twin of the memory page
+
+
+def stop_after(url_path: str) -> Stop | None:
+    url_path = ALIASES.get(url_path, url_path)
+    paths = [s.url_path for s in PATH]
+    if url_path not in paths or paths.index(url_path) == len(PATH) - 1:
+        return None
+    return PATH[paths.index(url_path) + 1]
+
+
+def next_link(url_path: str) -> None:
+    """"Next: <page> — what you will see there", at the end of a page on the path."""
+    nxt = stop_after(url_path)
+    if nxt is None:
+        return
+    st.divider()
+    st.page_link(nxt.file, label=ui.tr("nav.next", page=ui.tr(f"nav.{nxt.key}"), blurb=ui.tr(f"nav.blurb_{nxt.key}")),
+                 icon=":material/arrow_forward:", query_params=chrome_params())
