@@ -3,6 +3,7 @@ export), each drawn from one ViewContext: what the page has already loaded and t
 view runs."""
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +23,12 @@ from gdn.qwen35.predict import Predictions, predict
 from app_pages._support import compute, ui
 from app_pages._support.path import go
 
+PROMPTS = json.loads((ui.ASSETS / "prompts" / "real_model.json").read_text(encoding="utf-8"))
 TABLE_DIMS = 16                # the state table shows this many key dims x value dims (largest first)
+
+
+def preset_text(preset: str, lang: str | None = None) -> str:
+    return PROMPTS[preset][lang or ui.lang()] if preset != "custom" else ""
 
 
 @dataclass
@@ -137,7 +143,6 @@ ALL_HEADS = -1               # the head picker's "every head of the layer" (None
 
 def _apply_story(story, preset: str) -> None:
     """A story button: its prompt, layer, head and gate constant, then run."""
-    from app_pages.real_model import preset_text       # the page owns its presets
     st.session_state.update(real_model_preset=preset, real_model_prompt_edit=preset_text(preset),
                             real_model_autorun=True, real_model_layer=story.layer,
                             real_model_iv_head=ALL_HEADS if story.head is None else story.head,
@@ -147,7 +152,6 @@ def _apply_story(story, preset: str) -> None:
 
 def _stories(c: ViewContext) -> dict:
     """Each story's intervention on its preset prompt in this language (searched once per server)."""
-    from app_pages.real_model import preset_text
     def search():
         out = {}
         for kind, spec in STORIES.items():
@@ -172,12 +176,15 @@ def intervene(c: ViewContext) -> None:
     options = [ALL_HEADS, *c.heads]
     if st.session_state.get("real_model_iv_head") not in options:
         st.session_state["real_model_iv_head"] = c.head
+    names = {h: ui.tr("real_model.iv_all") if h == ALL_HEADS else str(h) for h in options}   # format_func runs later
     head = c1.selectbox(ui.tr("real_model.iv_head", layer=c.layer), options, key="real_model_iv_head",
-                        format_func=lambda h: ui.tr("real_model.iv_all") if h == ALL_HEADS else str(h))
+                        format_func=names.get)
+    st.session_state.setdefault("real_model_iv_alpha", 1.0)               # a story button may have set them
+    st.session_state.setdefault("real_model_iv_beta", 0.0)
     set_a = c2.toggle(ui.tr("real_model.iv_alpha_on"), key="real_model_iv_alpha_on")
-    a = c2.slider("α :=", 0.0, 1.0, 1.0, 0.05, key="real_model_iv_alpha", disabled=not set_a, label_visibility="collapsed")
+    a = c2.slider("α :=", 0.0, 1.0, step=0.05, key="real_model_iv_alpha", disabled=not set_a, label_visibility="collapsed")
     set_b = c3.toggle(ui.tr("real_model.iv_beta_on"), key="real_model_iv_beta_on")
-    b = c3.slider("β :=", 0.0, 1.0, 0.0, 0.05, key="real_model_iv_beta", disabled=not set_b, label_visibility="collapsed")
+    b = c3.slider("β :=", 0.0, 1.0, step=0.05, key="real_model_iv_beta", disabled=not set_b, label_visibility="collapsed")
     where = (c.layer, None if head == ALL_HEADS else head)
     overrides = {**({"set_alpha": {where: a}} if set_a else {}), **({"set_beta": {where: b}} if set_b else {})}
     if not overrides:

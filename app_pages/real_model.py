@@ -17,7 +17,6 @@ from gdn.qwen35.tokenizer import DEFAULT_MAX_TOKENS
 from app_pages import _real_model_views as views
 from app_pages._support import compute, ui
 
-PROMPTS = json.loads((ui.ASSETS / "prompts" / "real_model.json").read_text(encoding="utf-8"))
 # The demo models (trained or random) get their own task prompts; natural text only means something to
 # a real Qwen3.5 checkpoint, so only a real one gets those presets.
 TASK_PRESETS = ["recall", "switch", "copy"]
@@ -39,8 +38,7 @@ def fail(message: str, kind: str | None = None) -> None:
     st.stop()
 
 
-def preset_text(preset: str, lang: str | None = None) -> str:
-    return PROMPTS[preset][lang or ui.lang()] if preset != "custom" else ""
+preset_text = views.preset_text
 
 
 def model_kind(folder: str, found: dict) -> str:
@@ -74,6 +72,7 @@ def evidence_fields(ev: dict | None) -> dict:
                 b_value=f"{ev['beta_value'][b['gdn_index']][b['head']]:.2f}",
                 b_filler=f"{ev['beta_filler'][b['gdn_index']][b['head']]:.2f}",
                 recall=pct(ev["acc"]["reassigned"]), recall_lin=pct(ev["acc_ablation"]["reassigned"]),
+                latest=pct(ev["acc"]["latest"]),
                 none=pct(ev["acc"]["none"]), copy=pct(ev["acc"]["copy"]), n=ev["n_examples"])
 
 
