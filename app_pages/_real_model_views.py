@@ -3,6 +3,7 @@ export), each drawn from one ViewContext: what the page has already loaded and t
 view runs."""
 from __future__ import annotations
 
+import html
 import json
 import time
 from dataclasses import dataclass
@@ -110,6 +111,30 @@ def _answers(c: ViewContext, p: Predictions) -> list[tuple[int, str, bool]]:
     return [(t, c.piece(a), int(p.top_ids[t, 0]) == a) for t, a in c.slots]
 
 
+GUESS_CSS = ("<style>.rm-guess{overflow-x:auto;max-width:100%}.rm-guess table{border-collapse:collapse;font-size:SIZE}"
+             ".rm-guess td,.rm-guess th{border:1px solid #e5e7eb;padding:1px 5px;white-space:nowrap;text-align:left}"
+             ".rm-guess th{background:#f8fafc;font-weight:600}.rm-ok{background:#dcfce7}.rm-bad{background:#fee2e2}</style>")
+
+
+def guesses_html(c: ViewContext, p: Predictions, answers: dict) -> str:
+    """Top-3 next tokens with probabilities after every token, one column per token; the expected answers
+    of a task prompt coloured (green: the first choice is right; red: it is not, the answer named)."""
+    esc = lambda x: html.escape(x.strip() or "␣")
+    head = "".join(f"<th>{t} {esc(tok)}</th>" for t, tok in enumerate(c.tokens))
+    rows = []
+    for k in range(p.top_ids.shape[1]):
+        cells = []
+        for t in range(c.T):
+            cls = ""
+            if t in answers and k == 0:
+                cls = ' class="rm-ok"' if answers[t][1] else ' class="rm-bad"'
+            extra = "" if t not in answers or answers[t][1] or k else f" ≠ {esc(answers[t][0])}"
+            cells.append(f"<td{cls}>{esc(c.piece(p.top_ids[t, k]))} {p.top_p[t, k]:.2f}{extra}</td>")
+        rows.append(f"<tr><th>#{k + 1}</th>{''.join(cells)}</tr>")
+    size = "1.1rem" if c.lecture else "0.8rem"
+    return GUESS_CSS.replace("SIZE", size) + f'<div class="rm-guess"><table><tr><th></th>{head}</tr>{"".join(rows)}</table></div>'
+
+
 def gates(c: ViewContext) -> None:
     p = c.predictions()
     alpha, beta = np.exp(p.g[c.li]), p.beta[c.li]                          # [T, H] (the same numbers as run.g, run.beta)
@@ -123,6 +148,8 @@ def gates(c: ViewContext) -> None:
                                 titles=titles, labels=c.labels, marks=marks, answers=answers, font_size=c.fs,
                                 height=(640 if c.lecture else 540) + 2 * extra)
     ui.show_figure(fig, key="real_model_gates", alt=ui.tr("real_model.alt_gates", layer=c.layer, T=c.T))
+    st.caption(ui.tr("real_model.guesses_caption"))
+    st.html(guesses_html(c, p, dict((t, (a, r)) for t, a, r in answers)))
     line = [ui.tr("real_model.ran", T=c.T, layers=len(c.run.layers), s=f"{time.perf_counter() - c.started:.2f}")]
     if answers:
         line.append(ui.tr("real_model.accuracy", right=sum(r for _, _, r in answers), n=len(answers)))

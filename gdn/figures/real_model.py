@@ -140,6 +140,7 @@ def fig_head_params(A: np.ndarray, dt_bias: np.ndarray, *, layer: int, titles: d
 # ---- the page's main figure: α and β of one layer, and the model's next-token guesses, on one token axis
 
 MARK_COLORS = {"alpha": "#dc2626", "beta": "#16a34a"}   # ### where α drops; value words where β spikes
+TEXT_TOKENS = 20            # up to this many tokens the guesses are written in their cells
 
 
 def fig_gates_predictions(alpha: np.ndarray, beta: np.ndarray, *, tokens, layer: int, top_tokens, top_p: np.ndarray,
@@ -153,15 +154,16 @@ def fig_gates_predictions(alpha: np.ndarray, beta: np.ndarray, *, tokens, layer:
     """
     T, H = alpha.shape
     pieces = [_show(p) for p in tokens]
-    fig = make_subplots(rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.06, row_heights=[0.36, 0.36, 0.28],
+    fig = make_subplots(rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.09, row_heights=[0.37, 0.37, 0.26],
                         subplot_titles=[titles["alpha"], titles["beta"], titles["predictions"]])
     for row, (name, z, scale) in enumerate((("α", alpha, ALPHA_COLORS), ("β", beta, BETA_COLORS)), start=1):
         hover = (f"{labels['token']} %{{x}} «%{{customdata}}»<br>{labels['layer']} {layer} · "
                  f"{labels['head']} %{{y}}<br>{name} = %{{z:.3f}}<extra></extra>")
         fig.add_trace(go.Heatmap(z=z.T, x=list(range(T)), y=list(range(H)), customdata=np.broadcast_to(
             np.array(pieces, dtype=object), (H, T)), zmin=0, zmax=1, colorscale=scale, hovertemplate=hover,
-            xgap=1 if T <= 64 else 0, ygap=1, colorbar=dict(title=dict(text=name), thickness=12, len=0.3,
-                                                            y=1 - 0.36 * (row - 0.5) - 0.03 * (row - 1))), row=row, col=1)
+            xgap=1 if T <= 64 else 0, ygap=1, colorbar=dict(title=dict(text=name), thickness=12)), row=row, col=1)
+        lo, hi = fig.layout["yaxis" if row == 1 else f"yaxis{row}"].domain                  # the colour bar beside its row
+        fig.data[-1].colorbar.update(y=(lo + hi) / 2, len=hi - lo)
         fig.update_yaxes(title_text=labels["head"], autorange="reversed", dtick=1 if H <= 16 else None,
                          showticklabels=True, row=row, col=1)
     for t, h, gate in marks:
@@ -170,16 +172,18 @@ def fig_gates_predictions(alpha: np.ndarray, beta: np.ndarray, *, tokens, layer:
     guess = np.array([[_show(p) for p in row] for row in top_tokens], dtype=object)          # [T, 3]
     hover = [[f"{labels['token']} {t} «{pieces[t]}» →<br>" + "<br>".join(
         f"{k + 1}. «{guess[t, k]}» {top_p[t, k]:.2f}" for k in range(guess.shape[1])) for t in range(T)]] * guess.shape[1]
+    show_text = T <= TEXT_TOKENS                                              # else the table under the figure has them
     fig.add_trace(go.Heatmap(z=top_p.T, x=list(range(T)), y=[f"#{k + 1}" for k in range(guess.shape[1])],
-                             text=guess.T if T <= 64 else None, texttemplate="%{text}" if T <= 64 else None,
+                             text=guess.T if show_text else None, texttemplate="%{text}" if show_text else None,
                              textfont=dict(size=max(9, font_size - 4)), customdata=np.array(hover, dtype=object),
                              hovertemplate="%{customdata}<extra></extra>", zmin=0, zmax=1, colorscale="Greens",
                              showscale=False, xgap=1 if T <= 64 else 0, ygap=1), row=3, col=1)
-    fig.update_yaxes(autorange="reversed", title_text=labels["guess"], row=3, col=1)
+    fig.update_yaxes(autorange="reversed", type="category", row=3, col=1)      # the row title says what it is
     for t, expected, right in answers:
         fig.add_annotation(x=t, y=-0.5, yref="y3", text="✓" if right else f"✗ {_show(expected)}", showarrow=False,
                            yshift=10, font=dict(color="#15803d" if right else "#b91c1c", size=font_size), row=3, col=1)
-    fig.update_xaxes(**token_ticks(tokens), automargin=True, row=3, col=1)
+    fig.update_xaxes(**token_ticks(tokens), automargin=True, tickfont=dict(size=max(10, font_size - (8 if T > 24 else 2))),
+                     row=3, col=1)
     fig.update_xaxes(title_text=labels["token"], title_standoff=10, row=3, col=1)
     fig.update_annotations(font_size=font_size)
     return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, r=10, t=40, b=10))
