@@ -80,7 +80,7 @@ def _role_mean(x: np.ndarray, exs: list[Example], role: str) -> np.ndarray:
     return np.mean(rows, axis=0)
 
 
-def evidence(model, n: int = 128, seed: int = EVAL_SEED) -> dict:
+def evidence(model, n: int = 64, seed: int = EVAL_SEED) -> dict:
     """Gate statistics and task accuracy of a loaded model (gdn.qwen35.load_model) on n fixed examples.
 
     beta_value / beta_filler: mean beta on value tokens / filler words, [GDN layer][head].
