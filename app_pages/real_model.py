@@ -55,8 +55,10 @@ def chip(i: int, piece: str, token_id: int) -> str:
 
 @st.cache_resource(show_spinner=False)
 def trained_evidence(folder: str) -> dict:
-    """Gate evidence of the shipped trained model on its fixed task batch (computed once per server)."""
-    return compute.in_slot(lambda: evidence(compute.model(folder)))
+    """Gate evidence of the shipped trained model on its fixed task batch (computed once per server; others
+    asking meanwhile wait for this one). Outside the forward-pass slots: it is a few small forwards of the
+    3 M-parameter demo, and holding a slot for them would queue every visitor's Run behind it."""
+    return evidence(compute.model(folder))
 
 
 def evidence_fields(ev: dict | None) -> dict:
@@ -173,7 +175,7 @@ UPLOAD_CSS = """<style>
 
 
 title_box = st.empty()
-left, right = st.columns([2, 5], gap="medium")
+left, right = st.columns([1.6, 5] if ui.lecture() else [2, 5], gap="medium")
 
 # -- 1. model and prompt (left column) ----------------------------------------------------------
 with left:
