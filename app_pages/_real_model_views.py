@@ -197,8 +197,9 @@ def intervene(c: ViewContext) -> None:
                 continue
             where = ui.tr("real_model.where_all" if story.head is None else "real_model.where", layer=story.layer,
                           head=story.head)
-            col.button(ui.tr(f"real_model.story_btn_{kind}", where=where), key=f"real_model_story_{kind}",
-                       on_click=_apply_story, args=(story, STORIES[kind]["prompt"]), width="stretch")
+            col.button(ui.tr(f"real_model.story_btn_{kind}"), key=f"real_model_story_{kind}", width="stretch",
+                       help=ui.tr("real_model.story_btn_help", where=where), on_click=_apply_story,
+                       args=(story, STORIES[kind]["prompt"]))
     c1, c2, c3 = st.columns([2, 3, 3])
     options = [ALL_HEADS, *c.heads]
     if st.session_state.get("real_model_iv_head") not in options:

@@ -65,3 +65,24 @@ def test_empty_prompt_then_text_then_run_twice(page, app_url):
         wait_for_app(page)
     assert page.locator('[data-testid="stException"]').count() == 0
     assert page.locator(".js-plotly-plot").count() > 0 and "The prompt is empty" not in page.inner_text("body")
+
+
+@pytest.mark.parametrize("width,height,query", [(1440, 900, "lang=en"), (1440, 900, "lang=zh"),
+                                                (1920, 1080, "lang=en&mode=lecture"), (1280, 720, "lang=zh&mode=lecture")],
+                         ids=["1440-en", "1440-zh", "lecture-1920", "lecture-1280"])
+def test_main_figure_starts_in_the_first_screen(page, app_url, width, height, query):
+    page.set_viewport_size({"width": width, "height": height})
+    page.goto(f"{app_url}/real_model?{query}")
+    wait_for_app(page)
+    box = page.locator(".js-plotly-plot").first.bounding_box()
+    assert box["y"] < height and min(box["y"] + box["height"], height) - box["y"] >= 300
+
+
+def test_replay_keeps_language_and_lecture_mode(page, app_url):
+    page.goto(f"{app_url}/real_model?lang=zh&mode=lecture&real_model_view=replay")
+    wait_for_app(page, chart=False)
+    page.locator(".st-key-real_model_replay button").click()
+    page.wait_for_function("() => location.href.includes('memory_preset=replay')", timeout=60_000)
+    wait_for_app(page)
+    assert "lang=zh" in page.url and "mode=lecture" in page.url
+    assert "记忆表" in page.inner_text("body") and "Memory table" not in page.inner_text("body")

@@ -224,7 +224,7 @@ def fig_kernel_outputs(outputs: dict[str, np.ndarray], *, tokens, layer: int, he
     zmax = symmetric_range(ref)
     for col, (title, z, is_diff) in enumerate(panels, start=1):
         fig.add_trace(go.Heatmap(z=z.T, zmin=0 if is_diff else -zmax, zmax=float(z.max()) or 1e-30 if is_diff else zmax,
-                                 colorscale="Greys" if is_diff else DIVERGING, showscale=is_diff or col == 1,
+                                 colorscale="Greys" if is_diff else DIVERGING, showscale=is_diff,   # values: hover
                                  colorbar=dict(thickness=10, len=0.8, x=col / len(panels) - 0.005),
                                  hovertemplate=f"{labels['token']} %{{x}} · {labels['value']} %{{y}}<br>"
                                                f"%{{z:.3g}}<extra>{title}</extra>"), row=1, col=col)
