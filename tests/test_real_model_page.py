@@ -436,3 +436,28 @@ def test_upload_texts_are_ours_in_chinese():
     assert any(c.value == t("real_model.upload_limit", "zh", limit=200, types=".txt, .md") for c in at.caption)
     at.file_uploader(key="real_model_upload").upload("notes.pdf", b"%PDF-1.4").run()
     assert at.error[0].value == t("real_model.upload_wrong_type", "zh", name=r"notes\.pdf", types=".txt, .md")
+
+
+def test_one_click_qwen35_08b_names_its_size_checks_config_first_then_loads(tmp_path, monkeypatch):
+    """The "Get Qwen3.5-0.8B" button (a fake hub: nothing is fetched): its label gives the size before any
+    click, the click reads config.json before any weight, downloads and switches to the new model, whose
+    natural-text presets are then offered."""
+    import gdn.qwen35.sources as sources
+    from tests.test_qwen35_sources import FakeHub
+    monkeypatch.setenv("GDN_ALLOW_DOWNLOADS", "1")
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+    source = write_checkpoint(tmp_path / "src", text_config(vocab_size=1024), shards=2,
+                              tokenizer_json=(DEMO_PATH / "tokenizer.json").read_text(encoding="utf-8"))
+    hub = FakeHub(tmp_path / "hub", source)
+    asked = []
+    monkeypatch.setattr(sources, "_hub", lambda given: hub)
+    real_plan = sources.plan_download
+    monkeypatch.setattr(sources, "plan_download", lambda repo, **kw: asked.append(repo) or real_plan(repo, **kw))
+    at = open_demo("zh")
+    at.selectbox(key="real_model_source").set_value("__download__").run()
+    button = at.button(key="real_model_get_08b")
+    assert button.label == t("real_model.get_08b", "zh", gb="1.6") and hub.fetched == []
+    button.click().run()
+    assert not at.exception and asked == ["Qwen/Qwen3.5-0.8B"] and hub.fetched[0] == "config.json"
+    assert "rev0" in at.session_state["real_model_source"] and charts(at)
+    assert at.selectbox(key="real_model_preset").value == "password"               # a real Qwen3.5 now
