@@ -175,6 +175,9 @@ UPLOAD_CSS = """<style>
 
 
 title_box = st.empty()
+# The view picker spans the page: beside the prompt column its six choices would not fit a projector's width.
+view = ui.linked(st.segmented_control, ui.tr("real_model.view"), VIEWS, key="real_model_view", default=VIEWS[0],
+                 required=True, format_func=ui.label_maker("real_model.tab_"), label_visibility="collapsed")
 left, right = st.columns([1.6, 5] if ui.lecture() else [2, 5], gap="medium")
 
 # -- 1. model and prompt (left column) ----------------------------------------------------------
@@ -228,7 +231,8 @@ with left:
         fail(str(e))
     cfg = info.config
     kind = model_kind(folder, found)
-    title_box.title(ui.tr(f"real_model.title_{kind}", name=Path(folder).name, params=f"{info.n_params / 1e6:.1f}"))
+    title = ui.tr(f"real_model.title_{kind}", name=Path(folder).name, params=f"{info.n_params / 1e6:.1f}")
+    (title_box.subheader if ui.lecture() else title_box.title)(title)      # one line at lecture size
     if kind == "random":
         st.warning(ui.tr("real_model.random_weights"), icon=":material/casino:")
     if info.read_bytes > AUTO_LOAD_BYTES and folder not in st.session_state.get("real_model_confirmed", ()):
@@ -311,8 +315,6 @@ summary = head_summary(run.g, run.beta)                                  # [L, H
 labels = {n: ui.tr(f"real_model.lbl_{n}") for n in ("token", "layer", "head", "norm", "key", "value", "guess")}
 inputs = lambda: compute.cached("inputs", (folder, ids, layer), lambda: layer_inputs(model, list(ids), layer))
 with right:
-    view = ui.linked(st.segmented_control, ui.tr("real_model.view"), VIEWS, key="real_model_view", default=VIEWS[0],
-                     required=True, format_func=ui.label_maker("real_model.tab_"), label_visibility="collapsed")
     ctx = views.ViewContext(folder=folder, request=request, enc=enc, run=run, layer=layer, head=head,
                            dims=(cfg.linear_key_head_dim, cfg.linear_value_head_dim), summary=summary, labels=labels,
                            fs=ui.font_size(), lecture=ui.lecture(), inputs=inputs, model=model, kind=kind,
