@@ -1,10 +1,14 @@
 """Gated DeltaNet Explorer: page routing and the chrome every page shares (language, lecture mode)."""
 import os
 
-# Before torch is first imported: never more OpenMP threads than the CPUs this server may run on. Under a
-# CPU limit (taskset, a cpuset) torch would otherwise start one thread per core of the machine,
-# and the threads spin on each other (bench/load_ws.py: on 1 allowed core of 2, 3 of 30 sessions timed out).
-os.environ.setdefault("OMP_NUM_THREADS", str(len(os.sched_getaffinity(0))))
+# Before torch is first imported: one OpenMP thread per computation, unless the operator sets
+# OMP_NUM_THREADS. A class shares this server, and a busy machine is the normal case: there, torch's
+# threads wait for each other at every op. Measured on the shared 2-core box (bench/README.md, "Threads"):
+# a 64-token trace of the 0.8B shape took 2.6 s with 1 thread and 16 s with 2; the tiny model 0.18 s
+# vs 1.65 s; 3 of 30 classroom sessions timed out with 2 threads on 1 allowed core. Only a quiet machine
+# serving one user gains from more threads. Never torch.set_num_threads from a
+# session thread: it hangs; the environment variable is read once, here, before torch starts.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import streamlit as st  # noqa: E402
 

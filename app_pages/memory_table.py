@@ -89,7 +89,7 @@ def draw(t: int, stage: str) -> None:
     formula.latex(formulas[stage])
     figure, side = st.columns([5, 2]) if not ui.lecture() else (st.container(), None)
     with figure:
-        size = (ui.font_size(), 540 if ui.lecture() else 470)
+        size = (ui.font_size(), 600 if ui.lecture() else 490)
         fig = ui.shared_figure(("memory_step", stream_key, t, stage, tuple(TITLES.items()), tuple(AXIS.items()), size),
                                lambda: fig_memory_step(rec, t, stage, titles=TITLES, axis=AXIS, font_size=size[0],
                                                        height=size[1]))

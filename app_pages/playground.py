@@ -54,7 +54,8 @@ def overwrite_panel():
     with chart:
         labels = [ui.tr(f"playground.ow_{p}") for p in ("old", "interference", "missed")]
         rows = [ui.tr(f"playground.ow_row_{r}") for r in ("old", "target", *RULES)]
-        fig = figs.fig_overwrite(ow.readout, ow.target, ow.old, ow.along, ow.error, rule_titles=list(rule_name.values()),
+        ticks = [ui.tr(f"playground.rule_tick_{r}") for r in RULES]     # short: three fit unrotated beside the table
+        fig = figs.fig_overwrite(ow.readout, ow.target, ow.old, ow.along, ow.error, rule_titles=ticks,
                                  part_labels=labels, total_label=ui.tr("playground.ow_total"), row_labels=rows,
                                  font_size=fs, height=520 if lecture else 440, value_axis=ui.tr("common.value_dim"),
                                  titles=(ui.tr("playground.ow_bars_title"), ui.tr("playground.ow_rows_title")))

@@ -3,6 +3,10 @@
     python bench/bench_kernels.py                 # CPU float32, B=1, H=16, K=V=128, T in {512, 4096, 8192}
     python bench/bench_kernels.py --smoke         # tiny sizes, for CI: checks that it runs, not how fast
     python bench/bench_kernels.py --device cuda   # adds T=32768 and fla's chunk_gated_delta_rule if importable
+    python bench/bench_kernels.py --before DIR    # adds another checkout's chunked kernel ("before chunk")
+
+On CUDA "ours chunk" replays its state scan from a CUDA graph (gdn/ops/scan.py); "ours chunk eager"
+is the same kernel with the graph turned off, so the graph's share is visible.
 
 Every ratio is measured in one run: the kernels being compared are timed in turn, round after round, and
 each reports the median of its rounds, so load from other processes hits them alike. Ratios read
@@ -27,6 +31,28 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere without installing
 from gdn.ops.chunk import chunk_gated_delta_rule  # noqa: E402
 from gdn.ops.naive import recurrent_gated_delta_rule  # noqa: E402
+from gdn.ops import scan  # noqa: E402
+
+
+def load_before(root):
+    """chunk_gated_delta_rule of another checkout (its gdn/ops/chunk.py, loaded under another name;
+    its own imports of gdn.ops.* resolve to this checkout, which keeps the same helpers)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("before_chunk", Path(root) / "gdn" / "ops" / "chunk.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.chunk_gated_delta_rule
+
+
+def eager(fn):
+    """fn with the CUDA-graph scan turned off (every scan runs as a Python loop of launches)."""
+    def run(*args, **kwargs):
+        saved, scan.MIN_GRAPH_CHUNKS = scan.MIN_GRAPH_CHUNKS, float("inf")
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            scan.MIN_GRAPH_CHUNKS = saved
+    return run
 
 
 def load_peers():
@@ -98,6 +124,10 @@ def bench_one(T, args, peers):
         "ours chunk": lambda: chunk_gated_delta_rule(q, k, v, g=g, beta=beta, chunk_size=C, **kw),
         "transformers chunk": lambda: hf_chunk(q, k, v, g=g, beta=beta, chunk_size=C, **kw),
     }
+    if dev == "cuda":
+        fns["ours chunk eager"] = lambda: eager(chunk_gated_delta_rule)(q, k, v, g=g, beta=beta, chunk_size=C, **kw)
+    if args.before_fn is not None:
+        fns["before chunk"] = lambda: args.before_fn(q, k, v, g=g, beta=beta, chunk_size=C, **kw)
     if fla_chunk is not None:
         fns["fla chunk"] = lambda: fla_chunk(q=q, k=k, v=v, g=g, beta=beta, **kw)
         qb, kb, vb = (x.bfloat16() for x in (q, k, v))
@@ -122,6 +152,11 @@ def bench_one(T, args, peers):
         print(f"  ratio T={T} fla: ours chunk / fla chunk = {t['ours chunk'] / t['fla chunk']:.2f}x"
               f"   (fla slower when < 1; fp32 output rel. diff {err_fla:.1e}); "
               f"ours chunk / fla chunk bf16 = {t['ours chunk'] / t['fla chunk bf16']:.2f}x")
+        for other in ("ours chunk eager", "before chunk"):
+            if other in t:
+                print(f"  ratio T={T} fla: {other} / fla chunk = {t[other] / t['fla chunk']:.2f}x")
+    if "before chunk" in t:
+        print(f"  ratio T={T} before: before chunk / ours chunk = {t['before chunk'] / t['ours chunk']:.2f}x")
     if with_recurrent:
         print(f"  ratio T={T} recurrent: ours recurrent / ours chunk = {t['ours recurrent'] / t['ours chunk']:.2f}x")
         print(f"  ratio T={T} recurrent: transformers recurrent / ours recurrent = "
@@ -141,6 +176,7 @@ def main(argv=None):
     p.add_argument("--chunk-size", type=int, default=64)
     p.add_argument("--max-recurrent-T", type=int, default=8192, help="skip the token loops above this T")
     p.add_argument("--threads", type=int, default=None, help="torch.set_num_threads (default: leave as is)")
+    p.add_argument("--before", help="another checkout whose chunked kernel is timed as 'before chunk'")
     args = p.parse_args(argv)
     if args.smoke and not args.threads:
         args.threads = 1  # tiny ops gain nothing from threads, and spinning OpenMP threads stall on a busy CI box
@@ -154,6 +190,7 @@ def main(argv=None):
     elif not args.T:
         args.T = [512, 4096, 8192] + ([32768] if args.device == "cuda" else [])
     peers = load_peers()
+    args.before_fn = load_before(args.before) if args.before else None
     args.rate = matmul_rate(args.device, 256 if args.smoke else (8192 if args.device == "cuda" else 2048))
     name = torch.cuda.get_device_name() if args.device == "cuda" else f"{torch.get_num_threads()} threads"
     print(f"torch {torch.__version__} on {args.device} ({name}); fp32 matmul rate {args.rate / 1e9:.0f} GFLOP/s")

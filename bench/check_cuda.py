@@ -46,7 +46,8 @@ def main() -> int:
     kw = dict(output_final_state=True, use_qk_l2norm_in_kernel=True)
     for name, shape, per_channel, alpha_zero in [("ragged grouped heads", (2, 333, 2, 4, 64, 64), False, False),
                                                  ("per-channel beta", (1, 200, 2, 4, 16, 32), True, False),
-                                                 ("alpha = 0 runs", (1, 300, 1, 2, 64, 64), False, True)]:
+                                                 ("alpha = 0 runs", (1, 300, 1, 2, 64, 64), False, True),
+                                                 ("long, CUDA-graph scan", (1, 2100, 2, 4, 64, 64), False, True)]:
         q, k, v, g, beta, S0 = inputs(*shape, per_channel=per_channel)
         if alpha_zero:
             g[:, 10:80] = -math.inf
@@ -56,6 +57,16 @@ def main() -> int:
         f32 = [x.float() for x in (q, k, v, g, beta, S0)]
         o, S = chunk_gated_delta_rule(*f32[:3], g=f32[3], beta=f32[4], initial_state=f32[5], **kw)
         check(f"chunk float32 {name}", max(rel(o, o_ref), rel(S, S_ref)), 1e-6)
+    # the cached graph replays with new inputs of the same shape (its static buffers are refilled)
+    from gdn.ops import scan
+    for seed in (1, 2):
+        q, k, v, g, beta, S0 = [x.float() for x in inputs(1, 2100, 2, 4, 64, 64, seed=seed)]
+        o, S = chunk_gated_delta_rule(q, k, v, g=g, beta=beta, initial_state=S0, **kw)
+        saved, scan.MIN_GRAPH_CHUNKS = scan.MIN_GRAPH_CHUNKS, float("inf")
+        o_e, S_e = chunk_gated_delta_rule(q, k, v, g=g, beta=beta, initial_state=S0, **kw)
+        scan.MIN_GRAPH_CHUNKS = saved
+        check(f"chunk float32 graph replay vs eager, seed {seed}", max(rel(o, o_e), rel(S, S_e)), 1e-6)
+    print(f"     graphs cached: {len(scan._graphs)}")
     q, k, v, g, beta, S0 = inputs(1, 500, 2, 4, 32, 32)
     norms, S = state_norm_scan(k, v, g, beta, S0)
     _, S_ref = recurrent_gated_delta_rule(q, k, v, g=g, beta=beta, initial_state=S0, **kw)

@@ -1,10 +1,12 @@
-"""The kernel benchmark runs end to end at its tiny --smoke size and prints its ratio and floor lines.
+"""The benchmarks run end to end at their tiny --smoke sizes and print their ratio lines.
 
 It asserts that the script works, never how fast anything is (CI machines are shared and noisy)."""
 import re
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -22,3 +24,22 @@ def test_bench_smoke_prints_ratios():
     # ours and transformers compute the same function: the printed output difference is tiny
     diffs = [float(x) for x in re.findall(r"output rel\. diff ([0-9.e+-]+)\)", out)]
     assert len(diffs) == 2 and max(diffs) < 1e-5, out
+
+
+def test_load_bench_smoke_prints_its_ratios():
+    """bench_load.py on a tiny random checkpoint: ours, transformers and a 'before' contender (this same
+    checkout), each in a fresh process; only that every ratio line is printed."""
+    run = subprocess.run([sys.executable, str(ROOT / "bench" / "bench_load.py"), "--smoke", "--threads", "1",
+                          "--before", str(ROOT)], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert re.search(r"ratio load\+trace: ours / transformers = [0-9.]+x", run.stdout), run.stdout
+    assert re.search(r"ratio load\+trace: before / transformers = [0-9.]+x; before / ours = [0-9.]+x", run.stdout)
+
+
+@pytest.mark.browser
+def test_browser_bench_smoke_prints_its_ratio():
+    """bench_browser.py --smoke: the app and the trivial page in Chromium, one timed key press each."""
+    run = subprocess.run([sys.executable, str(ROOT / "bench" / "bench_browser.py"), "--smoke"],
+                         capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert re.search(r"ratio browser memory_table \(next/prev key\): page p50 / trivial p50 = [0-9.]+x", run.stdout)

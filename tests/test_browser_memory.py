@@ -37,3 +37,24 @@ def test_chinese_page_renders_without_errors(page, app_url):
     wait_for_app(page)
     assert "记忆表" in page.inner_text("h1")
     assert not page.problems, page.problems
+
+
+def test_fast_key_presses_are_all_counted(page, app_url):
+    """Eight → presses 0.2 s apart advance eight steps (Streamlit's own shortcuts merged presses that
+    arrived during a run: 8 gave 4), and ← / Home after them land where they should."""
+    page.goto(f"{app_url}/memory?lang=en&memory_preset=k1_update")
+    wait_for_app(page)
+    assert "Step 1 of 20" in page.inner_text("body")
+    page.locator("h1").click()
+    for _ in range(8):
+        page.keyboard.press("ArrowRight")
+        page.wait_for_timeout(200)
+    page.wait_for_function("document.body.innerText.includes('Step 9 of 20')", timeout=30_000)
+    page.wait_for_timeout(1500)                                  # nothing arrives late and moves it further
+    assert "Step 9 of 20" in page.inner_text("body")
+    page.keyboard.press("PageUp")                                # a presenter's clicker goes back too
+    page.wait_for_function("document.body.innerText.includes('Step 8 of 20')", timeout=20_000)
+    page.keyboard.press("Home")
+    page.wait_for_function("document.body.innerText.includes('Step 1 of 20')", timeout=20_000)
+    assert "memory_t=" not in page.url                           # back at the default: the link is short again
+    assert not page.problems, page.problems

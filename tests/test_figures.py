@@ -1,4 +1,5 @@
 """Figure builders are pure functions of arrays: check what they draw, not how it looks."""
+import base64
 import json
 
 import numpy as np
@@ -9,6 +10,7 @@ from gdn.figures.common import symmetric_range
 from gdn.lessons.fmt import cell_text
 from gdn.lessons.memory import k1_update, random_stream
 from gdn.lessons.stream import STAGES, records_csv, step_records
+from tests.apptest import open_app
 
 TITLES = {n: n for n in ("S_prev", "S_decayed", "write", "S_new", "keys", "read", "output")}
 AXIS = {"key": "key dim", "value": "value dim"}
@@ -53,3 +55,93 @@ def test_timeline_names_tokens_and_csv_has_every_number():
     T, K, V = rec.stream.shape
     assert len(rows) == 1 + T * (4 * K * V + 2 * K + 5 * V + 1)
     assert "2,output,,0,5.0" in rows                                          # k1 reads (5, 0) at token 2
+
+
+# ---- every chart's axes fit its data ----------------------------------------------------------
+
+def _values(v) -> np.ndarray:
+    """A trace's x or y as numbers (plotly encodes arrays as base64 "bdata"; categories are skipped)."""
+    if isinstance(v, dict) and "bdata" in v:
+        return np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"])).astype(float)
+    flat = np.ravel(np.array(v, dtype=object)) if v is not None else np.array([])
+    nums = [float(x) for x in flat if isinstance(x, (int, float)) and not isinstance(x, bool)]
+    return np.array([x for x in nums if np.isfinite(x)])
+
+
+def axis_problems(spec: dict) -> list[str]:
+    """Axes whose explicit range runs far past the data on them: a log axis more than a decade (10x)
+    beyond the data at either end, a linear one more than 10x the data's largest magnitude."""
+    data_on = {}
+    for trace in spec["data"]:
+        if trace.get("type") not in ("scatter", "bar", "scattergl"):
+            continue
+        for letter in ("x", "y"):
+            name = letter + "axis" + trace.get(f"{letter}axis", letter)[1:]
+            data_on.setdefault(name, []).append(_values(trace.get(letter)))
+    problems = []
+    for name, axis in spec["layout"].items():
+        if not name.startswith(("xaxis", "yaxis")) or "range" not in axis or name not in data_on:
+            continue
+        values = np.concatenate(data_on[name])
+        if not values.size:
+            continue
+        lo, hi = axis["range"]
+        if axis.get("type") == "log":
+            positive = values[values > 0]
+            if positive.size and (lo < np.log10(positive.min()) - 1 or hi > np.log10(positive.max()) + 1):
+                problems.append(f"{name}: log range 10^{lo:.1f}..10^{hi:.1f}, data {positive.min():.3g}..{positive.max():.3g}")
+        elif np.abs(values).max() > 0 and max(abs(lo), abs(hi)) > 10 * np.abs(values).max():
+            problems.append(f"{name}: range {lo:.3g}..{hi:.3g}, data up to {np.abs(values).max():.3g}")
+    return problems
+
+
+def test_axis_check_finds_a_runaway_log_axis():
+    """The check itself: chunking's old timing chart put a log x axis at 10^63 for a crossover label."""
+    import plotly.graph_objects as go
+
+    bad = go.Figure(go.Scatter(x=[64, 128, 4096], y=[1, 2, 3])).update_xaxes(type="log", range=[1.5, 63])
+    good = go.Figure(go.Scatter(x=[64, 128, 4096], y=[1, 2, 3])).update_xaxes(type="log", range=[1.5, 3.9])
+    assert axis_problems(json.loads(bad.to_json())) and not axis_problems(json.loads(good.to_json()))
+
+
+PAGES_AND_VIEWS = [
+    ("app_pages/memory_table.py", {}), ("app_pages/compare.py", {}), ("app_pages/cost.py", {}),
+    ("app_pages/chunking.py", {}), ("app_pages/real_model.py", {}),
+    *[("app_pages/playground.py", {"playground_panel": p}) for p in ("overwrite", "repeat", "knorm", "capacity", "halflife")],
+]
+
+
+@pytest.mark.parametrize("page,params", PAGES_AND_VIEWS, ids=lambda v: str(v))
+def test_every_chart_on_the_pages_fits_its_data(page, params):
+    at = open_app("en", page, **params)
+    assert not at.exception
+    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    assert specs, "no chart drawn"
+    problems = [p for s in specs for p in axis_problems(s)]
+    assert not problems, problems
+
+
+# ---- skeletons (gdn.figures.common.from_skeleton): a warm skeleton gives the figure a cold build gives ----
+
+SKELETON_CASES = ["overwrite", "repeat", "knorm", "halflife", "capacity_toy", "compare"]
+
+
+@pytest.mark.parametrize("case", SKELETON_CASES)
+def test_a_warm_skeleton_equals_a_full_build(case, monkeypatch):
+    """Each figure is built once per key; later calls swap the data into the cached skeleton. Whatever a
+    second call returns must equal building that call's figure from scratch with plotly's validation:
+    this fails when a key misses something the layout depends on, or a swap misses a data key."""
+    import plotly.io as pio
+
+    from bench import bench_pages
+    from gdn.figures import common, compare, playground
+    build = getattr(bench_pages, case)
+    common._skeletons.clear()
+    for i in (1, 2, 5):
+        warm = pio.to_json(build(i))                      # from the skeleton of an earlier call (after i = 1)
+        with monkeypatch.context() as m:                  # reference: the builder's own full figure
+            for module in (compare, playground):
+                m.setattr(module, "from_skeleton", lambda key, full, data: full())
+            cold = pio.to_json(build(i))
+        assert json.loads(warm) == json.loads(cold), (case, i)
+    assert len(common._skeletons) >= 1

@@ -37,6 +37,18 @@ def test_recall_errors_match_the_kernel_and_the_linear_closed_form():
     assert ex.capacity_stream(5, 8, 3)[0] == pytest.approx(ex.unit_rows(np.random.RandomState(0).randn(5, 8)))
 
 
+@pytest.mark.parametrize("rule,alpha", [("delta", 1.0), ("gated", 0.93), ("gated", 0.0)])
+def test_batched_capacity_curve_equals_the_step_by_step_recurrence(rule, alpha):
+    """capacity_curve runs every stream through the chunked kernel; recall_errors steps one pair at a time."""
+    Ns, K, V = (8, 20, 64, 150), 48, 32
+    assert K * V > ex.CHUNKED_FROM                                    # the chunked path, not the loop
+    want = []
+    for N in Ns:
+        e = ex.recall_errors(rule, *ex.capacity_stream(N, K, V, seed=3), alpha=alpha)
+        want.append((e.mean(), e[-ex.SPLIT:].mean(), e[:ex.SPLIT].mean()))
+    np.testing.assert_allclose(ex.capacity_curve(rule, K, V, alpha=alpha, seed=3, Ns=Ns), want, rtol=1e-9, atol=1e-12)
+
+
 def test_orthogonal_keys_up_to_d_k_are_recalled_exactly():
     for rule in ("linear", "delta"):
         assert ex.capacity_curve(rule, 128, 128, geometry="orthogonal", Ns=(128,))[0, 0] < 1e-10

@@ -113,14 +113,25 @@ def test_state_norm_scan_runs_on_the_inputs_device():
     assert norms.device.type == final.device.type == "meta" and norms.shape == (1, 70, 4) and final.shape == (1, 4, 8, 6)
 
 
+def full_embedding(folder):
+    """The whole embedding matrix, read independently of the loader (float32 from the bf16 on disk)."""
+    from safetensors.torch import load_file
+    tensors = {}
+    for path in folder.glob("*.safetensors"):
+        tensors.update(load_file(str(path)))
+    return tensors["model.language_model.embed_tokens.weight"].float()
+
+
 def test_upto_layer_reads_only_those_layers(tmp_path):
     folder = write_checkpoint(tmp_path, text_config(num_hidden_layers=8), seed=4, shards=3)
     model = load_model(folder, dtype=torch.float32, lazy=True, allow_any_folder=True)
     assert model._loaded == set()
     trace = model.trace(ids_of(20), upto_layer=2)
     assert len(trace.layers) == 3 and trace.logits is None
-    assert model._loaded == {"embed", 0, 1, 2}
+    assert model._loaded == {0, 1, 2}                     # the embedding matrix too is unread: rows only
+    assert rel_err(trace.embeddings, full_embedding(folder)[torch.as_tensor(ids_of(20))]) == 0
     full = model.trace(ids_of(20))
+    assert model._loaded == {"embed", "norm", *range(8)}
     assert full.logits.shape == (20, 512)
     assert rel_err(full.layers[2].output, trace.layers[2].output) < 1e-6
     with pytest.raises(ValueError, match="carried cache covers layers 0..2"):

@@ -23,6 +23,11 @@ class Stop:
     def file(self) -> str:
         return f"app_pages/{self.script}.py"
 
+    @property
+    def address(self) -> str:
+        """The page's path in a link: the default page (the first stop) lives at "/" only."""
+        return "" if self is PATH[0] else self.url_path
+
 
 PATH = (
     Stop("memory_table", "memory_table", "memory", ":material/grid_on:"),

@@ -98,6 +98,16 @@ def sync_to_url(key: str, default) -> None:
         st.query_params[key] = str(value)
 
 
+def relabel_after_language_switch(key: str) -> None:
+    """Call before drawing a keyed choice widget with translated option labels. After a language
+    switch such a widget keeps showing its chosen option in the old language until picked again;
+    writing its value from code makes Streamlit send it anew, with the new label."""
+    drawn_in = st.session_state.setdefault("_drawn_in_lang", {})
+    if key in st.session_state and drawn_in.get(key, lang()) != lang():
+        st.session_state[key] = st.session_state[key]
+    drawn_in[key] = lang()
+
+
 def linked(widget, label: str, options, *, key: str, default, **kwargs):
     """A choice widget whose value lives in the link: `widget(label, options, key=key, **kwargs)`
     (st.selectbox, a column's select_slider, ...) seeded from ?key=, kept valid, and mirrored back.
@@ -106,6 +116,7 @@ def linked(widget, label: str, options, *, key: str, default, **kwargs):
     option id (?memory_preset=k1_update, ?cost_T=32768), never its translated or formatted label."""
     options = list(options)
     seed_from_url(key, options, default)
+    relabel_after_language_switch(key)
     value = widget(label, options, key=key, **kwargs)
     sync_to_url(key, default)
     return value

@@ -1,7 +1,12 @@
 """Shared look of every figure: colour scales, cell labels, fonts. Pure functions, no I/O."""
 from __future__ import annotations
 
+import copy
+import threading
+from collections import OrderedDict
+
 import numpy as np
+import plotly.graph_objects as go
 
 # Diverging scale for signed tables (zmid = 0): blue negative, white zero, red positive.
 # Saturated ends survive a washed-out projector better than plotly's default RdBu pastel.
@@ -32,3 +37,34 @@ def base_layout(fig, *, height: int, font_size: int = 14):
     fig.update_layout(height=height, margin=dict(l=10, r=10, t=60, b=10), font=dict(size=font_size, **FONT),
                       paper_bgcolor="white", plot_bgcolor="white", uirevision="keep")
     return fig
+
+
+# ---- skeletons: build and validate a figure's layout once, swap only the data ----------------------
+# plotly validates every property it is given; for a figure with subplots, shapes and annotations
+# that is most of a slider move's server time (make_subplots, add_hrect: 30-80 ms), although only the
+# numbers change. A skeleton is the figure's plain JSON for one key (the labels, sizes and options
+# that shape it); later calls with the same key copy it and replace the data keys of each trace.
+SKELETONS_KEPT = 256
+_skeletons: OrderedDict = OrderedDict()
+_skeleton_lock = threading.Lock()
+
+
+def from_skeleton(key: tuple, build, data: list[dict]) -> go.Figure:
+    """key: everything except `data` that the figure depends on (hashable); build(): the full figure
+    for this call, built and validated the ordinary way (only on a key's first call); data: per trace,
+    the properties that change between calls with this key (x, y, z, text, ...), as plotly would
+    store them. Returns an unvalidated go.Figure made of the skeleton and this call's data, equal to
+    build()'s (tests/test_figures.py checks every user against a cold build)."""
+    with _skeleton_lock:
+        skeleton = _skeletons.pop(key, None)
+    if skeleton is None:
+        fig = build()
+        skeleton = fig.to_plotly_json()
+        if len(skeleton["data"]) != len(data):
+            raise AssertionError(f"skeleton {key[0]!r}: {len(skeleton['data'])} traces, data for {len(data)}")
+    with _skeleton_lock:
+        _skeletons[key] = skeleton
+        while len(_skeletons) > SKELETONS_KEPT:
+            _skeletons.popitem(last=False)
+    traces = [{**trace, **new} for trace, new in zip(skeleton["data"], data)]
+    return go.Figure({"data": traces, "layout": copy.deepcopy(skeleton["layout"])}, _validate=False)

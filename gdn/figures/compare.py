@@ -11,7 +11,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from gdn.figures.common import DIVERGING, base_layout, dim_labels, numbered, symmetric_range
+from gdn.figures.common import DIVERGING, base_layout, dim_labels, from_skeleton, numbered, symmetric_range
 from gdn.lessons.fmt import cell_text
 from gdn.lessons.stream import STAGES, StepRecords
 
@@ -41,36 +41,46 @@ def fig_compare_step(recs: dict[str, StepRecords], target: np.ndarray, t: int, s
                      font_size: int = 14, height: int = 560, value_names: list[str] | None = None) -> go.Figure:
     """recs: rule -> records of the same stream (gdn.lessons.compare.run_all); target: [T, V];
     value_names: optional names of the value dims (e.g. the city story's labels) for the x axes.
-    titles: rule -> column title (may hold "<br>" for a second line); row_labels: VECTOR_ROWS name -> label; axis: {"key", "value"}."""
+    titles: rule -> column title (may hold "<br>" for a second line); row_labels: VECTOR_ROWS name -> label; axis: {"key", "value"}.
+    Built once per labels and sizes (from_skeleton); a step swaps only the numbers."""
     if stage not in STAGES:
         raise ValueError(f"stage must be one of {STAGES}, got {stage!r}")
     rules = list(recs)
     T, K, V = recs[rules[0]].stream.shape
     zmax = symmetric_range(target, *(np.concatenate([r.S_new.ravel(), r.S_prev.ravel(), r.output.ravel()])
                                       for r in recs.values()))
-    fig = make_subplots(rows=2, cols=len(rules), row_heights=[0.55, 0.45], vertical_spacing=0.14,
-                        horizontal_spacing=0.06, subplot_titles=[titles[r] for r in rules])
     after_write = STAGES.index(stage) >= STAGES.index("write")
-    x = list(value_names) if value_names else numbered(V)
-    dims = dim_labels(K, axis.get("dim", "dim"))
-    for col, rule in enumerate(rules, start=1):
+    panels = []                                                                    # (z, text) per trace
+    for rule in rules:
         rec = recs[rule]
         S = rec.S_new[t] if after_write else rec.S_decayed[t]                     # [K, V]
-        fig.add_trace(_heatmap(S, cell_text(S), x, dims, zmax, font_size,
-                               titles[rule]), row=1, col=col)
         rows = vector_rows(rec, target, t)                                         # [5, V]
         text = _vector_text(rows, stage, reads=rule != "linear")
-        shown = np.where(np.isin(text, ("?", "—")), 0.0, rows)
-        fig.add_trace(_heatmap(shown, text, x, [row_labels[n] for n in VECTOR_ROWS], zmax, font_size,
-                               titles[rule]), row=2, col=col)
-        fig.update_xaxes(title_text=axis["value"], title_standoff=2, row=1, col=col)
-    fig.update_yaxes(autorange="reversed")
-    for col in range(2, len(rules) + 1):                     # row labels once, at the left: no overlap
-        fig.update_yaxes(showticklabels=False, row=1, col=col)
-        fig.update_yaxes(showticklabels=False, row=2, col=col)
-    fig.update_yaxes(title_text=axis["key"], row=1, col=1)
-    fig.update_annotations(font_size=font_size + 1)
-    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=120, t=80))
+        panels += [(S, cell_text(S)), (np.where(np.isin(text, ("?", "—")), 0.0, rows), text)]
+
+    def build():
+        fig = make_subplots(rows=2, cols=len(rules), row_heights=[0.55, 0.45], vertical_spacing=0.14,
+                            horizontal_spacing=0.06, subplot_titles=[titles[r] for r in rules])
+        x = list(value_names) if value_names else numbered(V)
+        dims = dim_labels(K, axis.get("dim", "dim"))
+        for col, rule in enumerate(rules, start=1):
+            (S, S_text), (shown, text) = panels[2 * col - 2:2 * col]
+            fig.add_trace(_heatmap(S, S_text, x, dims, zmax, font_size, titles[rule]), row=1, col=col)
+            fig.add_trace(_heatmap(shown, text, x, [row_labels[n] for n in VECTOR_ROWS], zmax, font_size,
+                                   titles[rule]), row=2, col=col)
+            fig.update_xaxes(title_text=axis["value"], title_standoff=2, row=1, col=col)
+        fig.update_yaxes(autorange="reversed")
+        for col in range(2, len(rules) + 1):                     # row labels once, at the left: no overlap
+            fig.update_yaxes(showticklabels=False, row=1, col=col)
+            fig.update_yaxes(showticklabels=False, row=2, col=col)
+        fig.update_yaxes(title_text=axis["key"], row=1, col=1)
+        fig.update_xaxes(type="category")                         # dims 1..V are names, not positions
+        fig.update_annotations(font_size=font_size + 1)
+        return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=120, t=80))
+
+    key = ("compare_step", tuple(rules), tuple(sorted(titles.items())), tuple(sorted(row_labels.items())),
+           tuple(sorted(axis.items())), K, V, tuple(value_names or ()), font_size, height)
+    return from_skeleton(key, build, [{"z": z, "text": text, "zmin": -zmax, "zmax": zmax} for z, text in panels])
 
 
 def _heatmap(z, text, x, y, zmax, font_size, name) -> go.Heatmap:
@@ -96,7 +106,7 @@ def fig_transpose_bug(S_right: np.ndarray, S_bug: np.ndarray, *, titles: tuple[s
     fig.update_yaxes(title_text=axis["key"], title_standoff=6, row=1, col=1)
     fig.update_xaxes(type="category")
     fig.update_annotations(font_size=font_size + 1)
-    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=110, b=20))
+    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=110, b=2 * font_size + 24))
 
 
 def fig_two_calls(panels: dict[str, np.ndarray], cut: int, *, titles: dict[str, str], token_labels: list[str],
@@ -109,6 +119,7 @@ def fig_two_calls(panels: dict[str, np.ndarray], cut: int, *, titles: dict[str, 
     zmax = symmetric_range(*panels.values())
     fig = make_subplots(rows=1, cols=len(names), subplot_titles=[titles[n] for n in names], horizontal_spacing=0.05)
     x = numbered(V)
+    fig.update_xaxes(type="category")
     for col, name in enumerate(names, start=1):
         z = panels[name]
         fig.add_trace(_heatmap(z, cell_text(z), x, token_labels, zmax, font_size, titles[name]), row=1, col=col)

@@ -50,12 +50,16 @@ def fig_memory_step(rec: StepRecords, t: int, stage: str, *, titles: dict[str, s
     zmax = symmetric_range(rec.S_prev, rec.S_new, rec.write, rec.stream.v, rec.prediction, rec.output)
     stage_idx = STAGES.index(stage)
     specs = [[{}, {}, {}, {}], [{}, {"colspan": 2}, None, {}]]
-    fig = make_subplots(rows=2, cols=4, specs=specs, row_heights=[0.66, 0.34], vertical_spacing=0.2,
+    # Between the rows: the top tables' tick labels and axis title, then the bottom panels' titles.
+    gap = min(0.35, (6 * font_size + 16) / (height - 70))          # of the plot area (height less margins)
+    fig = make_subplots(rows=2, cols=4, specs=specs, row_heights=[0.66, 0.34], vertical_spacing=gap,
                         horizontal_spacing=0.05, subplot_titles=[titles[n] for n in PANELS])
     for name, (row, col) in PANELS.items():
         z, row_labels = arrays[name]
         shown = STAGES.index(REVEALED_AT[name]) <= stage_idx
-        cols = numbered(K if name == "keys" else V)             # under an axis title that names them
+        # Top row: 1..V under a "value dim" title; the short bottom row has no room for titles, so its
+        # ticks name the dims themselves.
+        cols = (dim_labels(K if name == "keys" else V, axis.get("dim", "dim")) if row == 2 else numbered(V))
         fig.add_trace(go.Heatmap(
             z=z if shown else np.zeros_like(z), x=cols, y=row_labels, zmin=-zmax, zmax=zmax,
             colorscale=DIVERGING, showscale=False, xgap=2, ygap=2, opacity=1.0 if shown else 0.25,
@@ -69,11 +73,9 @@ def fig_memory_step(rec: StepRecords, t: int, stage: str, *, titles: dict[str, s
             _frame(fig, row, col)
     for col in range(1, 5):
         fig.update_xaxes(title_text=axis["value"], row=1, col=col, title_standoff=2)
-    fig.update_xaxes(title_text=axis["key"], row=2, col=1, title_standoff=2)
-    fig.update_xaxes(title_text=axis["value"], row=2, col=2, title_standoff=2)
     fig.update_annotations(font_size=font_size + 1)
     fig = base_layout(fig, height=height, font_size=font_size)
-    return fig.update_layout(margin=dict(l=4 * font_size + 8))       # room for "dim 1" at any font size
+    return fig.update_layout(margin=dict(l=4 * font_size + 8, b=font_size + 16))   # room for "dim 1" at any size
 
 
 def _frame(fig: go.Figure, row: int, col: int) -> None:
@@ -100,7 +102,9 @@ def fig_timeline(rec: StepRecords, t: int, *, labels: dict[str, str], font_size:
     fig.update_layout(barmode="group", yaxis_range=[0, 1.05], xaxis=dict(title=labels["token"], dtick=1, **ticks),
                       # above the plot area, right-aligned: never over the first token's bars
                       legend=dict(orientation="h", y=1.0, yanchor="bottom", x=1.0, xanchor="right"))
-    return base_layout(fig, height=170, font_size=font_size).update_layout(margin=dict(l=50, t=28, b=40))
+    fig.update_xaxes(title_standoff=4)
+    return base_layout(fig, height=150 + 2 * font_size, font_size=font_size).update_layout(
+        margin=dict(l=50, t=28, b=2 * font_size + 18))
 
 
 def fig_memory_player(rec: StepRecords, *, titles: dict[str, str], axis: dict[str, str], step_label,

@@ -49,16 +49,16 @@ HALF_BETA_STREAM = {"title": "β = 0.5", "tokens": ["k→(1,1)", "β=0.5: k→(3
 
 EXERCISES = [
     Exercise("alpha_zero", 4, 2, Demo("app_pages/memory_table.py", {
-        "memory_replay": ALPHA_ZERO_STREAM, "memory_preset": "replay", "memory_t": 2, "memory_stage": "write"})),
+        "memory_replay": ALPHA_ZERO_STREAM, "memory_preset": "replay", "memory_t": 3, "memory_stage": "write"})),
     Exercise("beta_zero", 3, 1, Demo("app_pages/memory_table.py", {
-        "memory_preset": "write_read_2d", "memory_t": 2, "memory_stage": "query"})),
+        "memory_preset": "write_read_2d", "memory_t": 3, "memory_stage": "query"})),
     Exercise("no_error", 3, 0, Demo("app_pages/compare.py", {"compare_preset": "k1_update"})),
     Exercise("transpose", 3, 1, Demo("app_pages/compare.py", {"compare_bug_dk": 2, "compare_bug_dv": 3})),
     Exercise("crossover", 4, 1, Demo("app_pages/cost.py"), crossover_fields),
     Exercise("unit_key", 4, 0, Demo("app_pages/memory_table.py", {
-        "memory_preset": "unit_overwrite", "memory_t": 0, "memory_stage": "query"})),
+        "memory_preset": "unit_overwrite", "memory_t": 1, "memory_stage": "query"})),
     Exercise("half_beta", 4, 2, Demo("app_pages/memory_table.py", {
-        "memory_replay": HALF_BETA_STREAM, "memory_preset": "replay", "memory_t": 1, "memory_stage": "query"})),
+        "memory_replay": HALF_BETA_STREAM, "memory_preset": "replay", "memory_t": 2, "memory_stage": "query"})),
     Exercise("extreme_heads", 3, 2, Demo("app_pages/playground.py", {"playground_panel": "halflife"})),
 ]
 

@@ -29,13 +29,21 @@ pass over memory, which took longer than the matrix multiplies themselves. So on
 at a time: every temporary stays small (the allocator reuses it), the caller's [B, T, H, K] tensors are
 read through strided views without transposed copies, and the last chunk is simply shorter (no
 padding). On a GPU memory is cheap and kernel launches are not, so there the state-free part is
-batched over all chunks, as in transformers. The matrix multiplies, and the FLOP count, are the same.
+batched over all chunks, as in transformers, and so is everything that only needs the state before
+each chunk: the chunk's state update, written as one affine map of the state,
+
+    S_C = A S0 + B,    A = e^gamma_C I - (diag(e^(gamma_C - gamma)) K)^T W,    B = (...)^T U
+
+is precomputed for every chunk, the states are scanned with one matmul per chunk (gdn.ops.scan,
+replayed from a CUDA graph), and the new values and outputs are then batched again. The FLOP count
+of the scan is the same (2 K^2 V per chunk and head, as 4 c K V with c = K / 2).
 """
 from __future__ import annotations
 
 import torch
 
 from gdn.ops.inputs import check_inputs, l2_normalize, working_dtype
+from gdn.ops.scan import affine_scan
 
 # The chunk length every caller uses unless it has a measured reason not to (the Qwen3.5 model and
 # the demo training included): 64 is what fla and transformers use.
@@ -140,8 +148,12 @@ def log_decays(g: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
 
 def needs_flush(gamma: torch.Tensor) -> bool:
     """Whether any decay of these chunks can reach float32's subnormal range. Every decay exponent is
-    >= the chunk's total log decay gamma_c (g <= 0), so most chunks need no flushing."""
-    return gamma.dtype == torch.float32 and gamma.numel() > 0 and bool(gamma[..., -1].min() < FLUSH)
+    >= the chunk's total log decay gamma_c (g <= 0), so most chunks need no flushing. Off the CPU the
+    answer is yes for every float32 input, decided without reading gamma: looking would stop the GPU
+    until gamma is known (and break CUDA-graph capture), and flushing there costs one masked fill."""
+    if gamma.dtype != torch.float32 or gamma.numel() == 0:
+        return False
+    return gamma.device.type != "cpu" or bool(gamma[..., -1].min() < FLUSH)
 
 
 def exp_flushed_(x: torch.Tensor, flush: bool) -> torch.Tensor:
@@ -199,6 +211,9 @@ def _block(q, k, v, g, beta, S):
     q_decayed = q * decay[:, :, None]                                  # [nBH, c, K]
     k_to_end = k * Gamma[:, -1, :, None]                               # [nBH, c, K]  decayed to the chunk end
     chunk_decay = decay[:, -1, None, None]                             # [nBH, 1, 1]  e^gamma_c
+    n = q.shape[0] // BH
+    if beta.dim() == 2 and n > 1:                                      # the GPU path: scan affine maps
+        return _block_by_transitions(q_decayed, scores, k_to_end, chunk_decay, U, W, S)
     # 2. The state, chunk after chunk (rows i*BH ... i*BH + BH - 1 are chunk i). The in-place
     # updates touch only fresh temporaries whose old values autograd does not need.
     outs = []
@@ -210,3 +225,20 @@ def _block(q, k, v, g, beta, S):
         outs.append(torch.bmm(q_decayed[rows], S).baddbmm_(scores[rows], new_v))  # [BH, c, V]  old state + chunk
         S = (S * chunk_decay[rows]).baddbmm_(k_to_end[rows].transpose(1, 2), new_v)  # [BH, K, V]
     return (outs[0][None] if len(outs) == 1 else torch.stack(outs)), S  # [n, BH, c, V]
+
+
+def _block_by_transitions(q_decayed, scores, k_to_end, chunk_decay, U, W, S):
+    """_block's state loop for n > 1 chunks of per-head beta, with one matmul per chunk in the loop.
+    Chunk i maps its start state to S_{i+1} = A_i S_i + B_i (A_i = e^gamma_c I - k_to_end^T W,
+    B_i = k_to_end^T U); every other product needs only S_i and is batched over all chunks."""
+    BH, K, V = S.shape
+    n = q_decayed.shape[0] // BH
+    kT = k_to_end.transpose(1, 2)                                      # [nBH, K, c]
+    A = torch.bmm(kT, W).neg_()                                        # [nBH, K, K]
+    A.diagonal(dim1=1, dim2=2).add_(chunk_decay[:, :, 0])              # + e^gamma_c I, on the diagonal only
+    B = torch.bmm(kT, U)                                               # [nBH, K, V]
+    states = affine_scan(A.view(n, BH, K, K), B.view(n, BH, K, V), S)  # [n + 1, BH, K, V]
+    S_before = states[:-1].reshape(n * BH, K, V)                       # [nBH, K, V]  state entering each chunk
+    new_v = torch.baddbmm(U, W, S_before, alpha=-1)                    # [nBH, c, V]  what each token writes
+    out = torch.bmm(q_decayed, S_before).baddbmm_(scores, new_v)       # [nBH, c, V]
+    return out.view(n, BH, *out.shape[1:]), states[-1]

@@ -181,7 +181,7 @@ def layer_inputs(model, ids, layer: int) -> LayerInputs:
         raise ValueError(f"layer {layer} is full attention: it has no gates")
     if layer == 0:
         model.load_layers(0)
-        x = model.model.embed_tokens(torch.as_tensor(list(ids), dtype=torch.long))          # [T, D]
+        x = model.embed(torch.as_tensor(list(ids), dtype=torch.long))                       # [T, D]
     else:
         x = model.trace(ids, upto_layer=layer - 1, state_norms=False).layers[-1].output       # [T, D]
     block = model.model.layers[layer]

@@ -3,7 +3,13 @@
 Only safetensors are read, through safetensors' safe_open (never pickle / torch.load). Opening a
 checkpoint reads the headers only; tensors are read one at a time when a layer is built, so asking
 for the first layers never touches the rest of the file. Names and shapes are checked against the
-config before any data is read; each loaded tensor is checked for NaN / Inf.
+config before any data is read; each loaded tensor is checked for NaN / Inf (one fused sum per tensor,
+a full scan only when the sum is not finite).
+
+Partial downloads of big sharded checkpoints work: the headers of the shards present are read at open
+(a few KB each, so an inconsistent index is refused before any weight is read), and a shard missing
+from the folder is an error only when a layer that needs it is read. The embedding can be read row by
+row (`rows`): the first layers of a model need only the prompt's rows, not the whole [vocab, D] matrix.
 
 Names used here are relative to the text decoder ("embed_tokens.weight", "layers.3.linear_attn.A_log",
 "norm.weight") plus the top-level "lm_head.weight"; the on-disk prefix ("model.language_model." in the
@@ -102,6 +108,13 @@ def _all_finite(t: torch.Tensor, block: int = 1 << 22) -> bool:
     return all(bool(torch.isfinite(flat[i:i + block]).all()) for i in range(0, flat.numel(), block))
 
 
+def is_finite(t: torch.Tensor) -> bool:
+    """True when no value of t is NaN or Inf. A NaN or Inf anywhere makes the sum NaN or Inf, so one
+    vectorised sum (~20x cheaper than isfinite over the 0.8B model: 0.1 s instead of 1.4 s on 2 cores)
+    clears almost every tensor; only when the sum is not finite (a bad value, or finite values whose sum
+    overflows) does the blockwise scan decide."""
+    return bool(torch.isfinite(t.sum())) or _all_finite(t)
+
 
 def shard_name(fname, index: Path) -> str:
     """A shard named by the index must be a *.safetensors file name in the checkpoint folder: a path such
@@ -150,6 +163,8 @@ class Checkpoint:
                                  "weights (only safetensors checkpoints are supported, never .bin / pickle)")
         holder: dict[str, Path] = {}
         for path in paths:
+            if listed is not None and not path.exists():   # a partial download: refused only when needed
+                continue
             for name in self._read_header(path):
                 if name in holder:
                     raise ValueError(f"{name}: stored in both {holder[name].name} and {path.name}; the checkpoint "
@@ -167,8 +182,9 @@ class Checkpoint:
         """safe_open with errors that say what to do. Handles are short-lived on purpose: weights are
         copied out (see `load_many`), so no mapping of a file that may later change stays open."""
         if not path.is_file():
-            raise ValueError(f"{path.name}: listed in {INDEX_FILE} but missing from {self.folder.name}; "
-                             "re-download the checkpoint")
+            raise ValueError(f"{path.name}: listed in {INDEX_FILE} but missing from {self.folder.name}; it holds "
+                             f"{self._first_held(path)}: download it (or re-download the checkpoint), or trace "
+                             "fewer layers")
         try:
             return safe_open(str(path), framework="pt")
         except Exception as e:  # safetensors raises its own SafetensorError
@@ -185,6 +201,19 @@ class Checkpoint:
             header[n] = (tuple(sl.get_shape()), sl.get_dtype())
             check_disk_dtype(n, header[n][1], path.name)
         return names
+
+    def _first_held(self, path: Path) -> str:
+        """What an index assigns to `path`, for the message that asks for the shard: "layers 4..9, norm.weight"."""
+        held = [n for n in self.shapes if self.file_of.get(self.disk_name(n)) == path]
+        layers = sorted({int(n.split(".")[1]) for n in held if n.startswith("layers.")})
+        parts = [f"layers {layers[0]}..{layers[-1]}"] if layers else []
+        return ", ".join(parts + [n for n in held if not n.startswith("layers.")]) or "tensors of this model"
+
+    def require(self, names) -> None:
+        """Refuse, before any weight is read, to load tensors whose shard is not in the folder."""
+        for path in sorted({self.file_of[self.disk_name(n)] for n in names}):
+            if not path.is_file():
+                self._open(path)                          # raises, naming the shard and what it holds
 
     def _detect_prefix(self) -> str:
         for prefix in PREFIXES:
@@ -207,6 +236,8 @@ class Checkpoint:
                              "checkpoint does not match its config.json, re-download it")
         for name, want in self.shapes.items():
             disk = self.disk_name(name)
+            if self.file_of[disk] not in self.headers:    # shard not downloaded: checked if it is ever needed
+                continue
             header = self.headers[self.file_of[disk]]
             if disk not in header:                        # listed in the index, absent from every shard
                 raise ValueError(f"{disk}: listed in {INDEX_FILE} but missing from {self.file_of[disk].name}; "
@@ -219,6 +250,8 @@ class Checkpoint:
     def dtype_of(self, name: str) -> torch.dtype:
         """The on-disk dtype of a tensor, from the header (one of DISK_DTYPES: others are refused at open)."""
         disk = self.disk_name(name)
+        if self.file_of[disk] not in self.headers:
+            self._open(self.file_of[disk])                # raises: the shard that holds it is missing
         code = self.headers[self.file_of[disk]][disk][1]
         return {"BF16": torch.bfloat16, "F16": torch.float16, "F32": torch.float32}[code]
 
@@ -244,11 +277,39 @@ class Checkpoint:
                 except Exception as e:
                     raise ValueError(f"{disk}: could not be read from {path.name} ({e}); the file is "
                                      "truncated or corrupt, re-download it") from None
-                if not _all_finite(t):
-                    raise ValueError(f"{disk}: contains NaN or Inf values; the checkpoint is damaged, re-download it")
+                self._check_finite(t, disk)
                 out[n] = t
             del f                                         # unmap now, before the next file
         return {n: out[n] for n in names}
 
     def load(self, name: str, dtype: torch.dtype) -> torch.Tensor:
         return self.load_many([name], dtype)[name]
+
+    def rows(self, name: str, ids: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+        """ids: [T] row indices (in range) -> [T, D]: only these rows of a 2-D tensor (the embedding) are
+        read, one slice per run of consecutive ids. Qwen3.5-27B's embedding is 2.5 GB in bfloat16; a
+        64-token prompt needs 64 rows of it (640 KB)."""
+        disk = self.disk_name(name)
+        path = self.file_of[disk]
+        device, ids = ids.device, ids.cpu()
+        wanted = torch.unique(ids)                                              # [U] sorted
+        runs, start = [], 0
+        for j in range(1, len(wanted) + 1):                                     # split into consecutive runs
+            if j == len(wanted) or int(wanted[j]) != int(wanted[j - 1]) + 1:
+                runs.append((int(wanted[start]), int(wanted[j - 1]) + 1))
+                start = j
+        f = self._open(path)
+        try:
+            sl = f.get_slice(disk)
+            block = torch.cat([sl[a:b] for a, b in runs]).to(dtype)           # [U, D]
+        except Exception as e:
+            raise ValueError(f"{disk}: could not be read from {path.name} ({e}); the file is truncated or "
+                             "corrupt, re-download it") from None
+        del f
+        self._check_finite(block, disk)
+        return block[torch.searchsorted(wanted, ids)].to(device)                # [T, D] on the ids' device
+
+    @staticmethod
+    def _check_finite(t: torch.Tensor, disk: str) -> None:
+        if not is_finite(t):
+            raise ValueError(f"{disk}: contains NaN or Inf values; the checkpoint is damaged, re-download it")

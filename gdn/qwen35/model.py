@@ -3,9 +3,10 @@
     model = load_model("assets/models/qwen35-demo-random")
     trace = model.trace(ids, kernel="chunk", upto_layer=None)
 
-Modules are built on the meta device and filled tensor by tensor from the checkpoint, so memory holds
-one copy of the weights; layers are read on first use, so tracing the first layers of a big model
-reads only those layers.
+Modules are built on the meta device without random init and filled tensor by tensor from the
+checkpoint, so memory holds one copy of the weights; layers are read on first use, so tracing the
+first layers of a big model reads only those layers, and the embedding matrix is read whole only when
+the tied head needs it (otherwise only the prompt's rows are read, per trace).
 """
 from __future__ import annotations
 
@@ -51,22 +52,27 @@ class TextModel(nn.Module):
     """Embeddings -> decoder layers -> final norm. The one forward of the project: model.trace, the
     demo's training and its evidence (with the "linear" ablation) all run it."""
 
-    def __init__(self, cfg: Qwen35Config):
+    def __init__(self, cfg: Qwen35Config, *, init: bool = True):
+        """init=False leaves the embedding uninitialised (for a checkpoint to fill): its random normal_
+        init, even on the meta device, imports torch._dynamo on first use (~1 s of a cold load)."""
         super().__init__()
-        self.embed_tokens = nn.Embedding(cfg.vocab_size, cfg.hidden_size)   # no scaling, no padding idx
+        empty = None if init else torch.empty(cfg.vocab_size, cfg.hidden_size)
+        self.embed_tokens = nn.Embedding(cfg.vocab_size, cfg.hidden_size, _weight=empty)  # no scaling, no padding idx
         self.layers = nn.ModuleList(DecoderLayer(cfg, i) for i in range(cfg.num_hidden_layers))
         self.norm = RMSNorm(cfg.hidden_size, cfg.rms_norm_eps)
 
     def forward(self, ids: torch.Tensor, *, kernel: str = "chunk", rule: str = "gated_delta", caches=None,
-                upto_layer: int | None = None, overrides: dict | None = None) -> tuple[torch.Tensor, list[LayerStep]]:
+                upto_layer: int | None = None, embeds: torch.Tensor | None = None,
+                overrides: dict | None = None) -> tuple[torch.Tensor, list[LayerStep]]:
         """ids: [B, T] token ids. Runs layers 0..upto_layer (all when None), each continuing from
         caches[i] when given. Returns the residual stream after the last layer run [B, T, D] (not
-        normed) and one LayerStep per layer. rule="linear" is the ablation of gdn.qwen35.layers.RULES;
+        normed) and one LayerStep per layer. rule="linear" is the ablation of gdn.qwen35.layers.RULES.
+        embeds: [B, T, D] the ids' embedding rows when the caller read them (then embed_tokens is unused).
         overrides: {layer index: GateOverride}, interventions on GDN layers' gates (see gate_overrides)."""
         if rule not in RULES:
             raise ValueError(f"rule must be one of {RULES}, got {rule!r}")
         last = len(self.layers) - 1 if upto_layer is None else upto_layer
-        x, steps = self.embed_tokens(ids), []                                   # [B, T, D]
+        x, steps = self.embed_tokens(ids) if embeds is None else embeds, []    # [B, T, D]
         for i in range(last + 1):
             x_in = x
             x, cache, record = self.layers[i](x, None if caches is None else caches[i], kernel, rule,
@@ -82,7 +88,7 @@ class Qwen35ForCausalLM(nn.Module):
         super().__init__()
         self.cfg, self.checkpoint, self.dtype = cfg, checkpoint, dtype
         with torch.device("meta"):                  # no memory until the checkpoint fills it
-            self.model = TextModel(cfg)
+            self.model = TextModel(cfg, init=False)
             self.lm_head = None if cfg.tie_word_embeddings else nn.Linear(cfg.hidden_size, cfg.vocab_size, bias=False)
         self.tokenizer = None
         self._loaded: set = set()
@@ -99,16 +105,26 @@ class Qwen35ForCausalLM(nn.Module):
         self._loaded.add(key)
 
     def load_layers(self, upto_layer: int | None = None) -> None:
-        """Read embeddings and layers 0..upto_layer (all, plus norm and head, when None)."""
+        """Read layers 0..upto_layer (all, plus norm, head and the whole embedding, when None). Partial
+        loads leave the embedding matrix unread: `embed` reads the prompt's rows from the checkpoint."""
         last = self.cfg.num_hidden_layers - 1 if upto_layer is None else upto_layer
+        everything = last == self.cfg.num_hidden_layers - 1
+        self.checkpoint.require(n for n in self.checkpoint.shapes if everything or n == "embed_tokens.weight"
+                                or n.startswith("layers.") and int(n.split(".")[1]) <= last)
         with self._lock:
-            self._fill(self.model.embed_tokens, "embed_tokens.", "embed")
             for i in range(last + 1):
                 self._fill(self.model.layers[i], f"layers.{i}.", i)
             if last == self.cfg.num_hidden_layers - 1:
+                self._fill(self.model.embed_tokens, "embed_tokens.", "embed")   # the tied head needs all rows
                 self._fill(self.model.norm, "norm.", "norm")
                 if self.lm_head is not None:
                     self._fill(self.lm_head, "lm_head.", "head")
+
+    def embed(self, ids: torch.Tensor) -> torch.Tensor:
+        """ids: [T] -> [T, D] embedding rows: from the loaded matrix, else only these rows from the checkpoint."""
+        if "embed" in self._loaded:
+            return self.model.embed_tokens(ids)
+        return self.checkpoint.rows("embed_tokens.weight", ids, self.dtype)
 
     def head_weight(self) -> torch.Tensor:
         """[vocab, D]: lm_head.weight, or the embedding matrix when the checkpoint ties them."""
@@ -134,7 +150,7 @@ class Qwen35ForCausalLM(nn.Module):
         overrides = gate_overrides(self.cfg, set_alpha, set_beta, last)
         self.load_layers(None if last == self.cfg.num_hidden_layers - 1 else last)
         x, steps = self.model(ids[None], kernel=kernel, caches=None if cache is None else cache.layers,
-                              upto_layer=last, overrides=overrides)             # x: [1, T, D]
+                              upto_layer=last, embeds=self.embed(ids)[None], overrides=overrides)  # x: [1, T, D]
         layers = []
         for i, step in enumerate(steps):
             lt = LayerTrace(index=i, kind=self.model.layers[i].kind, output=step.output[0])

@@ -48,7 +48,7 @@ def predict(model, ids, *, set_alpha: dict | None = None, set_beta: dict | None 
     ids, last = model._check_call(ids, kernel, None, None)                  # same checks as model.trace
     overrides = gate_overrides(model.cfg, set_alpha, set_beta, last)
     model.load_layers(None)
-    x, steps = model.model(ids[None], kernel=kernel, overrides=overrides)   # [1, T, D]; no [T, vocab] logits
+    x, steps = model.model(ids[None], kernel=kernel, embeds=model.embed(ids)[None], overrides=overrides)  # no logits
     hidden = model.model.norm(x[0])                                          # [T, D]
     W = model.head_weight()                                                  # [vocab, D]
     tops, probs, asked = [], [], {}

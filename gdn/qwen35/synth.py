@@ -115,3 +115,71 @@ def write_checkpoint(folder: str | Path, text: dict | None = None, *, seed: int 
     if tokenizer_json is not None:
         (folder / "tokenizer.json").write_text(tokenizer_json, encoding="utf-8")
     return folder
+
+
+SAFETENSORS_DTYPE = {torch.bfloat16: "BF16", torch.float16: "F16", torch.float32: "F32"}
+
+
+def write_sparse_safetensors(path: Path, tensors: dict[str, tuple[tuple[int, ...], torch.dtype, torch.Tensor | None]]) -> None:
+    """A safetensors file whose header declares every tensor with its full shape; tensors given as None
+    (and the part of a tensor past the rows given) are holes in a sparse file: they take no disk and
+    read as zeros. name -> (shape, dtype, leading rows or None)."""
+    header, offset = {"__metadata__": {"format": "pt"}}, 0
+    for name in sorted(tensors):
+        shape, dtype, _ = tensors[name]
+        size = math.prod(shape) * torch.empty((), dtype=dtype).element_size()
+        header[name] = {"dtype": SAFETENSORS_DTYPE[dtype], "shape": list(shape), "data_offsets": [offset, offset + size]}
+        offset += size
+    raw = json.dumps(header).encode()
+    raw += b" " * (-len(raw) % 8)                                   # data starts 8-byte aligned, as safetensors writes
+    with open(path, "wb") as f:
+        f.write(len(raw).to_bytes(8, "little") + raw)
+        start = f.tell()
+        for name in sorted(tensors):
+            _, dtype, values = tensors[name]
+            if values is not None:
+                f.seek(start + header[name]["data_offsets"][0])
+                f.write(values.to(dtype).contiguous().view(torch.uint8).numpy().tobytes())
+        f.truncate(start + offset)                                  # the tail is a hole too
+
+
+def write_partial_checkpoint(folder: str | Path, text: dict, *, upto_layer: int, shards: int, seed: int = 0,
+                             dense_rows: int = 1024, dense_max: int = 1 << 20) -> Path:
+    """A big model's sharded checkpoint of which only the first shard was downloaded.
+
+    config.json and the index are complete (every text tensor, spread over `shards` files); the first
+    shard holds exactly the embedding and layers 0..upto_layer, the other shards do not exist. Shapes and
+    dtypes are the config's, nothing is shrunk; to stay small on disk, tensors of more than `dense_max`
+    values are zeros stored as sparse-file holes, except the first `dense_rows` rows of the embedding
+    (random, so prompts of ids below dense_rows have real embeddings). Small tensors (norms, gates'
+    projections in_proj_a / in_proj_b, A_log, dt_bias, conv1d) are random, as in `write_checkpoint`."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    cfg_json = config_json(text)
+    cfg = parse_config(cfg_json)
+    gen = torch.Generator().manual_seed(seed)
+    prefix = "model.language_model."
+    disk = lambda n: n if n == "lm_head.weight" else prefix + n
+    names = list(model_shapes(cfg))                                  # model order: embedding, layers, norm, head
+    first = [n for n in names if n == "embed_tokens.weight" or
+             (n.startswith("layers.") and int(n.split(".")[1]) <= upto_layer)]
+    rest = [n for n in names if n not in first]
+    fnames = [f"model-{s + 1:05d}-of-{shards:05d}.safetensors" for s in range(shards)]
+    per = math.ceil(len(rest) / (shards - 1))
+    weight_map = {disk(n): fnames[0] for n in first}
+    weight_map.update({disk(n): fnames[1 + j // per] for j, n in enumerate(rest)})
+    shapes = model_shapes(cfg)
+    content = {}
+    for n in first:
+        shape, dtype = shapes[n], torch.float32 if keeps_fp32(n) else torch.bfloat16
+        if n == "embed_tokens.weight":
+            values = random_tensor(n, (dense_rows, shape[1]), gen)
+        else:
+            values = random_tensor(n, shape, gen) if math.prod(shape) <= dense_max else None
+        content[disk(n)] = (shape, dtype, values)
+    write_sparse_safetensors(folder / fnames[0], content)
+    total = sum(math.prod(s) * (4 if keeps_fp32(n) else 2) for n, s in shapes.items())
+    (folder / "config.json").write_text(json.dumps(cfg_json, indent=2, ensure_ascii=False) + "\n")
+    index = {"metadata": {"total_size": total}, "weight_map": weight_map}
+    (folder / "model.safetensors.index.json").write_text(json.dumps(index, indent=2) + "\n")
+    return folder

@@ -1,0 +1,84 @@
+"""The state scan of the chunked kernel's GPU path: S_{i+1} = A_i S_i + B_i over the chunks, replayed
+from a CUDA graph.
+
+After the state-free work is batched over all chunks, one chunk's state update is the affine map
+S -> A S + B with A = e^gamma_C I - K~^T W ([K, K]) and B = K~^T U ([K, V]) (chunk.py has the
+derivation), so the only sequential part left is one batched matmul per chunk. A GPU runs each of
+them in microseconds, but launching them from Python costs more than that (T = 32768 has 512
+chunks); captured once in a CUDA graph per shape, the whole scan is one launch. Nothing in it
+reads a value back to the host, which capturing requires.
+"""
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+import torch
+
+# Graphs kept (one per shape and dtype; the layers of one model share a shape). Each holds its
+# static A, B and states buffers: 3 x 0.5 GB at T = 32768, H = 16, K = V = 128 in float32.
+GRAPHS_KEPT = 2
+# Fewer chunks than this run eagerly: capturing costs more than it saves.
+MIN_GRAPH_CHUNKS = 16
+
+_graphs: OrderedDict = OrderedDict()
+_lock = threading.Lock()          # one replay at a time: the static buffers are shared
+
+
+def scan_in_place_(A: torch.Tensor, states: torch.Tensor) -> torch.Tensor:
+    """A: [n, BH, K, K]; states: [n + 1, BH, K, V] holding S0 then B_0 .. B_{n-1} -> the states (S0,
+    then the state after each chunk), in place: states[i+1] += A_i states[i], one matmul per chunk
+    and no copy of B_i (an out-of-place baddbmm would copy it first)."""
+    for i in range(A.shape[0]):
+        states[i + 1].baddbmm_(A[i], states[i])                     # [BH, K, V]
+    return states
+
+
+def states_buffer(B: torch.Tensor, S0: torch.Tensor, out: torch.Tensor | None = None) -> torch.Tensor:
+    """[n + 1, BH, K, V]: S0 followed by B, the input layout of scan_in_place_."""
+    out = torch.empty((B.shape[0] + 1, *S0.shape), dtype=S0.dtype, device=S0.device) if out is None else out
+    out[0].copy_(S0)
+    out[1:].copy_(B)
+    return out
+
+
+def affine_scan_eager(A: torch.Tensor, B: torch.Tensor, S0: torch.Tensor) -> torch.Tensor:
+    """A: [n, BH, K, K], B: [n, BH, K, V], S0: [BH, K, V] -> states [n + 1, BH, K, V]: S0, then the
+    state after each chunk (states[i] is the state before chunk i)."""
+    return scan_in_place_(A, states_buffer(B, S0))
+
+
+class _GraphScan:
+    """A captured scan_in_place_ for one shape: copy inputs into its buffers, replay, copy out."""
+
+    def __init__(self, A, B, S0):
+        self.A, self.states = A.clone(), states_buffer(B, S0)
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):                                # warm-up off the capturing stream
+            scan_in_place_(self.A, self.states.clone())
+        torch.cuda.current_stream().wait_stream(side)
+        self.graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(self.graph):
+            scan_in_place_(self.A, self.states)
+
+    def __call__(self, A, B, S0):
+        self.A.copy_(A)
+        states_buffer(B, S0, out=self.states)
+        self.graph.replay()
+        return self.states.clone()      # the buffer is refilled by the next call
+
+
+def affine_scan(A: torch.Tensor, B: torch.Tensor, S0: torch.Tensor) -> torch.Tensor:
+    """affine_scan_eager, replayed from a cached CUDA graph for CUDA tensors without autograd (the
+    model's traces, the bench); on a CPU, for short scans, or when gradients flow: eagerly."""
+    grads = torch.is_grad_enabled() and (A.requires_grad or B.requires_grad or S0.requires_grad)
+    if A.device.type != "cuda" or grads or A.shape[0] < MIN_GRAPH_CHUNKS:
+        return affine_scan_eager(A, B, S0)
+    key = (tuple(A.shape), tuple(B.shape), A.dtype, A.device)
+    with _lock:
+        scan = _graphs.pop(key, None) or _GraphScan(A, B, S0)
+        _graphs[key] = scan                                          # most recently used last
+        while len(_graphs) > GRAPHS_KEPT:
+            _graphs.popitem(last=False)
+        return scan(A, B, S0)
