@@ -80,7 +80,8 @@ def test_main_figure_starts_in_the_first_screen(page, app_url, width, height, qu
 
 def test_replay_keeps_language_and_lecture_mode(page, app_url):
     page.goto(f"{app_url}/real_model?lang=zh&mode=lecture&real_model_view=replay")
-    wait_for_app(page, chart=False)
+    page.wait_for_selector(".st-key-real_model_replay button", timeout=60_000)   # lecture: the title is no h1
+    page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=60_000)
     page.locator(".st-key-real_model_replay button").click()
     page.wait_for_function("() => location.href.includes('memory_preset=replay')", timeout=60_000)
     wait_for_app(page)
