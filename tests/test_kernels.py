@@ -118,7 +118,10 @@ def test_property_chunked_matches_recurrent_float32_for_any_gate(g_values, C, se
     kw = dict(initial_state=S0, output_final_state=True, use_qk_l2norm_in_kernel=True)
     o_r, S_r = recurrent_gated_delta_rule(q, k, v, g=g, beta=beta, **kw)
     o_c, S_c = chunk_gated_delta_rule(q, k, v, g=g, beta=beta, chunk_size=C, **kw)
-    scale = max(o_r.abs().max().item(), 1e-30)
+    # o = S^T q with a unit q: measure its error against the state it reads, not against o itself. A
+    # q nearly orthogonal to the only stored key gives |o| ~ 4e-5 from terms of size 1 (hypothesis found
+    # g = [-30], C = 1, seed 7), and float32 can only resolve that to ~1e-5 of |o|.
+    scale = max(o_r.abs().max().item(), S_r.abs().max().item(), 1e-30)
     assert (o_c - o_r).abs().max().item() / scale < 1e-5
     assert (S_c - S_r).abs().max().item() / max(S_r.abs().max().item(), 1e-30) < 1e-5
 
