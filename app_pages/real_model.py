@@ -1,7 +1,6 @@
 """Real model (真实模型): a prompt through a Qwen3.5 checkpoint; its real per-head gates, from both kernels."""
 import hashlib
 import html
-import json
 import time
 from pathlib import Path
 
