@@ -5,6 +5,7 @@ transformers is a dev-only dependency: it is imported here, never from gdn/.
 from __future__ import annotations
 
 import contextlib
+import math
 
 import torch
 from safetensors.torch import load_file, save_file
@@ -36,10 +37,44 @@ def _capture_gates(module, store: list):
         module.torch_chunk_gated_delta_rule, module.torch_recurrent_gated_delta_rule = saved
 
 
-def hf_reference(folder, ids: torch.Tensor, *, moe: bool = False, dtype=torch.float32) -> dict:
-    """Run transformers' Qwen3.5 (or MoE) causal LM in `dtype` (float32 unless asked) on the checkpoint folder.
+@contextlib.contextmanager
+def _override_gates(module, model, set_alpha: dict | None, set_beta: dict | None):
+    """Inject gate interventions into transformers' own GDN layers: each layer's g and beta are replaced
+    (per {(layer, head or None): value}, a whole-layer entry first) right before its kernel runs. With a
+    g = -inf (alpha = 0) the recurrent torch kernel is used: the chunked one takes differences of
+    cumulative sums and would turn -inf - (-inf) into NaN."""
+    current = {}
+    hooks = [layer.linear_attn.register_forward_pre_hook(lambda m, a, i=i: current.update(layer=i))
+             for i, layer in enumerate(model.model.layers) if hasattr(layer, "linear_attn")]
+    chunk, recurrent = module.torch_chunk_gated_delta_rule, module.torch_recurrent_gated_delta_rule
 
-    Returns {"outputs": [L] of [T, D] residual streams, "g"/"beta": [n_gdn] of [T, HV], "logits": [T, vocab]}.
+    def set_heads(x, table, to_x):
+        for (layer, head), value in sorted((table or {}).items(), key=lambda kv: kv[0][1] is not None):
+            if layer == current["layer"]:
+                x[..., slice(None) if head is None else head] = to_x(value)
+        return x
+
+    def kernel(*args, g, beta, **kwargs):
+        g = set_heads(g.clone(), set_alpha, lambda a: math.log(a) if a > 0 else -math.inf)
+        beta = set_heads(beta.clone(), set_beta, float)
+        return (recurrent if torch.isinf(g).any() else chunk)(*args, g=g, beta=beta, **kwargs)
+
+    module.torch_chunk_gated_delta_rule = module.torch_recurrent_gated_delta_rule = kernel
+    try:
+        yield
+    finally:
+        module.torch_chunk_gated_delta_rule, module.torch_recurrent_gated_delta_rule = chunk, recurrent
+        for h in hooks:
+            h.remove()
+
+
+def hf_reference(folder, ids: torch.Tensor, *, moe: bool = False, dtype=torch.float32, set_alpha=None,
+                 set_beta=None) -> dict:
+    """Run transformers' Qwen3.5 (or MoE) causal LM in `dtype` (float32 unless asked) on the checkpoint folder,
+    with gate interventions (model.trace's set_alpha / set_beta) injected into its layers when given.
+
+    Returns {"outputs": [L] of [T, D] residual streams, "g"/"beta": [n_gdn] of [T, HV] (the gates used),
+    "logits": [T, vocab]}.
     """
     if moe:
         from transformers.models.qwen3_5_moe import modeling_qwen3_5_moe as mod
@@ -52,7 +87,7 @@ def hf_reference(folder, ids: torch.Tensor, *, moe: bool = False, dtype=torch.fl
     hooks = [layer.register_forward_hook(lambda m, i, o: outputs.append(o[0] if isinstance(o, tuple) else o))
              for layer in model.model.layers]
     try:
-        with torch.no_grad(), _capture_gates(mod, gates):
+        with torch.no_grad(), _capture_gates(mod, gates), _override_gates(mod, model, set_alpha, set_beta):
             logits = model(ids[None], use_cache=False).logits[0]
     finally:
         for h in hooks:

@@ -15,7 +15,8 @@ def test_upload_a_prompt_and_hover_the_heatmap(page, app_url):
     page.on("response", lambda r: r.status == 404 and missing.append(r.url))
     page.goto(f"{app_url}/real_model?lang=en")
     wait_for_app(page)
-    n = len(load_model(list_sources()[0].path).tokenizer.encode(PROMPT).ids)   # the page's default model
+    # the page's default model (a demo: the page puts a space before the first word, as in its training)
+    n = len(load_model(list_sources()[0].path).tokenizer.encode(" " + PROMPT).ids)
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(
         files=[{"name": "prompt.txt", "mimeType": "text/plain", "buffer": PROMPT.encode()}])
     page.wait_for_function(f"document.body.innerText.includes('Tokens ({n})')", timeout=60_000)
@@ -31,7 +32,8 @@ def test_upload_a_prompt_and_hover_the_heatmap(page, app_url):
             break
         except Exception:
             page.mouse.move(0, 0)
-    assert "token" in hover and "layer 0" in hover and "head" in hover and "α =" in hover
+    first_gdn = load_model(list_sources()[0].path, lazy=True).cfg.layer_types.index("linear_attention")
+    assert "token" in hover and f"layer {first_gdn}" in hover and "head" in hover and "α =" in hover
     assert page.locator('[data-testid="stException"]').count() == 0
     assert "Traceback" not in page.inner_text("body")
     # Opened by its own path, Streamlit's frontend first probes /real_model/_stcore/* for the server's
@@ -63,3 +65,25 @@ def test_empty_prompt_then_text_then_run_twice(page, app_url):
         wait_for_app(page)
     assert page.locator('[data-testid="stException"]').count() == 0
     assert page.locator(".js-plotly-plot").count() > 0 and "The prompt is empty" not in page.inner_text("body")
+
+
+@pytest.mark.parametrize("width,height,query", [(1440, 900, "lang=en"), (1440, 900, "lang=zh"),
+                                                (1920, 1080, "lang=en&mode=lecture"), (1280, 720, "lang=zh&mode=lecture")],
+                         ids=["1440-en", "1440-zh", "lecture-1920", "lecture-1280"])
+def test_main_figure_starts_in_the_first_screen(page, app_url, width, height, query):
+    page.set_viewport_size({"width": width, "height": height})
+    page.goto(f"{app_url}/real_model?{query}")
+    wait_for_app(page)
+    box = page.locator(".js-plotly-plot").first.bounding_box()
+    assert box["y"] < height and min(box["y"] + box["height"], height) - box["y"] >= 300
+
+
+def test_replay_keeps_language_and_lecture_mode(page, app_url):
+    page.goto(f"{app_url}/real_model?lang=zh&mode=lecture&real_model_view=replay")
+    page.wait_for_selector(".st-key-real_model_replay button", timeout=60_000)   # lecture: the title is no h1
+    page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=60_000)
+    page.locator(".st-key-real_model_replay button").click()
+    page.wait_for_function("() => location.href.includes('memory_preset=replay')", timeout=60_000)
+    wait_for_app(page)
+    assert "lang=zh" in page.url and "mode=lecture" in page.url
+    assert "记忆表" in page.inner_text("body") and "Memory table" not in page.inner_text("body")

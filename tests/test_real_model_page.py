@@ -20,8 +20,8 @@ LAYER0 = "model.language_model.layers.0.linear_attn."
 
 
 def open_demo(lang: str, **params):
-    """The page on the random demo with the password preset, as these tests expect."""
-    params.setdefault("real_model_preset", "password")
+    """The page on the random demo with the recall task preset, as these tests expect."""
+    params.setdefault("real_model_preset", "recall")
     return open_app(lang, page=PAGE, state={"real_model_source": str(DEMO_PATH)}, **params)
 
 
@@ -35,7 +35,13 @@ def show(at, view: str):
 
 
 def demo_tokens(text: str, limit: int = 512) -> int:
+    """Tokens of a prompt on a demo model: the page puts a space before the first word, as in training."""
+    text = text if text[:1].isspace() else " " + text
     return len(load_model(DEMO_PATH).tokenizer.encode(text, max_tokens=limit).ids)
+
+
+def titles(fig: dict) -> list[str]:
+    return [a["text"] for a in fig["layout"].get("annotations", [])]
 
 
 def prompts(preset: str, lang: str) -> str:
@@ -52,11 +58,13 @@ def test_demo_loads_and_shows_gates(page):
     lang, at = page
     assert not at.exception
     assert at.warning[0].value == t("real_model.random_weights", lang)    # labelled honestly
-    T = demo_tokens(prompts("password", lang))
+    T = demo_tokens(prompts("recall", lang))
     assert at.session_state["real_model_prompt_tokens"] == T
     figs = charts(at)
-    assert [f["data"][0]["type"] for f in figs] == ["heatmap", "heatmap", "heatmap"]
-    alpha, beta, overview = figs[0]["data"][0], figs[1]["data"][0], figs[2]["data"]
+    assert [[d["type"] for d in f["data"]] for f in figs] == [["heatmap"] * 3, ["heatmap"] * 3]
+    (alpha, beta, guesses), overview = figs[0]["data"], figs[1]["data"]
+    assert arr(guesses["z"]).shape == (3, T)                                   # top-3 probabilities per token
+    assert (arr(guesses["z"])[0] >= arr(guesses["z"])[1]).all()
     z_alpha, z_beta = arr(alpha["z"]), arr(beta["z"])
     assert z_alpha.shape == (4, T) and z_beta.shape == (4, T)                  # heads x tokens
     assert ((z_alpha > 0) & (z_alpha <= 1)).all() and ((z_beta > 0) & (z_beta < 1)).all()
@@ -75,7 +83,7 @@ def test_switch_layer_and_head():
     at.selectbox(key="real_model_layer").set_value(5).run()
     at.selectbox(key="real_model_head").set_value(2).run()
     assert not at.exception
-    assert "layer 5" in charts(at)[0]["layout"]["title"]["text"]
+    assert "layer 5" in titles(charts(at)[0])[0]
     figs = charts(show(at, "head"))
     assert "layer 5 · head 2" in figs[0]["data"][0]["hovertemplate"]
     assert "head 2" in figs[1]["data"][0]["hovertemplate"]
@@ -86,19 +94,19 @@ def test_switch_layer_and_head():
 
 
 def test_link_reopens_layer_and_head():
-    at = open_demo("zh", real_model_layer="4", real_model_head="3", real_model_preset="repeat",
+    at = open_demo("zh", real_model_layer="4", real_model_head="3", real_model_preset="switch",
                   real_model_view="head")
     assert not at.exception
     assert at.segmented_control(key="real_model_view").value == "head"
     assert at.selectbox(key="real_model_layer").value == 4 and at.selectbox(key="real_model_head").value == 3
-    assert at.text_area(key="real_model_prompt_edit").value == prompts("repeat", "zh")
+    assert at.text_area(key="real_model_prompt_edit").value == prompts("switch", "zh")
 
 
 def test_preset_switch_runs_the_new_prompt():
     at = open_demo("en")
-    at.selectbox(key="real_model_preset").set_value("topic_switch").run()
+    at.selectbox(key="real_model_preset").set_value("switch").run()
     assert not at.exception
-    assert arr(charts(at)[0]["data"][0]["z"]).shape[1] == demo_tokens(prompts("topic_switch", "en"))
+    assert arr(charts(at)[0]["data"][0]["z"]).shape[1] == demo_tokens(prompts("switch", "en"))
 
 
 def test_kernel_check_agrees(page):
@@ -111,11 +119,14 @@ def test_kernel_check_agrees(page):
     assert not at.exception
     rel = re.search(r"\d\.\de-\d\d", at.success[0].value).group()
     assert float(rel) < 1e-4
-    T = demo_tokens(prompts("password", lang))
+    T = demo_tokens(prompts("recall", lang))
     assert at.success[0].value == t("real_model.check_agree", lang, rel=rel, tol="1e-04", T=T)
-    metrics = {m.label: m.value for m in at.metric}
-    assert float(metrics[t("real_model.check_out", lang)]) < 1e-4
-    assert float(metrics[t("real_model.check_state", lang)]) < 1e-4
+    metrics = {m.label: m.value for m in at.metric}                     # one time per kernel
+    assert set(metrics) == {t("real_model.kernel_recurrent", lang), t("real_model.kernel_chunk", lang)}
+    rec, chunk, diff = charts(at)[0]["data"]                              # the chosen head's outputs side by side
+    assert abs(arr(rec["z"]) - arr(chunk["z"])).max() == pytest.approx(arr(diff["z"]).max(), abs=1e-9)
+    assert arr(diff["z"]).max() < 1e-4 * abs(arr(rec["z"])).max()
+    assert any(t("real_model.check_no_fla", lang) == c.value for c in at.caption)   # no CUDA here: said so
 
 
 def test_downloads_contain_what_they_claim(monkeypatch):
@@ -132,13 +143,13 @@ def test_downloads_contain_what_they_claim(monkeypatch):
     at.selectbox(key="real_model_head").set_value(1).run()
     alpha = arr(charts(at)[0]["data"][0]["z"])
     show(at, "export")
-    T = demo_tokens(prompts("password", "en"))
+    T = demo_tokens(prompts("recall", "en"))
     text = saved["gates_layer0.csv"]
     rows = list(csv.DictReader(io.StringIO(text.decode() if isinstance(text, bytes) else text)))
     assert len(rows) == T * 4 and {r["layer"] for r in rows} == {"0"} and rows[0]["kernel"] == "chunk"
     assert float(rows[4 * 5 + 2]["alpha"]) == pytest.approx(float(alpha[2, 5]), rel=1e-4)   # token 5, head 2
     data = json.loads(saved["gates_layer0_head1.json"])
-    assert data["prompt"] == prompts("password", "en") and data["head"] == 1 and data["model"] == DEMO_PATH.name
+    assert data["prompt"] == prompts("recall", "en") and data["head"] == 1 and data["model"] == DEMO_PATH.name
     assert len(data["alpha"]) == T and len(data["head_beta"]) == T
 
 
@@ -146,7 +157,7 @@ def test_truncation_and_empty_prompt():
     at = open_demo("en")
     at.slider(key="real_model_max_tokens").set_value(16).run()
     at.button(key="real_model_run").click().run()
-    T = demo_tokens(prompts("password", "en"))
+    T = demo_tokens(prompts("recall", "en"))
     assert at.warning[-1].value == t("real_model.truncated", "en", total=T, kept=16)
     assert arr(charts(at)[0]["data"][0]["z"]).shape[1] == 16
     at.text_area(key="real_model_prompt_edit").set_value("   ").run()
@@ -337,3 +348,116 @@ def test_pasted_text_is_capped_like_an_upload():
     at.button(key="real_model_run").click().run()
     assert not at.exception and at.error[0].value == t("real_model.err_prompt_too_long", "en")
     assert not charts(at)
+
+
+# -- the trained default: named honestly, task presets, predictions, interventions, evidence ----------------
+
+
+@pytest.fixture(scope="module", params=["en", "zh"])
+def trained(request):
+    return request.param, open_app(request.param, page=PAGE)
+
+
+def test_trained_page_names_its_model_and_offers_its_tasks(trained):
+    lang, at = trained
+    from gdn.qwen35.sources import TRAINED_PATH
+    n_params = sum(p.numel() for p in load_model(TRAINED_PATH).parameters())
+    assert at.title[0].value == t("real_model.title_trained", lang, name=TRAINED_PATH.name, params=f"{n_params / 1e6:.1f}")
+    assert at.selectbox(key="real_model_preset").options == [t(f"real_model.preset_{p}", lang)
+                                                             for p in ("custom", "recall", "switch", "copy")]
+    assert any(i.value.startswith(t("real_model.about_trained", lang, **FIELDS_PREFIX)[:20]) for i in at.info)
+
+
+FIELDS_PREFIX = dict(n="", latest="", recall="", recall_lin="", none="", copy="", b_value="", b_filler="", b_where="",
+                     a_switch="", a_other="", s_where="")
+
+
+def test_trained_page_predicts_every_token_and_scores_the_answers(trained):
+    lang, at = trained
+    from gdn.qwen35.demo.stories import answer_slots
+    from gdn.qwen35.sources import TRAINED_PATH
+    model = load_model(TRAINED_PATH)
+    enc = model.tokenizer.encode(" " + prompts("recall", lang))
+    guesses = charts(at)[0]["data"][2]
+    top = model.trace(enc.ids).logits.float().softmax(-1).topk(3, dim=-1)
+    assert arr(guesses["z"]) == pytest.approx(top.values.T.numpy(), abs=1e-5)     # [3, T] probabilities
+    slots = answer_slots(enc.pieces, enc.ids)
+    right = sum(int(top.indices[t_, 0]) == a for t_, a in slots)
+    assert any(t("real_model.accuracy", lang, right=right, n=len(slots)) in c.value for c in at.caption)
+    marks = {a["text"] for a in charts(at)[0]["layout"]["annotations"]}
+    assert "✓" in marks if right else "✗" in " ".join(marks)
+
+
+def test_a_story_button_flips_the_answer(trained):
+    lang, at = trained
+    show(at, "intervene")
+    assert at.info[0].value == t("real_model.iv_none", lang)                   # nothing set yet
+    at.button(key="real_model_story_stop_writing").click().run()
+    assert not at.exception
+    assert at.toggle(key="real_model_iv_beta_on").value and at.slider(key="real_model_iv_beta").value == 0.0
+    table = at.dataframe[0].value
+    assert "✗" in list(table.iloc[:, -1])                                      # at least one answer now wrong
+    before, after = charts(at)[0]["data"]                                       # the changed β heatmap beside the old
+    head = at.selectbox(key="real_model_iv_head").value
+    z = arr(after["z"])
+    assert (z == 0).all() if head == -1 else (z[head] == 0).all() and (arr(before["z"])[head] > 0).all()
+    show(at, "gates")
+
+
+def test_evidence_table_is_computed_on_the_page(trained):
+    lang, at = trained
+    from gdn.qwen35.demo.evidence import evidence
+    from gdn.qwen35.sources import TRAINED_PATH
+    ev = evidence(load_model(TRAINED_PATH))
+    table = at.dataframe[0].value
+    assert len(table) == 6 and list(table.iloc[1, 1:]) == [f"{ev[c]['reassigned']:.2f}" for c in
+                                                           ("acc", "acc_ablation", "acc_stop_writing", "acc_never_forget")]
+
+
+def test_a_real_checkpoint_gets_the_natural_text_presets(tmp_path, monkeypatch):
+    monkeypatch.setenv("GDN_MODEL_DIRS", str(tmp_path))
+    write_checkpoint(tmp_path / "qwen-like", text_config(vocab_size=1024), seed=2,
+                     tokenizer_json=(DEMO_PATH / "tokenizer.json").read_text(encoding="utf-8"))
+    at = open_app("en", page=PAGE)
+    at.selectbox(key="real_model_source").set_value("__folder__").run()
+    at.text_input(key="real_model_folder_edit").set_value(str(tmp_path / "qwen-like")).run()
+    assert not at.exception
+    assert at.selectbox(key="real_model_preset").options == [t(f"real_model.preset_{p}", "en") for p in
+                                                             ("custom", "password", "topic_switch", "repeat", "mixed")]
+    assert at.selectbox(key="real_model_preset").value == "password"
+    assert at.title[0].value.startswith("qwen-like (")
+
+
+def test_upload_texts_are_ours_in_chinese():
+    """The widget's own English texts (and its 1 MB limit) are hidden; our label, limit and refusals show."""
+    at = open_demo("zh")
+    css = [h.proto.body for h in at.get("html") if "stFileUploaderDropzoneInstructions" in h.proto.body]
+    assert css and t("real_model.upload_browse", "zh") in css[0]
+    assert any(c.value == t("real_model.upload_limit", "zh", limit=200, types=".txt, .md") for c in at.caption)
+    at.file_uploader(key="real_model_upload").upload("notes.pdf", b"%PDF-1.4").run()
+    assert at.error[0].value == t("real_model.upload_wrong_type", "zh", name=r"notes\.pdf", types=".txt, .md")
+
+
+def test_one_click_qwen35_08b_names_its_size_checks_config_first_then_loads(tmp_path, monkeypatch):
+    """The "Get Qwen3.5-0.8B" button (a fake hub: nothing is fetched): its label gives the size before any
+    click, the click reads config.json before any weight, downloads and switches to the new model, whose
+    natural-text presets are then offered."""
+    import gdn.qwen35.sources as sources
+    from tests.test_qwen35_sources import FakeHub
+    monkeypatch.setenv("GDN_ALLOW_DOWNLOADS", "1")
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+    source = write_checkpoint(tmp_path / "src", text_config(vocab_size=1024), shards=2,
+                              tokenizer_json=(DEMO_PATH / "tokenizer.json").read_text(encoding="utf-8"))
+    hub = FakeHub(tmp_path / "hub", source)
+    asked = []
+    monkeypatch.setattr(sources, "_hub", lambda given: hub)
+    real_plan = sources.plan_download
+    monkeypatch.setattr(sources, "plan_download", lambda repo, **kw: asked.append(repo) or real_plan(repo, **kw))
+    at = open_demo("zh")
+    at.selectbox(key="real_model_source").set_value("__download__").run()
+    button = at.button(key="real_model_get_08b")
+    assert button.label == t("real_model.get_08b", "zh", gb="1.6") and hub.fetched == []
+    button.click().run()
+    assert not at.exception and asked == ["Qwen/Qwen3.5-0.8B"] and hub.fetched[0] == "config.json"
+    assert "rev0" in at.session_state["real_model_source"] and charts(at)
+    assert at.selectbox(key="real_model_preset").value == "password"               # a real Qwen3.5 now

@@ -8,14 +8,18 @@ from safetensors import safe_open
 
 from gdn.qwen35 import list_sources, load_model
 from gdn.qwen35.demo.evidence import evidence
+from gdn.qwen35.demo.stories import STORIES, answer_slots, find_story
+from gdn.qwen35.demo.train import LAYER_TYPES, train
+from gdn.qwen35.predict import predict
 from gdn.qwen35.demo.tasks import build_tokenizer, vocabulary
 from gdn.qwen35.sources import TRAINED_PATH
 from tests.qwen35_fixtures import hf_reference
 
 MAX_BYTES = 20_000_000
-# Thresholds the shipped checkpoint meets with a margin (measured values: TRAINING.md and the page).
-MIN_RECALL = 0.75           # accuracy on keys that were re-assigned: the LATEST value must come back (measured 0.86)
-MIN_ABLATION_GAP = 0.5      # linear attention (alpha = 1, no delta) must do this much worse (measured 0.86 vs 0.05)
+# What issue 14 asks of the shipped checkpoint (measured values: TRAINING.md and the page's evidence table).
+MIN_RECALL = 0.95           # held-out accuracy on keys set once and on re-assigned keys (the LATEST value)
+MIN_ABLATION_GAP = 0.5      # linear attention (alpha = 1, no delta) must do this much worse on re-assigned keys
+MIN_FLIP = 0.2              # a gate intervention in one layer must cost at least this much accuracy
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +39,7 @@ def test_files_format_and_size():
     cfg = json.loads(files["config.json"].read_text())
     text = cfg["text_config"]
     assert cfg["model_type"] == "qwen3_5" and text["model_type"] == "qwen3_5_text"
-    assert text["layer_types"] == ["linear_attention"] * 3 + ["full_attention"]
+    assert text["layer_types"] == ["full_attention"] + ["linear_attention"] * 3      # see demo/train.py: LAYER_TYPES
     assert text["linear_key_head_dim"] == text["linear_value_head_dim"] <= 64 and text["linear_conv_kernel_dim"] == 4
     assert 128 <= text["hidden_size"] <= 256
     with safe_open(str(files["model.safetensors"]), "pt") as f:
@@ -66,8 +70,38 @@ def test_is_the_default_source():
 
 def test_recall_beats_linear_attention(ev):
     acc, abl = ev["acc"], ev["acc_ablation"]
-    assert acc["reassigned"] >= MIN_RECALL
+    assert acc["reassigned"] >= MIN_RECALL and acc["latest"] >= MIN_RECALL
     assert acc["reassigned"] - abl["reassigned"] >= MIN_ABLATION_GAP
+
+
+def test_gate_interventions_break_what_the_gates_are_for(ev):
+    """No writing in the beta head's layer: recall fails; no forgetting in the switch head's layer: the
+    old topic leaks into the "none" answers after ###."""
+    acc = ev["acc"]
+    assert acc["reassigned"] - ev["acc_stop_writing"]["reassigned"] >= MIN_FLIP
+    assert acc["none"] - ev["acc_never_forget"]["none"] >= MIN_FLIP
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_story_preset_flips_an_answer(model, lang):
+    """The page's one-click stories: each finds an intervention that turns a right answer of its task
+    prompt into a wrong one, and says how likely the answer was before and after."""
+    prompts = json.loads((TRAINED_PATH.parents[1] / "prompts" / "real_model.json").read_text(encoding="utf-8"))
+    for kind, spec in STORIES.items():
+        enc = model.tokenizer.encode(" " + prompts[spec["prompt"]][lang])
+        story = find_story(model, enc.ids, answer_slots(enc.pieces, enc.ids), kind)
+        assert story is not None, kind
+        p = predict(model, enc.ids, **story.overrides, ask=((story.slot, enc.ids[story.slot + 1]),))
+        assert int(p.top_ids[story.slot, 0]) == story.new_top != enc.ids[story.slot + 1]
+        assert story.before > 0.5 > story.after
+
+
+def test_training_script_runs_on_cpu(tmp_path):
+    """The same script, two steps on the CPU: it writes a checkpoint our loader reads."""
+    info = train(2, "cpu", tmp_path, batch_size=2, log_every=1)
+    assert [e["step"] for e in info["log"]] == [0, 1] and info["layer_types"] == LAYER_TYPES
+    model = load_model(tmp_path, allow_any_folder=True)
+    assert model.cfg.layer_types[0] == "full_attention" and model.trace([5, 6, 7]).logits.shape[0] == 3
 
 
 def test_beta_higher_on_values_than_filler(ev):

@@ -29,9 +29,11 @@ def forward_pool() -> SlotPool:
 
 @st.cache_resource
 def shared_caches() -> dict[str, SharedLRU]:
-    """Results by kind. Bounds: gate runs are [L, T, HV] x 2 floats, norms [T, HV]; one layer's q, k, v is the biggest."""
+    """Results by kind. Bounds: gate runs are [L, T, HV] x 2 floats, norms [T, HV]; one layer's q, k, v is the biggest.
+    pred: top-3 guesses [T, 3] and the gates used, per prompt and intervention; story: the intervention stories."""
     return {"run": SharedLRU(8), "inputs": SharedLRU(2), "norms": SharedLRU(16), "state": SharedLRU(64),
-            "check": SharedLRU(32), "stream": SharedLRU(8), "encode": SharedLRU(16)}
+            "check": SharedLRU(32), "stream": SharedLRU(8), "encode": SharedLRU(16), "pred": SharedLRU(32),
+            "story": SharedLRU(4)}
 
 
 def cached(kind: str, key, compute: Callable, pin: bool = False):

@@ -9,7 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from gdn.figures.common import DIVERGING, SEQUENTIAL, base_layout, symmetric_range
+from gdn.figures.common import ACTIVE, DIVERGING, SEQUENTIAL, base_layout, symmetric_range
 
 TICK_TOKENS = 48            # up to this many tokens, the token axis shows the tokens themselves
 ALPHA_COLORS = "Blues"      # dark = remembers (α near 1)
@@ -135,3 +135,100 @@ def fig_head_params(A: np.ndarray, dt_bias: np.ndarray, *, layer: int, titles: d
         fig.update_xaxes(title_text=labels["head"], dtick=1 if H <= 32 else None, row=1, col=col)
     fig.update_annotations(font_size=font_size)
     return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=55, b=50))
+
+
+# ---- the page's main figure: α and β of one layer, and the model's next-token guesses, on one token axis
+
+MARK_COLORS = {"alpha": "#dc2626", "beta": "#16a34a"}   # ### where α drops; value words where β spikes
+TEXT_TOKENS = 20            # up to this many tokens the guesses are written in their cells
+
+
+def fig_gates_predictions(alpha: np.ndarray, beta: np.ndarray, *, tokens, layer: int, top_tokens, top_p: np.ndarray,
+                          titles: dict[str, str], labels: dict[str, str], marks=(), answers=(),
+                          font_size: int = 14, height: int = 560) -> go.Figure:
+    """alpha, beta: [T, H] of one GDN layer; top_tokens: [T][3] next-token pieces, top_p: [T, 3] their
+    probabilities (after token t). Three rows on one token axis: α (heads x tokens), β, and the top-3 guesses.
+
+    marks: (t, head, "alpha" | "beta") cells to circle (gdn.qwen35.demo.stories.gate_marks).
+    answers: (t, expected piece, right) for task prompts: a ✓ or ✗ over the guess after token t.
+    """
+    T, H = alpha.shape
+    pieces = [_show(p) for p in tokens]
+    fig = make_subplots(rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.09, row_heights=[0.37, 0.37, 0.26],
+                        subplot_titles=[titles["alpha"], titles["beta"], titles["predictions"]])
+    for row, (name, z, scale) in enumerate((("α", alpha, ALPHA_COLORS), ("β", beta, BETA_COLORS)), start=1):
+        hover = (f"{labels['token']} %{{x}} «%{{customdata}}»<br>{labels['layer']} {layer} · "
+                 f"{labels['head']} %{{y}}<br>{name} = %{{z:.3f}}<extra></extra>")
+        fig.add_trace(go.Heatmap(z=z.T, x=list(range(T)), y=list(range(H)), customdata=np.broadcast_to(
+            np.array(pieces, dtype=object), (H, T)), zmin=0, zmax=1, colorscale=scale, hovertemplate=hover,
+            xgap=1 if T <= 64 else 0, ygap=1, colorbar=dict(title=dict(text=name), thickness=12)), row=row, col=1)
+        lo, hi = fig.layout["yaxis" if row == 1 else f"yaxis{row}"].domain                  # the colour bar beside its row
+        fig.data[-1].colorbar.update(y=(lo + hi) / 2, len=hi - lo)
+        fig.update_yaxes(title_text=labels["head"], autorange="reversed", dtick=1 if H <= 16 else None,
+                         showticklabels=True, row=row, col=1)
+    for t, h, gate in marks:
+        fig.add_shape(type="rect", x0=t - 0.5, x1=t + 0.5, y0=h - 0.5, y1=h + 0.5, row=1 if gate == "alpha" else 2,
+                      col=1, line=dict(color=MARK_COLORS[gate], width=3))
+    guess = np.array([[_show(p) for p in row] for row in top_tokens], dtype=object)          # [T, 3]
+    hover = [[f"{labels['token']} {t} «{pieces[t]}» →<br>" + "<br>".join(
+        f"{k + 1}. «{guess[t, k]}» {top_p[t, k]:.2f}" for k in range(guess.shape[1])) for t in range(T)]] * guess.shape[1]
+    show_text = T <= TEXT_TOKENS                                              # else the table under the figure has them
+    fig.add_trace(go.Heatmap(z=top_p.T, x=list(range(T)), y=[f"#{k + 1}" for k in range(guess.shape[1])],
+                             text=guess.T if show_text else None, texttemplate="%{text}" if show_text else None,
+                             textfont=dict(size=max(9, font_size - 4)), customdata=np.array(hover, dtype=object),
+                             hovertemplate="%{customdata}<extra></extra>", zmin=0, zmax=1, colorscale="Greens",
+                             showscale=False, xgap=1 if T <= 64 else 0, ygap=1), row=3, col=1)
+    fig.update_yaxes(autorange="reversed", type="category", row=3, col=1)      # the row title says what it is
+    for t, expected, right in answers:
+        fig.add_annotation(x=t, y=-0.5, yref="y3", text="✓" if right else f"✗ {_show(expected)}", showarrow=False,
+                           yshift=10, font=dict(color="#15803d" if right else "#b91c1c", size=font_size), row=3, col=1)
+    fig.update_xaxes(**token_ticks(tokens), automargin=True, tickfont=dict(size=max(10, font_size - (8 if T > 24 else 2))),
+                     row=3, col=1)
+    fig.update_xaxes(title_text=labels["token"], title_standoff=10, row=3, col=1)
+    fig.update_annotations(font_size=font_size)
+    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, r=10, t=40, b=10))
+
+
+def fig_gate_pair(before: np.ndarray, after: np.ndarray, *, tokens, layer: int, name: str, titles: list[str],
+                  labels: dict[str, str], colorscale=ALPHA_COLORS, changed: tuple = (), font_size: int = 14,
+                  height: int = 360) -> go.Figure:
+    """before, after: [T, H] one gate of one layer without and with an intervention, side by side;
+    changed: the heads the intervention set (framed in the right panel)."""
+    T, H = before.shape
+    fig = make_subplots(rows=1, cols=2, shared_yaxes=True, horizontal_spacing=0.04, subplot_titles=titles)
+    for col, z in enumerate((before, after), start=1):
+        fig.add_trace(go.Heatmap(z=z.T, x=list(range(T)), y=list(range(H)), zmin=0, zmax=1, colorscale=colorscale,
+                                 showscale=col == 2, colorbar=dict(title=dict(text=name), thickness=12),
+                                 xgap=1 if T <= 64 else 0, ygap=1,
+                                 hovertemplate=f"{labels['token']} %{{x}} · {labels['head']} %{{y}}<br>{name} = "
+                                               f"%{{z:.3f}}<extra></extra>"), row=1, col=col)
+        fig.update_xaxes(title_text=labels["token"], row=1, col=col)
+    for h in changed:
+        fig.add_shape(type="rect", x0=-0.5, x1=T - 0.5, y0=h - 0.5, y1=h + 0.5, line=dict(color=ACTIVE, width=3),
+                      row=1, col=2)
+    fig.update_yaxes(title_text=labels["head"], autorange="reversed", dtick=1 if H <= 16 else None, row=1, col=1)
+    fig.update_annotations(font_size=font_size)
+    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, r=10, t=50, b=40))
+
+
+def fig_kernel_outputs(outputs: dict[str, np.ndarray], *, tokens, layer: int, head: int, titles: dict[str, str],
+                       labels: dict[str, str], font_size: int = 14, height: int = 340) -> go.Figure:
+    """outputs: kernel name -> o [T, V] of one head (recurrent first); one panel per kernel, then |Δ| of
+    each further kernel against the first. Value dims are rows, tokens columns."""
+    names = list(outputs)
+    ref = outputs[names[0]]
+    panels = [(titles[n], outputs[n], False) for n in names] + [(titles["diff_" + n], np.abs(outputs[n] - ref), True)
+                                                                  for n in names[1:]]
+    fig = make_subplots(rows=1, cols=len(panels), shared_yaxes=True, horizontal_spacing=0.03,
+                        subplot_titles=[p[0] for p in panels])
+    zmax = symmetric_range(ref)
+    for col, (title, z, is_diff) in enumerate(panels, start=1):
+        fig.add_trace(go.Heatmap(z=z.T, zmin=0 if is_diff else -zmax, zmax=float(z.max()) or 1e-30 if is_diff else zmax,
+                                 colorscale="Greys" if is_diff else DIVERGING, showscale=is_diff,   # values: hover
+                                 colorbar=dict(thickness=10, len=0.8, x=col / len(panels) - 0.005),
+                                 hovertemplate=f"{labels['token']} %{{x}} · {labels['value']} %{{y}}<br>"
+                                               f"%{{z:.3g}}<extra>{title}</extra>"), row=1, col=col)
+        fig.update_xaxes(title_text=labels["token"], row=1, col=col)
+    fig.update_yaxes(title_text=labels["value"], autorange="reversed", row=1, col=1)
+    fig.update_annotations(font_size=font_size)
+    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, r=10, t=50, b=40))

@@ -116,6 +116,42 @@ def kernel_check(q, k, v, g, beta) -> dict[str, float]:
     return result
 
 
+def fla_chunk_kernel():
+    """fla's chunk_gated_delta_rule when it can run here (importable and a CUDA device), else None."""
+    if not torch.cuda.is_available():
+        return None
+    try:
+        from fla.ops.gated_delta_rule import chunk_gated_delta_rule as fla_chunk
+    except Exception:          # not installed, or built for another torch / triton
+        return None
+    return fla_chunk
+
+
+def kernels_side_by_side(q, k, v, g, beta, *, head: int) -> dict:
+    """One layer through the recurrent and the chunked kernel (and fla's, on CUDA when importable):
+    the chosen value head's outputs [T, V] per kernel, max |Δ| of outputs and final states against the
+    recurrent one, and seconds per kernel (the whole layer). Inputs as kernel_check."""
+    kernels = {"recurrent": recurrent_gated_delta_rule, "chunk": chunk_gated_delta_rule}
+    if (fla := fla_chunk_kernel()) is not None:
+        kernels["fla"] = lambda *a, **kw: fla(*(x.cuda() for x in a), **kw)
+    out = {"outputs": {}, "seconds": {}, "max_diff_output": {}, "max_diff_state": {}}
+    for name, fn in kernels.items():
+        fn(q[:, :4], k[:, :4], v[:, :4], g=g[:, :4], beta=beta[:, :4])   # untimed warm-up
+        start = time.perf_counter()
+        o, S = fn(q, k, v, g=g, beta=beta, output_final_state=True, use_qk_l2norm_in_kernel=True)
+        if o.is_cuda:
+            torch.cuda.synchronize()
+        out["seconds"][name] = time.perf_counter() - start
+        o, S = o.float().cpu(), S.float().cpu()                           # [1, T, HV, V], [1, HV, K, V]
+        out["outputs"][name] = o[0, :, head].numpy()                       # [T, V]
+        if name == "recurrent":
+            o_ref, S_ref = o, S
+        else:
+            out["max_diff_output"][name] = float((o - o_ref).abs().max())
+            out["max_diff_state"][name] = float((S - S_ref).abs().max())
+    return out
+
+
 def head_state(q, k, v, g, beta, *, head: int, t: int) -> np.ndarray:
     """S_t [K, V] of one value head after token t (0-based), through the chunked kernel.
 

@@ -6,6 +6,7 @@ K/V GDN key/value head dims, Hq/Hkv attention query/KV heads, hd attention head 
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import torch
@@ -33,6 +34,30 @@ def linear_attention(q, k, v, beta):
     scores = torch.einsum("bthk,bshk->bhts", q, k)                             # [B, HV, T, T]
     scores = scores.masked_fill(~torch.ones(T, T, dtype=torch.bool, device=q.device).tril(), 0.0)
     return torch.einsum("bhts,bshv->bthv", scores, beta.float()[..., None] * v.float()).to(v.dtype)
+
+
+@dataclass(frozen=True)
+class GateOverride:
+    """An intervention on one GDN layer: value head (None = every head) -> a constant alpha or beta.
+    alpha = 0 forgets everything before each token (g = -inf), alpha = 1 never forgets (g = 0);
+    beta = 0 never writes. Values are checked by gdn.qwen35.model (in [0, 1])."""
+    alpha: dict
+    beta: dict
+
+    def apply(self, g: torch.Tensor, beta: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """g, beta: [B, T, HV] -> new tensors with the chosen heads set to their constants
+        (a whole-layer setting first, so a single head's own setting wins)."""
+        g, beta = g.clone(), beta.clone()
+        for head, alpha in _all_heads_first(self.alpha):
+            g[..., head] = math.log(alpha) if alpha > 0 else -math.inf     # g = log alpha; log 0 = -inf
+        for head, value in _all_heads_first(self.beta):
+            beta[..., head] = value
+        return g, beta
+
+
+def _all_heads_first(table: dict) -> list:
+    """[(index, value)] with None (every head) turned into a full slice and put first."""
+    return [(slice(None) if h is None else h, v) for h, v in sorted(table.items(), key=lambda hv: hv[0] is not None)]
 
 
 class RMSNorm(nn.Module):
@@ -117,9 +142,10 @@ class GatedDeltaNet(nn.Module):
         # clone: a view would keep the whole [B, conv_dim, T + 3] input alive inside the cache
         return F.silu(y).transpose(1, 2), padded[..., padded.shape[-1] - (self.conv_kernel - 1):].clone()
 
-    def kernel_inputs(self, x: torch.Tensor, cache: GDNCache | None = None):
+    def kernel_inputs(self, x: torch.Tensor, cache: GDNCache | None = None, override: GateOverride | None = None):
         """x: [B, T, D] (after input_layernorm) -> (q, k [B, T, HK, K], v [B, T, HV, V], g, beta [B, T, HV],
-        new conv cache). Also used by the trace to recompute one head's states on demand."""
+        new conv cache). override: constants replacing some heads' gates (an intervention).
+        Also used by the trace to recompute one head's states on demand."""
         B, T, _ = x.shape
         y, conv_cache = self.conv(x, cache)
         q, k, v = torch.split(y, [self.key_dim, self.key_dim, self.HV * self.V], dim=-1)
@@ -127,15 +153,18 @@ class GatedDeltaNet(nn.Module):
         k = k.reshape(B, T, self.HK, self.K)                                # [B, T, HK, K]
         v = v.reshape(B, T, self.HV, self.V)                                # [B, T, HV, V]
         g, beta = self.gates(x)
+        if override is not None:
+            g, beta = override.apply(g, beta)
         return q, k, v, g, beta, conv_cache
 
     def forward(self, x: torch.Tensor, cache: GDNCache | None = None, kernel: str = "chunk",
-                rule: str = "gated_delta"):
+                rule: str = "gated_delta", override: GateOverride | None = None):
         """x: [B, T, D] (after input_layernorm). Returns (out [B, T, D], new GDNCache, GDNRecord).
+        override: an intervention on the gates (GateOverride); the record holds the gates used.
         rule="linear" swaps the gated delta rule for linear attention (an ablation: same weights, no
         cache to continue from, so the returned cache state is None)."""
         B, T, _ = x.shape
-        q, k, v, g, beta, conv_cache = self.kernel_inputs(x, cache)
+        q, k, v, g, beta, conv_cache = self.kernel_inputs(x, cache, override)
         if rule == "linear":
             if cache is not None:
                 raise ValueError('rule="linear" (the ablation) runs from the start of a sequence; it cannot continue a cache')
@@ -280,11 +309,12 @@ class DecoderLayer(nn.Module):
         self.input_layernorm = RMSNorm(cfg.hidden_size, cfg.rms_norm_eps)
         self.post_attention_layernorm = RMSNorm(cfg.hidden_size, cfg.rms_norm_eps)
 
-    def forward(self, x: torch.Tensor, cache=None, kernel: str = "chunk", rule: str = "gated_delta"):
-        """x: [B, T, D]. Returns (out [B, T, D], new cache, GDNRecord or None)."""
+    def forward(self, x: torch.Tensor, cache=None, kernel: str = "chunk", rule: str = "gated_delta",
+                override: GateOverride | None = None):
+        """x: [B, T, D]. Returns (out [B, T, D], new cache, GDNRecord or None). override: GDN layers only."""
         h = self.input_layernorm(x)
         if self.kind == "linear_attention":
-            mixed, cache, record = self.linear_attn(h, cache, kernel, rule)
+            mixed, cache, record = self.linear_attn(h, cache, kernel, rule, override)
         else:
             (mixed, cache), record = self.self_attn(h, cache), None
         x = x + mixed

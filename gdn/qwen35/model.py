@@ -11,6 +11,7 @@ the tied head needs it (otherwise only the prompt's rows are read, per trace).
 from __future__ import annotations
 
 import math
+import numbers
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +23,7 @@ import torch.nn.functional as F
 from gdn.ops import state_norm_scan
 from gdn.qwen35.checkpoint import Checkpoint
 from gdn.qwen35.config import Qwen35Config, load_config
-from gdn.qwen35.layers import KERNELS, RULES, DecoderLayer, GDNRecord, RMSNorm
+from gdn.qwen35.layers import KERNELS, RULES, DecoderLayer, GateOverride, GDNRecord, RMSNorm
 from gdn.qwen35.sources import check_folder
 from gdn.qwen35.tokenizer import load_tokenizer
 from gdn.qwen35.trace import LayerTrace, Trace
@@ -61,18 +62,21 @@ class TextModel(nn.Module):
         self.norm = RMSNorm(cfg.hidden_size, cfg.rms_norm_eps)
 
     def forward(self, ids: torch.Tensor, *, kernel: str = "chunk", rule: str = "gated_delta", caches=None,
-                upto_layer: int | None = None, embeds: torch.Tensor | None = None) -> tuple[torch.Tensor, list[LayerStep]]:
+                upto_layer: int | None = None, embeds: torch.Tensor | None = None,
+                overrides: dict | None = None) -> tuple[torch.Tensor, list[LayerStep]]:
         """ids: [B, T] token ids. Runs layers 0..upto_layer (all when None), each continuing from
         caches[i] when given. Returns the residual stream after the last layer run [B, T, D] (not
         normed) and one LayerStep per layer. rule="linear" is the ablation of gdn.qwen35.layers.RULES.
-        embeds: [B, T, D] the ids' embedding rows when the caller read them (then embed_tokens is unused)."""
+        embeds: [B, T, D] the ids' embedding rows when the caller read them (then embed_tokens is unused).
+        overrides: {layer index: GateOverride}, interventions on GDN layers' gates (see gate_overrides)."""
         if rule not in RULES:
             raise ValueError(f"rule must be one of {RULES}, got {rule!r}")
         last = len(self.layers) - 1 if upto_layer is None else upto_layer
         x, steps = self.embed_tokens(ids) if embeds is None else embeds, []    # [B, T, D]
         for i in range(last + 1):
             x_in = x
-            x, cache, record = self.layers[i](x, None if caches is None else caches[i], kernel, rule)
+            x, cache, record = self.layers[i](x, None if caches is None else caches[i], kernel, rule,
+                                              (overrides or {}).get(i))
             steps.append(LayerStep(x_in=x_in, output=x, cache=cache, record=record))
         return x, steps
 
@@ -129,18 +133,24 @@ class Qwen35ForCausalLM(nn.Module):
     # -- trace -----------------------------------------------------------------------------------
     @torch.inference_mode()
     def trace(self, input_ids, kernel: str = "chunk", upto_layer: int | None = None,
-              cache: ModelCache | None = None, state_norms: bool = False) -> Trace:
+              cache: ModelCache | None = None, state_norms: bool = False,
+              set_alpha: dict | None = None, set_beta: dict | None = None) -> Trace:
         """Run one sequence through layers 0..upto_layer (all when None) and record every layer.
 
         input_ids: [T] or [1, T] token ids. kernel: "chunk" | "recurrent" (the GDN kernel used).
         cache: `previous_trace.cache` to continue that sequence (same or larger upto_layer).
         state_norms: compute ||S_t|| per token and head of every GDN layer now; by default each layer's
         norms are computed when `trace.layers[i].state_norms` is first read (one layer at a time).
+        set_alpha / set_beta: interventions, {(layer, head or None): value in [0, 1]}: layer is the
+        decoder-layer index of a GDN layer, head a value-head index (None = every head of the layer).
+        The chosen heads use the constant instead of their computed gate at every token (alpha = 0
+        means g = -inf: forget everything; beta = 0: never write); the trace records the gates used.
         """
         ids, last = self._check_call(input_ids, kernel, upto_layer, cache)
+        overrides = gate_overrides(self.cfg, set_alpha, set_beta, last)
         self.load_layers(None if last == self.cfg.num_hidden_layers - 1 else last)
         x, steps = self.model(ids[None], kernel=kernel, caches=None if cache is None else cache.layers,
-                              upto_layer=last, embeds=self.embed(ids)[None])    # x: [1, T, D]
+                              upto_layer=last, embeds=self.embed(ids)[None], overrides=overrides)  # x: [1, T, D]
         layers = []
         for i, step in enumerate(steps):
             lt = LayerTrace(index=i, kind=self.model.layers[i].kind, output=step.output[0])
@@ -150,7 +160,7 @@ class Qwen35ForCausalLM(nn.Module):
                 if state_norms:   # else computed on first access of lt.state_norms
                     lt._norms = state_norm_scan(rec.k, rec.v, rec.g, rec.beta,
                                                 None if c_in is None else c_in.state)[0][0]  # [T, HV]
-                lt._recompute = _recompute_fn(self.model.layers[i], step.x_in, c_in)
+                lt._recompute = _recompute_fn(self.model.layers[i], step.x_in, c_in, overrides.get(i))
             layers.append(lt)
         logits = None
         if last == self.cfg.num_hidden_layers - 1:
@@ -179,14 +189,49 @@ class Qwen35ForCausalLM(nn.Module):
         return ids, last
 
 
-def _recompute_fn(layer: DecoderLayer, x_in: torch.Tensor, cache_in):
+def _recompute_fn(layer: DecoderLayer, x_in: torch.Tensor, cache_in, override: GateOverride | None):
     """Closure that recomputes this GDN layer's kernel inputs (one layer, cheap) when a page asks
     for per-token states of one head; the trace itself never stores q, k, v."""
     @torch.inference_mode()
     def recompute():
-        q, k, v, g, beta, _ = layer.linear_attn.kernel_inputs(layer.input_layernorm(x_in), cache_in)
+        q, k, v, g, beta, _ = layer.linear_attn.kernel_inputs(layer.input_layernorm(x_in), cache_in, override)
         return q, k, v, g, beta, None if cache_in is None else cache_in.state
     return recompute
+
+
+def gate_overrides(cfg: Qwen35Config, set_alpha: dict | None = None, set_beta: dict | None = None,
+                   last: int | None = None) -> dict[int, GateOverride]:
+    """Check trace's set_alpha / set_beta and group them by layer: {layer: GateOverride}. last: the
+    last layer that runs (None: all). Raises ValueError naming the bad entry and what would be accepted."""
+    last = cfg.num_hidden_layers - 1 if last is None else last
+    tables: dict[int, tuple[dict, dict]] = {}
+    for name, given in (("set_alpha", set_alpha), ("set_beta", set_beta)):
+        if given is None:
+            continue
+        if not isinstance(given, dict):
+            raise ValueError(f"{name} must be a dict {{(layer, head or None): value}}, got {type(given).__name__}")
+        for key, value in given.items():
+            layer, head = _check_gate_key(cfg, name, key, last)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= float(value) <= 1.0:
+                raise ValueError(f"{name}[{key!r}] must be a number in [0, 1], got {value!r}")
+            tables.setdefault(layer, ({}, {}))[name == "set_beta"][head] = float(value)
+    return {layer: GateOverride(alpha=a, beta=b) for layer, (a, b) in tables.items()}
+
+
+def _check_gate_key(cfg: Qwen35Config, name: str, key, last: int) -> tuple[int, int | None]:
+    gdn = [i for i, kind in enumerate(cfg.layer_types) if kind == "linear_attention"]
+    if not (isinstance(key, tuple) and len(key) == 2):
+        raise ValueError(f"{name} keys must be (layer, head) pairs (head None = all heads), got {key!r}")
+    layer, head = key
+    if isinstance(layer, bool) or not isinstance(layer, numbers.Integral) or int(layer) not in gdn:
+        raise ValueError(f"{name}: layer {layer!r} is not a Gated DeltaNet layer; α and β exist in layers {gdn}")
+    layer = int(layer)
+    if layer > last:
+        raise ValueError(f"{name}: layer {layer} is not run (upto_layer={last})")
+    HV = cfg.linear_num_value_heads
+    if head is not None and (isinstance(head, bool) or not isinstance(head, numbers.Integral) or not 0 <= head < HV):
+        raise ValueError(f"{name}: head must be a value-head index in 0..{HV - 1} or None (all heads), got {head!r}")
+    return layer, None if head is None else int(head)
 
 
 def load_model(path: str | Path, *, dtype: torch.dtype | None = None, upto_layer: int | None = None,

@@ -18,6 +18,7 @@ import torch
 import torch.nn.functional as F
 
 from gdn.qwen35.demo.tasks import LANGS, PAD, Example, encode_words, make_example, vocabulary
+from gdn.qwen35.model import gate_overrides
 
 EVAL_SEED = 20240601
 SEQ_LEN = 112               # every example fits (the longest is about 100 tokens); the rest is padding
@@ -47,11 +48,13 @@ def batch(exs: list[Example], ids: dict[str, int], T: int = SEQ_LEN) -> tuple[to
     return out, mask
 
 
-def forward(text_model, head_weight: torch.Tensor, ids: torch.Tensor, *, ablate: bool = False):
+def forward(text_model, head_weight: torch.Tensor, ids: torch.Tensor, *, ablate: bool = False,
+            overrides: dict | None = None):
     """The model's own forward (gdn.qwen35.model.TextModel) on a batch, from the start of the sequence.
-    text_model: a TextModel; ids: [B, T]. ablate=True runs every GDN layer with the "linear" rule.
+    text_model: a TextModel; ids: [B, T]. ablate=True runs every GDN layer with the "linear" rule;
+    overrides: gate interventions {layer: GateOverride} (gdn.qwen35.model.gate_overrides).
     Returns logits [B, T, vocab] and the (g, beta) pair, each [B, T, HV], of every GDN layer in order."""
-    x, steps = text_model(ids, rule="linear" if ablate else "gated_delta")   # [B, T, D]
+    x, steps = text_model(ids, rule="linear" if ablate else "gated_delta", overrides=overrides)  # [B, T, D]
     gates = [(st.record.g, st.record.beta) for st in steps if st.record is not None]
     return F.linear(text_model.norm(x), head_weight), gates                   # [B, T, vocab]
 
@@ -83,6 +86,8 @@ def evidence(model, n: int = 64, seed: int = EVAL_SEED) -> dict:
     beta_value / beta_filler: mean beta on value tokens / filler words, [GDN layer][head].
     alpha_switch / alpha_other: mean alpha = exp(g) on the "###" marker / on every other real token.
     acc / acc_ablation: accuracy per query kind with the trained rule / with linear attention instead.
+    acc_stop_writing / acc_never_forget: accuracy with beta := 0 in every head of the beta head's layer /
+    alpha := 1 in every head of the switch head's layer (layers named in beta_head / switch_head).
     """
     wid = word_ids(model.tokenizer.tok)
     exs = examples(n, seed)
@@ -107,7 +112,19 @@ def evidence(model, n: int = 64, seed: int = EVAL_SEED) -> dict:
     }
     ev["switch_head"] = _best(ev, lambda li, h: ev["alpha_switch"][li][h] - ev["alpha_other"][li][h])
     ev["beta_head"] = _best(ev, lambda li, h: ev["beta_filler"][li][h] - ev["beta_value"][li][h])
+    for name, gate, value, where in (("stop_writing", "set_beta", 0.0, "beta_head"),
+                                     ("never_forget", "set_alpha", 1.0, "switch_head")):
+        overrides = gate_overrides(model.cfg, **{gate: {(ev[where]["layer"], None): value}},
+                                   last=model.cfg.num_hidden_layers - 1)
+        with torch.inference_mode():
+            ev[f"acc_{name}"] = accuracy(forward(model.model, model.head_weight(), ids, overrides=overrides)[0], exs, wid)
     return ev
+
+
+def intervention_table(ev: dict) -> list[tuple[str, list[float]]]:
+    """Rows (query kind, [trained, linear ablation, stop writing, never forget]) for the page's table."""
+    cols = ("acc", "acc_ablation", "acc_stop_writing", "acc_never_forget")
+    return [(kind, [ev[c][kind] for c in cols]) for kind in (*QUERY_KINDS, "copy", "all")]
 
 
 def _best(ev: dict, score) -> dict:
