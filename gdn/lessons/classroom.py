@@ -76,5 +76,5 @@ def arxiv_url(arxiv_id: str) -> str:
 GLOSSARY = ["memory_table", "decay", "beta", "key_value_query", "outer_product", "delta_rule",
             "linear_attention", "half_life", "chunking", "wy", "kv_cache", "hybrid", "l2norm",
             "gated_norm", "conv"]
-NOTES_PAGES = ["memory", "playground", "compare", "chunking", "real_model", "cost"]
+NOTES_PAGES = ["start", "memory", "playground", "compare", "cost", "chunking", "real_model"]   # the learning path
 NOTES_FIELDS = {"cost": crossover_fields}      # page -> the {fields} its teacher notes state
