@@ -90,7 +90,7 @@ def stepper(prefix: str, n_tokens: int, stages: tuple[str, ...], draw: Callable[
         go = lambda to: _go(prefix, stages, n_tokens, to)
         # Lecture mode: icon-only buttons so the stage picker fits on the same row (the keys do the work).
         label = (lambda key: "") if ui.lecture() else ui.tr
-        controls = st.container(key=f"{prefix}_stepbar")         # sticky: see ui.STEPBAR_CSS
+        controls = st.container(key=f"{prefix}_stepbar")         # sticky: assets/app.css
         bar = controls.container(horizontal=True, vertical_alignment="center")
         bar.button(label("common.reset"), key=f"{prefix}_reset", icon=":material/first_page:",
                    on_click=go, args=(0,), help=ui.tr("common.key_home"))
