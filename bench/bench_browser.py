@@ -81,7 +81,7 @@ def slider(key: str) -> str:
 
 CASES = [
     Case("trivial", None, slider("trivial_f")),
-    Case("memory_table (next/prev key)", "?lang=en"),
+    Case("memory_table (next/prev key)", "memory_table?lang=en"),
     Case("playground (beta slider)", "playground?lang=en", slider("playground_overwrite_beta"), ("ArrowLeft", "ArrowRight")),
     Case("compare (next/prev key)", "compare?lang=en"),
     Case("chunking (token slider)", "chunking?lang=en", slider("chunking_t")),

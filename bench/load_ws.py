@@ -80,13 +80,14 @@ async def memory_session(uri: str, out: dict) -> None:
     async with websockets.connect(uri, subprotocols=["streamlit"], max_size=None) as ws:
         s = Session(ws)
         t0 = time.perf_counter()
-        await s.rerun(MEMORY_QUERY)
+        await s.rerun(MEMORY_QUERY, page="memory_table")               # "/" is the start page
         await s.until(lambda kind, _: kind == "plotly_chart", out["timeout"])
         out["first"].append(time.perf_counter() - t0)
         await s.until(lambda kind, _: kind == "script_finished", out["timeout"])   # the rest of the first run
         for step in range(2, STEPS + 2):
             await asyncio.sleep(out["think"])           # a student reads the step before pressing again
-            await s.rerun(MEMORY_QUERY, widgets=[s.trigger("memory_next")], fragment=s.fragments["memory_next"])
+            await s.rerun(MEMORY_QUERY, page="memory_table", widgets=[s.trigger("memory_next")],
+                          fragment=s.fragments["memory_next"])
             out["step"].append(await s.until(lambda _, body: f"Step {step} of" in body, out["timeout"]))
 
 

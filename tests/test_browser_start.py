@@ -14,7 +14,7 @@ EXPECTED = {"delta": ("memory_table", "记忆表", None), "chunk": ("chunking", 
             "l2": ("playground", "游乐场", ("playground_panel", "knorm")),
             "alpha": ("playground", "游乐场", ("playground_panel", "halflife")),
             "beta": ("playground", "游乐场", None)}         # its panel, "overwrite", is the default: not in the link
-REAL_MODEL = ("real_model", "真实模型", None)
+REAL_MODEL = ("real_model", "演示模型", None)      # its title names the loaded model: the shipped demo
 
 # the pixel centre of a box: plotly's own axis mapping of the diagram (the second chart)
 BOX_CENTRE = """([x, y]) => { const gd = document.querySelectorAll('.js-plotly-plot')[1]; const L = gd._fullLayout;

@@ -84,7 +84,8 @@ def test_box_outputs_match_the_tensors_a_forward_makes(folder):
     model = load_model(folder)
     T = 5
     x = torch.randn(1, T, model.cfg.hidden_size)
-    mixer = model.model.layers[0].linear_attn
+    first_gdn = model.cfg.layer_types.index("linear_attention")       # the trained demo starts with attention
+    mixer = model.model.layers[first_gdn].linear_attn
     q, k, v, g, beta, _ = mixer.kernel_inputs(x)
     out, cache, _ = mixer(x)
     boxes = lesson.block_shapes(model.cfg)
@@ -199,7 +200,9 @@ def test_live_values_on_the_page_are_the_traced_ones():
     at = open_app("en", start_layer="1", start_head="2", start_t="5", start_shapes="demo")
     assert not at.exception
     block = charts(at)[1]
-    assert "[T, 384]" in box_text(block, "in_qkv")                   # the trained demo: 2*4*32 + 4*32
+    cfg = load_model(TRAINED_PATH).cfg
+    qkv = 2 * cfg.linear_num_key_heads * cfg.linear_key_head_dim + cfg.linear_num_value_heads * cfg.linear_value_head_dim
+    assert f"[T, {qkv}]" in box_text(block, "in_qkv")                # the trained demo's own sizes
     model = load_model(TRAINED_PATH)
     trace = model.trace(model.tokenizer.encode(PROMPT["en"]).ids)
     beta = float(trace.layers[1].beta[5, 2])
@@ -213,7 +216,10 @@ def test_live_values_on_the_page_are_the_traced_ones():
 def test_links_reopen_the_example_and_bad_values_fall_back():
     at = open_app("en", start_T="3", start_seed="7")
     assert len(arr(charts(at)[0]["data"][0]["y"])) == 3 and at.session_state["start_seed"] == 7
-    at = open_app("zh", start_T="99", start_seed="1e400", start_shapes="x", start_layer="3", start_t="-1", mode="lecture")
+    kinds = list(load_model(TRAINED_PATH).cfg.layer_types)
+    attention = kinds.index("full_attention")
+    at = open_app("zh", start_T="99", start_seed="1e400", start_shapes="x", start_layer=str(attention), start_t="-1",
+                  mode="lecture")
     assert not at.exception
     assert (at.session_state["start_T"], at.session_state["start_seed"]) == (6, 0)
-    assert at.session_state["start_layer"] == 0                      # layer 3 is full attention
+    assert at.session_state["start_layer"] == kinds.index("linear_attention")    # an attention layer has no gates
