@@ -19,6 +19,8 @@ from app_pages._support.share import qr_png, share_url
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
 LANG_NAMES = {"zh": "简体中文", "en": "English"}
+# Read once per server process: every script run of every session draws them.
+APP_CSS, LECTURE_CSS = (f"<style>{(ASSETS / name).read_text(encoding='utf-8')}</style>" for name in ("app.css", "lecture.css"))
 
 
 # Language and lecture mode live under keys no widget owns ("_lang", "_lecture"): Streamlit drops a
@@ -71,10 +73,10 @@ def sidebar_chrome() -> None:
         st.toggle(tr("common.lecture_mode"), key="lecture", help=tr("common.lecture_help"),
                   on_change=_copy_widget, args=("lecture", "_lecture"))
     st.query_params["lang"] = lang()
-    st.html(f"<style>{(ASSETS / 'app.css').read_text(encoding='utf-8')}</style>")
+    st.html(APP_CSS)
     if lecture():
         st.query_params["mode"] = "lecture"
-        st.html(f"<style>{(ASSETS / 'lecture.css').read_text(encoding='utf-8')}</style>")
+        st.html(LECTURE_CSS)
     elif "mode" in st.query_params:
         del st.query_params["mode"]
 

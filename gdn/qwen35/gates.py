@@ -116,25 +116,15 @@ def kernel_check(q, k, v, g, beta) -> dict[str, float]:
     return result
 
 
-def fla_chunk_kernel():
-    """fla's chunk_gated_delta_rule when it can run here (importable and a CUDA device), else None."""
-    if not torch.cuda.is_available():
-        return None
-    try:
-        from fla.ops.gated_delta_rule import chunk_gated_delta_rule as fla_chunk
-    except Exception:          # not installed, or built for another torch / triton
-        return None
-    return fla_chunk
-
-
 def kernels_side_by_side(q, k, v, g, beta, *, head: int) -> dict:
     """One layer through the recurrent and the chunked kernel (and fla's, on CUDA when importable):
     the chosen value head's outputs [T, V] per kernel, max |Δ| of outputs and final states against the
-    recurrent one, and seconds per kernel (the whole layer). Inputs as kernel_check."""
+    recurrent one, the larger of the two relative to the recurrent layer's scale ("rel"), and seconds per
+    kernel (the whole layer). Inputs as kernel_check."""
     kernels = {"recurrent": recurrent_gated_delta_rule, "chunk": chunk_gated_delta_rule}
-    if (fla := fla_chunk_kernel()) is not None:
+    if (fla := fla_chunk("cuda") if torch.cuda.is_available() else None) is not None:   # the one fla hook
         kernels["fla"] = lambda *a, **kw: fla(*(x.cuda() for x in a), **kw)
-    out = {"outputs": {}, "seconds": {}, "max_diff_output": {}, "max_diff_state": {}}
+    out = {"outputs": {}, "seconds": {}, "max_diff_output": {}, "max_diff_state": {}, "rel": {}}
     for name, fn in kernels.items():
         fn(q[:, :4], k[:, :4], v[:, :4], g=g[:, :4], beta=beta[:, :4])   # untimed warm-up
         start = time.perf_counter()
@@ -149,6 +139,9 @@ def kernels_side_by_side(q, k, v, g, beta, *, head: int) -> dict:
         else:
             out["max_diff_output"][name] = float((o - o_ref).abs().max())
             out["max_diff_state"][name] = float((S - S_ref).abs().max())
+            # relative to the recurrent layer's own scale, outputs and state alike (as kernel_check)
+            out["rel"][name] = max(out["max_diff_output"][name] / max(float(o_ref.abs().max()), 1e-30),
+                                   out["max_diff_state"][name] / max(float(S_ref.abs().max()), 1e-30))
     return out
 
 

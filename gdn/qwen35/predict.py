@@ -65,8 +65,3 @@ def predict(model, ids, *, set_alpha: dict | None = None, set_beta: dict | None 
     return Predictions(top_ids=torch.cat(tops).numpy(), top_p=torch.cat(probs).numpy(), asked=asked,
                        layers=[i for i, _ in records], g=stack(r.g for _, r in records),
                        beta=stack(r.beta for _, r in records))
-
-
-def check_overrides(model, set_alpha: dict | None, set_beta: dict | None) -> None:
-    """ValueError with the reason when the interventions are malformed (before any forward pass)."""
-    gate_overrides(model.cfg, set_alpha, set_beta, model.cfg.num_hidden_layers - 1)

@@ -114,8 +114,7 @@ def evidence(model, n: int = 64, seed: int = EVAL_SEED) -> dict:
     ev["beta_head"] = _best(ev, lambda li, h: ev["beta_filler"][li][h] - ev["beta_value"][li][h])
     for name, gate, value, where in (("stop_writing", "set_beta", 0.0, "beta_head"),
                                      ("never_forget", "set_alpha", 1.0, "switch_head")):
-        overrides = gate_overrides(model.cfg, **{gate: {(ev[where]["layer"], None): value}},
-                                   last=model.cfg.num_hidden_layers - 1)
+        overrides = gate_overrides(model.cfg, **{gate: {(ev[where]["layer"], None): value}})   # all layers run
         with torch.inference_mode():
             ev[f"acc_{name}"] = accuracy(forward(model.model, model.head_weight(), ids, overrides=overrides)[0], exs, wid)
     return ev
