@@ -120,7 +120,7 @@ def guesses_html(c: ViewContext, p: Predictions, answers: dict, top_tokens: list
     """Top-3 next tokens with probabilities after every token, one column per token; the expected answers
     of a task prompt coloured (green: the first choice is right; red: it is not, the answer named)."""
     esc = lambda x: html.escape(x.strip() or "␣")
-    head = "".join(f"<th>{t} {esc(tok)}</th>" for t, tok in enumerate(c.tokens))
+    head = "".join(f"<th>{t} {esc(tok)}</th>" for t, tok in enumerate(c.tokens, start=1))
     rows = []
     for k in range(p.top_ids.shape[1]):
         cells = []

@@ -49,7 +49,7 @@ def model_kind(folder: str, found: dict) -> str:
 def chip(i: int, piece: str, token_id: int) -> str:
     """One token as a chip; "+" marks a token whose bytes the previous chip already shows (CJK)."""
     shown = html.escape(piece or "+").replace(" ", "␣").replace("\n", "↵")
-    return f'<span class="rm-chip{"" if piece else " rm-cont"}" title="{i} · id {token_id}">{shown}</span>'
+    return f'<span class="rm-chip{"" if piece else " rm-cont"}" title="t = {i + 1} · id {token_id}">{shown}</span>'
 
 
 @st.cache_resource(show_spinner=False)

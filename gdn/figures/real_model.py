@@ -21,7 +21,7 @@ def token_ticks(tokens, limit: int = TICK_TOKENS) -> dict:
     T = len(tokens)
     if T > limit:
         return dict(title_standoff=4)
-    text = [f"{i}·{_show(p)}" for i, p in enumerate(tokens)]
+    text = [f"{i + 1}·{_show(p)}" for i, p in enumerate(tokens)]              # tokens count from 1 (t = 1, 2, …)
     return dict(tickmode="array", tickvals=list(range(T)), ticktext=text, tickangle=-60)
 
 
