@@ -5,7 +5,7 @@ then the fig_* builder, then the JSON the browser receives) and reports the medi
 to a peer measured in the same run: building and serialising a trivial one-trace figure.
 The goal (ARCHITECTURE.md) is <= 30 ms per change. Figures with subplots, shapes and annotations are
 built once per labels and size and then only get new data (gdn.figures.common.from_skeleton): the cases
-time a warm skeleton, what a learner moving a slider gets. Run: python bench/bench_pages.py [--repeats N]
+time a warm skeleton, what a learner moving a slider gets. Run: python bench/bench_pages.py [--repeats N] [--only TEXT]
 """
 from __future__ import annotations
 
@@ -76,6 +76,14 @@ def capacity_128_alpha(i):
     return trivial(i)
 
 
+def capacity_128_new_keys(i):
+    """A d_k (or seed, geometry) change at d_k = 128: the page recomputes all three curves with no
+    stream or unrolled keys cached yet (a new seed per call stands for the new keys)."""
+    for r in RULES:
+        ex.capacity_curve(r, 128, 128, alpha=0.95 if r == "gated" else 1.0, seed=1000 + i)
+    return trivial(i)
+
+
 def compare(i):
     p = COMPARE_PRESETS["city" if i % 2 else "k1_update"]()
     recs = run_all(p.stream)
@@ -94,7 +102,8 @@ def cost_page(i):
 
 CASES = {"trivial figure (peer)": trivial, "playground overwrite": overwrite, "playground repeated writes": repeat,
          "playground key norm": knorm, "playground half-life": halflife, "playground capacity d_k=16": capacity_toy,
-         "compare step": compare, "cost": cost_page, "playground capacity d_k=128, alpha (not toy)": capacity_128_alpha}
+         "compare step": compare, "cost": cost_page, "playground capacity d_k=128, alpha (not toy)": capacity_128_alpha,
+         "playground capacity d_k=128, new keys: 3 curves (not toy)": capacity_128_new_keys}
 
 
 def time_case(fn, repeats: int) -> float:
@@ -110,10 +119,13 @@ def time_case(fn, repeats: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=15)
+    parser.add_argument("--only", default="", help="run only the cases whose name contains this text")
     args = parser.parse_args()
     peer = time_case(trivial, args.repeats)
     print(f"peer: trivial figure build + JSON = {peer:.2f} ms")
     for name, fn in list(CASES.items())[1:]:
+        if args.only not in name:
+            continue
         ms = time_case(fn, max(3, args.repeats // 3) if "not toy" in name else args.repeats)
         verdict = "  ok (<= 30 ms)" if ms <= 30 else "  SLOW (> 30 ms)"
         print(f"slider -> figure, {name}: {ms:.1f} ms per change ({ms / peer:.1f}x the trivial figure){verdict}")

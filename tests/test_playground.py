@@ -37,16 +37,50 @@ def test_recall_errors_match_the_kernel_and_the_linear_closed_form():
     assert ex.capacity_stream(5, 8, 3)[0] == pytest.approx(ex.unit_rows(np.random.RandomState(0).randn(5, 8)))
 
 
-@pytest.mark.parametrize("rule,alpha", [("delta", 1.0), ("gated", 0.93), ("gated", 0.0)])
-def test_batched_capacity_curve_equals_the_step_by_step_recurrence(rule, alpha):
-    """capacity_curve runs every stream through the chunked kernel; recall_errors steps one pair at a time."""
-    Ns, K, V = (8, 20, 64, 150), 48, 32
-    assert K * V > ex.CHUNKED_FROM                                    # the chunked path, not the loop
-    want = []
-    for N in Ns:
-        e = ex.recall_errors(rule, *ex.capacity_stream(N, K, V, seed=3), alpha=alpha)
-        want.append((e.mean(), e[-ex.SPLIT:].mean(), e[:ex.SPLIT].mean()))
-    np.testing.assert_allclose(ex.capacity_curve(rule, K, V, alpha=alpha, seed=3, Ns=Ns), want, rtol=1e-9, atol=1e-12)
+@pytest.mark.parametrize("K", [16, 128])
+@pytest.mark.parametrize("geometry", ["random", "orthogonal"])
+@pytest.mark.parametrize("rule", ex.RULES)
+def test_capacity_curve_equals_the_step_by_step_recurrence(rule, geometry, K):
+    """capacity_curve reads the unrolled form (cached M, then matmuls); recall_errors steps one pair at a
+    time. N = 1024 >> K: the oldest keys are projected away almost entirely (M_i ~ 1e-16 at K = 16)."""
+    Ns, V = (8, 96, 1024), 24
+    for alpha in (0.0, 0.5, 0.99, 1.0):
+        want = []
+        for N in Ns:
+            e = ex.recall_errors(rule, *ex.capacity_stream(N, K, V, seed=3, geometry=geometry), alpha=alpha)
+            got = ex.capacity_errors(rule, N, K, V, alpha=alpha, seed=3, geometry=geometry)
+            np.testing.assert_allclose(got, e, rtol=0, atol=1e-12)    # absolute: the newest pair's error is ~1e-16
+            want.append((e.mean(), e[-ex.SPLIT:].mean(), e[:ex.SPLIT].mean()))
+        got = ex.capacity_curve(rule, K, V, alpha=alpha, seed=3, geometry=geometry, Ns=Ns)
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-14)  # atol: orthogonal keys recall to ~1e-16
+
+
+def test_unrolled_keys_are_the_projected_keys_and_the_delta_state_of_one_hot_values():
+    N, K = 40, 8                                                      # N > K: later keys project earlier ones away
+    keys = ex.capacity_stream(N, K, 1, seed=5)[0]
+    M = ex.unrolled_keys(N, K, 5, "random")                           # [N, K]
+    want, Q = np.zeros((N, K)), np.eye(K)                             # Q = P_N ... P_{i+1}, built from the end
+    for i in range(N - 1, -1, -1):
+        want[i] = Q @ keys[i]
+        Q = Q @ (np.eye(K) - np.outer(keys[i], keys[i]))
+    np.testing.assert_allclose(M, want, atol=1e-13)
+    S = np.zeros((K, N))                                              # the delta rule, beta = 1, values = identity
+    for k, v in zip(keys, np.eye(N)):
+        S += np.outer(k, v - S.T @ k)
+    np.testing.assert_allclose(M, S.T, atol=1e-13)
+    assert np.linalg.norm(M, axis=1).max() <= 1 + 1e-12               # projections never lengthen a key
+
+
+def test_capacity_caches_are_read_only_and_keys_do_not_depend_on_d_v():
+    M = ex.unrolled_keys(32, 16, 0, "random")
+    assert ex.unrolled_keys(32, 16, 0, "random") is M                 # cached
+    with pytest.raises(ValueError):
+        M[0, 0] = 1.0                                                 # a caller can not corrupt the cache
+    for geometry in ("random", "orthogonal"):
+        narrow, wide = (ex.capacity_stream(32, 16, V, seed=2, geometry=geometry)[0] for V in (4, 64))
+        np.testing.assert_array_equal(narrow, wide)                   # keys first, values after: M can ignore d_v
+    with pytest.raises(ValueError):
+        ex.capacity_curve("softmax", 16, 16)
 
 
 def test_orthogonal_keys_up_to_d_k_are_recalled_exactly():

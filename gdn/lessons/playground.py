@@ -12,12 +12,12 @@ Everything is float64 numpy and deterministic given the seed.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 import torch
 
 from gdn.lessons.compare import RULES, run_rule
-from gdn.ops import chunk_gated_delta_rule
 from gdn.lessons.stream import Stream
 
 GEOMETRIES = ("orthogonal", "random", "angle")
@@ -160,12 +160,17 @@ def capacity_stream(N: int, K: int, V: int, *, seed: int = 0, geometry: str = "r
     """The reference protocol (teaching §4): RandomState(seed) draws keys [N, K] then values [N, V],
     both standard normal; keys are scaled to unit length (or made orthonormal up to K)."""
     rng = np.random.RandomState(seed)
-    keys, values = unit_rows(rng.randn(N, K)), rng.randn(N, V)
+    return _capacity_keys(rng, N, K, geometry), rng.randn(N, V)
+
+
+def _capacity_keys(rng: np.random.RandomState, N: int, K: int, geometry: str) -> np.ndarray:
+    """[N, K]: the stream's keys, drawn first, so they do not depend on V (the QR draws nothing)."""
+    keys = unit_rows(rng.randn(N, K))
     if geometry == "orthogonal":
         m = min(N, K)
         q, r = np.linalg.qr(keys[:m].T)
         keys[:m] = (q * np.sign(np.diag(r))).T
-    return keys, values
+    return keys
 
 
 def recall_errors(rule: str, keys: np.ndarray, values: np.ndarray, *, alpha: float = 1.0) -> np.ndarray:
@@ -184,39 +189,61 @@ def recall_errors(rule: str, keys: np.ndarray, values: np.ndarray, *, alpha: flo
     return np.linalg.norm(keys @ S - values, axis=1) / np.linalg.norm(values, axis=1)
 
 
-# Tables of at most this many entries step through recall_errors' numpy loop: below it the chunked
-# kernel's fixed cost per call loses (measured, 1 thread: d_k = d_v = 16: loop 32 ms, chunked 40 ms;
-# 64: 180 vs 117 ms; 128: 405 vs 210 ms, on a busy 2-core box).
-CHUNKED_FROM = 32 * 32
+# With beta = 1 and unit keys one delta / gated step is S_t = alpha P_t S_{t-1} + k_t v_t^T, with the
+# projection P_t = I - k_t k_t^T. The alphas are scalars, so they factor out of the unrolled sum:
+#     S_N = sum_i alpha^(N-i) M_i v_i^T,   M_i = P_N ... P_{i+1} k_i,
+# and M (what is left of each key after the later writes projected it away) depends on the keys
+# only: not on alpha, not on the values. So M is cached per keys (N, K, seed, geometry) and a new
+# alpha costs two matmuls per stream. The streams are cached too: drawing them (RandomState, the
+# reference protocol) costs more than the matmuls. Each cache holds CACHED_SETS settings of all
+# CAPACITY_NS; at d_k = d_v = 128 a setting is ~3.7 MB of M plus ~7.4 MB of keys and values.
+CACHED_SETS = 8
 
 
-def final_state(keys: np.ndarray, values: np.ndarray, alpha: float) -> np.ndarray:
-    """[K, V]: the delta / gated recurrence of recall_errors (beta = 1) after all N pairs, through the
-    chunked kernel in float64 instead of one Python step per pair (the capacity curve at d_k = 128
-    is 3,640 steps: ~100 ms on a quiet core, several times less this way). Each stream is its own
-    call: padding them into one batch costs more than the calls (the longest is 1024, the sum 3,640)."""
-    t = lambda x: torch.from_numpy(x)[None, :, None]                        # [1, N, 1, D]
-    with np.errstate(divide="ignore"):
-        g = torch.full((1, len(keys), 1), float(np.log(alpha)), dtype=torch.float64)  # alpha = 0: -inf, allowed
-    _, S = chunk_gated_delta_rule(t(keys), t(keys), t(values), g=g, beta=torch.ones_like(g), scale=1.0,
-                                  output_final_state=True)                   # S [1, 1, K, V]
-    return S[0, 0].numpy()
+@lru_cache(maxsize=CACHED_SETS * len(CAPACITY_NS))
+def _cached_stream(N: int, K: int, V: int, seed: int, geometry: str) -> tuple[np.ndarray, np.ndarray]:
+    return tuple(_read_only(x) for x in capacity_stream(N, K, V, seed=seed, geometry=geometry))
+
+
+@lru_cache(maxsize=CACHED_SETS * len(CAPACITY_NS))
+def unrolled_keys(N: int, K: int, seed: int, geometry: str) -> np.ndarray:
+    """[N, K] read-only: row i is M_i = P_N ... P_{i+1} k_i for capacity_stream's keys. Telescoping
+    P_N ... P_{i+1} = I - sum_{j>i} M_j k_j^T gives M_i = k_i - sum_{j>i} (k_j . k_i) M_j, so
+    (I + L)^T M = keys with L the strictly lower triangle of keys keys^T: one triangular solve.
+    The same as the delta rule's final state with values = identity (tests/test_playground.py)."""
+    keys = torch.from_numpy(_capacity_keys(np.random.RandomState(seed), N, K, geometry))      # [N, K]
+    A = torch.tril(keys @ keys.T, -1)                                   # [N, N]: L
+    A.diagonal().fill_(1.0)                                             # I + L
+    return _read_only(torch.linalg.solve_triangular(A.T, keys, upper=True).numpy())
+
+
+def _read_only(x: np.ndarray) -> np.ndarray:
+    x.setflags(write=False)                                             # shared by every caller: no edits
+    return x
+
+
+def capacity_errors(rule: str, N: int, K: int, V: int, *, alpha: float = 1.0, seed: int = 0,
+                    geometry: str = "random") -> np.ndarray:
+    """[N]: recall_errors(rule, *capacity_stream(N, K, V, ...), alpha=alpha) to rounding, through
+    the unrolled form: S = M^T (w v) with w_i = alpha^(N-i) (0^0 = 1: alpha = 0 keeps the last pair)."""
+    if rule not in RULES:
+        raise ValueError(f"rule must be one of {RULES}, got {rule!r}")
+    keys, values = _cached_stream(N, K, V, seed, geometry)             # [N, K], [N, V]
+    if rule == "linear":                                               # nothing projected, nothing decays
+        M, w = keys, np.ones(N)
+    else:
+        M = unrolled_keys(N, K, seed, geometry)                        # [N, K]
+        w = np.power(float(alpha) if rule == "gated" else 1.0, np.arange(N - 1, -1, -1.0))   # [N]
+    S = M.T @ (w[:, None] * values)                                    # [K, V]
+    return np.linalg.norm(keys @ S - values, axis=1) / np.linalg.norm(values, axis=1)
 
 
 def capacity_curve(rule: str, K: int, V: int, *, alpha: float = 1.0, seed: int = 0,
                    geometry: str = "random", Ns=CAPACITY_NS) -> np.ndarray:
     """[len(Ns), 3]: per N (its own seeded stream), mean relative error over all pairs, over the
     SPLIT most recent and over the SPLIT oldest. The same numbers as recall_errors per stream (to
-    ~1e-12: tests/test_playground.py), with the recurrence in chunks (final_state)."""
-    if rule not in RULES:
-        raise ValueError(f"rule must be one of {RULES}, got {rule!r}")
-    streams = [capacity_stream(N, K, V, seed=seed, geometry=geometry) for N in Ns]
-    if rule == "linear" or K * V <= CHUNKED_FROM:
-        errors = [recall_errors(rule, keys, values, alpha=alpha) for keys, values in streams]
-    else:
-        states = [final_state(keys, values, alpha if rule == "gated" else 1.0) for keys, values in streams]
-        errors = [np.linalg.norm(keys @ S - values, axis=1) / np.linalg.norm(values, axis=1)
-                  for (keys, values), S in zip(streams, states)]
+    ~1e-15 relative: tests/test_playground.py), through capacity_errors' unrolled form."""
+    errors = [capacity_errors(rule, N, K, V, alpha=alpha, seed=seed, geometry=geometry) for N in Ns]
     return np.array([(e.mean(), e[-SPLIT:].mean(), e[:SPLIT].mean()) for e in errors])
 
 
