@@ -1,4 +1,4 @@
-"""Server time from a slider change to a new figure, for the playground, compare and cost pages.
+"""Server time from a slider change or step to a new figure, for the memory, playground, compare and cost pages.
 
 Each case calls what the page calls on a cache miss (the gdn computation with fresh parameters,
 then the fig_* builder, then the JSON the browser receives) and reports the median per change, next
@@ -22,9 +22,11 @@ import numpy as np                                 # noqa: E402
 import plotly.graph_objects as go                  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from gdn.figures import compare as fc, cost as fco, playground as fp      # noqa: E402
+from gdn.figures import compare as fc, cost as fco, memory as fm, playground as fp      # noqa: E402
 from gdn.lessons import cost, playground as ex                            # noqa: E402
 from gdn.lessons.compare import COMPARE_PRESETS, RULES, run_all           # noqa: E402
+from gdn.lessons.memory import random_stream                              # noqa: E402
+from gdn.lessons.stream import STAGES, step_records                       # noqa: E402
 
 RULE_TITLES = {r: r for r in RULES}
 
@@ -84,6 +86,21 @@ def capacity_128_new_keys(i):
     return trivial(i)
 
 
+MEMORY_TITLES = {n: n for n in ("S_prev", "S_decayed", "write", "S_new", "keys", "read", "output")}
+
+
+def memory_step(i):
+    """A step the learner has not seen yet: a new token and stage of an edited stream every call."""
+    rec = step_records(random_stream(T=4, K=3, V=3, seed=i))
+    return fm.fig_memory_step(rec, i % 4, STAGES[(i // 4) % len(STAGES)], titles=MEMORY_TITLES,
+                              axis={"key": "key dim", "value": "value dim", "dim": "dim"}, height=490)
+
+
+def memory_timeline(i):
+    rec = step_records(random_stream(T=8, K=2, V=2, seed=i))
+    return fm.fig_timeline(rec, i % 8, labels={"alpha": "α", "beta": "β", "token": "token t"})
+
+
 def compare(i):
     p = COMPARE_PRESETS["city" if i % 2 else "k1_update"]()
     recs = run_all(p.stream)
@@ -102,7 +119,7 @@ def cost_page(i):
 
 CASES = {"trivial figure (peer)": trivial, "playground overwrite": overwrite, "playground repeated writes": repeat,
          "playground key norm": knorm, "playground half-life": halflife, "playground capacity d_k=16": capacity_toy,
-         "compare step": compare, "cost": cost_page, "playground capacity d_k=128, alpha (not toy)": capacity_128_alpha,
+         "memory step (new step)": memory_step, "memory timeline": memory_timeline, "compare step": compare, "cost": cost_page, "playground capacity d_k=128, alpha (not toy)": capacity_128_alpha,
          "playground capacity d_k=128, new keys: 3 curves (not toy)": capacity_128_new_keys}
 
 

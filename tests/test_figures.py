@@ -51,6 +51,7 @@ def test_timeline_names_tokens_and_csv_has_every_number():
     rec = step_records(k1_update())
     fig = fig_timeline(rec, 1, labels={"alpha": "α", "beta": "β", "token": "t"}, token_names=["a", "b", "c", "d"])
     assert list(fig.layout.xaxis.ticktext) == ["1 a", "2 b", "3 c", "4 d"]
+    assert list(fig.data[0].x) == [2] and fig.data[0].width == 1           # the mark covers token 2 (t = 1, 0-based)
     rows = records_csv(rec).strip().split("\n")
     T, K, V = rec.stream.shape
     assert len(rows) == 1 + T * (4 * K * V + 2 * K + 5 * V + 1)
@@ -123,7 +124,7 @@ def test_every_chart_on_the_pages_fits_its_data(page, params):
 
 # ---- skeletons (gdn.figures.common.from_skeleton): a warm skeleton gives the figure a cold build gives ----
 
-SKELETON_CASES = ["overwrite", "repeat", "knorm", "halflife", "capacity_toy", "compare"]
+SKELETON_CASES = ["overwrite", "repeat", "knorm", "halflife", "capacity_toy", "compare", "memory_step", "memory_timeline"]
 
 
 @pytest.mark.parametrize("case", SKELETON_CASES)
@@ -134,13 +135,13 @@ def test_a_warm_skeleton_equals_a_full_build(case, monkeypatch):
     import plotly.io as pio
 
     from bench import bench_pages
-    from gdn.figures import common, compare, playground
+    from gdn.figures import common, compare, memory, playground
     build = getattr(bench_pages, case)
     common._skeletons.clear()
     for i in (1, 2, 5):
         warm = pio.to_json(build(i))                      # from the skeleton of an earlier call (after i = 1)
         with monkeypatch.context() as m:                  # reference: the builder's own full figure
-            for module in (compare, playground):
+            for module in (compare, memory, playground):
                 m.setattr(module, "from_skeleton", lambda key, full, data: full())
             cold = pio.to_json(build(i))
         assert json.loads(warm) == json.loads(cold), (case, i)

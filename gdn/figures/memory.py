@@ -11,7 +11,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from gdn.figures.common import ACTIVE, DIVERGING, base_layout, dim_labels, numbered, symmetric_range
+from gdn.figures.common import ACTIVE, DIVERGING, base_layout, dim_labels, from_skeleton, numbered, symmetric_range
 from gdn.lessons.fmt import cell_text
 from gdn.lessons.stream import STAGES, StepRecords
 
@@ -49,33 +49,43 @@ def fig_memory_step(rec: StepRecords, t: int, stage: str, *, titles: dict[str, s
     arrays = panel_arrays(rec, t, axis.get("dim", "dim"))
     zmax = symmetric_range(rec.S_prev, rec.S_new, rec.write, rec.stream.v, rec.prediction, rec.output)
     stage_idx = STAGES.index(stage)
-    specs = [[{}, {}, {}, {}], [{}, {"colspan": 2}, None, {}]]
-    # Between the rows: the top tables' tick labels and axis title, then the bottom panels' titles.
-    gap = min(0.35, (6 * font_size + 16) / (height - 70))          # of the plot area (height less margins)
-    fig = make_subplots(rows=2, cols=4, specs=specs, row_heights=[0.66, 0.34], vertical_spacing=gap,
-                        horizontal_spacing=0.05, subplot_titles=[titles[n] for n in PANELS])
-    for name, (row, col) in PANELS.items():
-        z, row_labels = arrays[name]
+    data = []                                             # per panel, in PANELS order: what a step changes
+    for name in PANELS:
+        z, _ = arrays[name]
         shown = STAGES.index(REVEALED_AT[name]) <= stage_idx
-        # Top row: 1..V under a "value dim" title; the short bottom row has no room for titles, so its
-        # ticks name the dims themselves.
-        cols = (dim_labels(K if name == "keys" else V, axis.get("dim", "dim")) if row == 2 else numbered(V))
-        fig.add_trace(go.Heatmap(
-            z=z if shown else np.zeros_like(z), x=cols, y=row_labels, zmin=-zmax, zmax=zmax,
-            colorscale=DIVERGING, showscale=False, xgap=2, ygap=2, opacity=1.0 if shown else 0.25,
-            text=cell_text(z) if shown else np.full(z.shape, "?"), texttemplate="%{text}",
-            textfont=dict(size=font_size + 2), name=titles[name],
-            hovertemplate=f"{titles[name]}<br>%{{y}}, %{{x}}: %{{text}}<extra></extra>"), row=row, col=col)
-        # The four tables share their rows (key dims): only the first one names them.
-        fig.update_yaxes(autorange="reversed", showticklabels=row == 2 or col == 1, row=row, col=col)
-        fig.update_xaxes(type="category", row=row, col=col)
-        if name in ACTIVE_PANELS[stage]:
-            _frame(fig, row, col)
-    for col in range(1, 5):
-        fig.update_xaxes(title_text=axis["value"], row=1, col=col, title_standoff=2)
-    fig.update_annotations(font_size=font_size + 1)
-    fig = base_layout(fig, height=height, font_size=font_size)
-    return fig.update_layout(margin=dict(l=4 * font_size + 8, b=font_size + 16))   # room for "dim 1" at any size
+        data.append({"z": z if shown else np.zeros_like(z), "text": cell_text(z) if shown else np.full(z.shape, "?"),
+                     "zmin": -zmax, "zmax": zmax})
+
+    def build():
+        specs = [[{}, {}, {}, {}], [{}, {"colspan": 2}, None, {}]]
+        # Between the rows: the top tables' tick labels and axis title, then the bottom panels' titles.
+        gap = min(0.35, (6 * font_size + 16) / (height - 70))          # of the plot area (height less margins)
+        fig = make_subplots(rows=2, cols=4, specs=specs, row_heights=[0.66, 0.34], vertical_spacing=gap,
+                            horizontal_spacing=0.05, subplot_titles=[titles[n] for n in PANELS])
+        for (name, (row, col)), panel in zip(PANELS.items(), data):
+            shown = STAGES.index(REVEALED_AT[name]) <= stage_idx
+            # Top row: 1..V under a "value dim" title; the short bottom row has no room for titles, so its
+            # ticks name the dims themselves.
+            cols = (dim_labels(K if name == "keys" else V, axis.get("dim", "dim")) if row == 2 else numbered(V))
+            fig.add_trace(go.Heatmap(
+                **panel, x=cols, y=arrays[name][1], colorscale=DIVERGING, showscale=False, xgap=2, ygap=2,
+                opacity=1.0 if shown else 0.25, texttemplate="%{text}", textfont=dict(size=font_size + 2),
+                name=titles[name], hovertemplate=f"{titles[name]}<br>%{{y}}, %{{x}}: %{{text}}<extra></extra>"),
+                row=row, col=col)
+            # The four tables share their rows (key dims): only the first one names them.
+            fig.update_yaxes(autorange="reversed", showticklabels=row == 2 or col == 1, row=row, col=col)
+            fig.update_xaxes(type="category", row=row, col=col)
+            if name in ACTIVE_PANELS[stage]:
+                _frame(fig, row, col)
+        for col in range(1, 5):
+            fig.update_xaxes(title_text=axis["value"], row=1, col=col, title_standoff=2)
+        fig.update_annotations(font_size=font_size + 1)
+        fig = base_layout(fig, height=height, font_size=font_size)
+        return fig.update_layout(margin=dict(l=4 * font_size + 8, b=font_size + 16))   # room for "dim 1" at any size
+
+    # The stage sets the frames, the blank panels' opacity; the rows' labels depend only on K.
+    key = ("memory_step", stage, tuple(sorted(titles.items())), tuple(sorted(axis.items())), K, V, font_size, height)
+    return from_skeleton(key, build, data)
 
 
 def _frame(fig: go.Figure, row: int, col: int) -> None:
@@ -90,21 +100,30 @@ def _frame(fig: go.Figure, row: int, col: int) -> None:
 def fig_timeline(rec: StepRecords, t: int, *, labels: dict[str, str], font_size: int = 14,
                  token_names: list[str] | None = None) -> go.Figure:
     """alpha_t and beta_t of every token as bars, token t (0-based) marked: the scrub bar's context.
-    Tokens are numbered from 1, like everywhere in the app. token_names: each token's text (real prompts)."""
+    Tokens are numbered from 1, like everywhere in the app. token_names: each token's text (real prompts).
+    The mark is a trace, not a layout shape, so a step swaps only data (from_skeleton)."""
     T = rec.stream.shape[0]
     tokens = list(range(1, T + 1))
     beta = rec.stream.beta if rec.stream.beta.ndim == 1 else rec.stream.beta.mean(axis=1)
-    fig = go.Figure([
-        go.Bar(x=tokens, y=rec.stream.alpha, name=labels["alpha"], marker_color="#64748b"),
-        go.Bar(x=tokens, y=beta, name=labels["beta"], marker_color="#f59e0b")])
-    fig.add_vrect(x0=t + 0.5, x1=t + 1.5, fillcolor=ACTIVE, opacity=0.18, line_width=0)
-    ticks = dict(tickvals=tokens, ticktext=[f"{i} {n}" for i, n in zip(tokens, token_names)]) if token_names else {}
-    fig.update_layout(barmode="group", yaxis_range=[0, 1.05], xaxis=dict(title=labels["token"], dtick=1, **ticks),
-                      # above the plot area, right-aligned: never over the first token's bars
-                      legend=dict(orientation="h", y=1.0, yanchor="bottom", x=1.0, xanchor="right"))
-    fig.update_xaxes(title_standoff=4)
-    return base_layout(fig, height=150 + 2 * font_size, font_size=font_size).update_layout(
-        margin=dict(l=50, t=28, b=2 * font_size + 18))
+    data = [{"x": [t + 1]}, {"y": rec.stream.alpha}, {"y": beta}]
+
+    def build():
+        fig = go.Figure([        # the mark: a full-width bar drawn first, under the others (an offset keeps it out of the group)
+            go.Bar(**data[0], y=[1.05], width=1, offset=-0.5, marker=dict(color=ACTIVE, opacity=0.18, line_width=0),
+                   hoverinfo="skip", showlegend=False),
+            go.Bar(x=tokens, **data[1], name=labels["alpha"], marker_color="#64748b"),
+            go.Bar(x=tokens, **data[2], name=labels["beta"], marker_color="#f59e0b")])
+        ticks = dict(tickvals=tokens, ticktext=[f"{i} {n}" for i, n in zip(tokens, token_names)]) if token_names else {}
+        fig.update_layout(barmode="group", yaxis_range=[0, 1.05],
+                          xaxis=dict(title=labels["token"], dtick=1, range=[0.5, T + 0.5], **ticks),
+                          # above the plot area, right-aligned: never over the first token's bars
+                          legend=dict(orientation="h", y=1.0, yanchor="bottom", x=1.0, xanchor="right"))
+        fig.update_xaxes(title_standoff=4)
+        return base_layout(fig, height=150 + 2 * font_size, font_size=font_size).update_layout(
+            margin=dict(l=50, t=28, b=2 * font_size + 18))
+
+    key = ("memory_timeline", tuple(sorted(labels.items())), font_size, T, tuple(token_names or ()))
+    return from_skeleton(key, build, data)
 
 
 def fig_memory_player(rec: StepRecords, *, titles: dict[str, str], axis: dict[str, str], step_label,
