@@ -12,7 +12,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import streamlit as st  # noqa: E402
 
-from app_pages._support import path, ui  # noqa: E402
+from app_pages._support import heap, path, ui  # noqa: E402,F401  (heap: once per process, see heap.py)
 
 ui.init_session()
 st.set_page_config(page_title="Gated DeltaNet Explorer", page_icon="🧠", layout="wide",

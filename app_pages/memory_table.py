@@ -2,7 +2,7 @@
 import pandas as pd
 import streamlit as st
 
-from gdn.figures import fig_memory_player, fig_memory_step, fig_timeline
+from gdn.figures import fig_memory_player, fig_timeline, memory_step_html
 from gdn.lessons.memory import (CLOSED_FORM, PRESETS, STAGE_SYMBOLS, InputError, random_stream, replay_stream,
                                 rows_to_stream, stage_formulas, stream_to_rows)
 from gdn.lessons.stream import STAGES, records_csv, step_records
@@ -89,12 +89,10 @@ def draw(t: int, stage: str) -> None:
     formula.latex(formulas[stage])
     figure, side = st.columns([5, 2]) if not ui.lecture() else (st.container(), None)
     with figure:
-        size = (ui.font_size(), 600 if ui.lecture() else 490)
-        fig = ui.shared_figure(("memory_step", stream_key, t, stage, tuple(TITLES.items()), tuple(AXIS.items()), size),
-                               lambda: fig_memory_step(rec, t, stage, titles=TITLES, axis=AXIS, font_size=size[0],
-                                                       height=size[1]))
-        ui.show_figure(fig, key="memory_fig", alt=ui.tr("memory.alt", t=t + 1, stage=ui.tr("common.stage_" + stage)),
-                       export=False)
+        # HTML tables, not a Plotly figure: a step is a new picture, and plotly.js drawing seven heatmap
+        # subplots anew was most of a key press's wait (gdn/figures/tables.py).
+        st.html(memory_step_html(rec, t, stage, titles=TITLES, axis=AXIS,
+                                 alt=ui.tr("memory.alt", t=t + 1, stage=ui.tr("common.stage_" + stage))))
         labels = {"alpha": "α", "beta": "β", "token": ui.tr("common.token_t")}
         timeline = ui.shared_figure(("memory_timeline", stream_key, t, tuple(labels.items()), ui.font_size(),
                                      tuple(token_names or ())),

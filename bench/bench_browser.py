@@ -2,8 +2,8 @@
 
 Each page's main interaction is timed in the browser: a capturing keydown listener stamps the press,
 then every animation frame checks whether any Plotly chart's data object was replaced (Plotly.react
-swaps it when a figure updates); the stamp of the frame after a change is when the new figure was on
-screen. The wait ends after 0.6 s without changes, and the last change counts (a page may redraw
+swaps it when a figure updates) or any HTML figure (.gdn-figure) has new markup; the stamp of the frame
+after a change is when the new figure was on screen. The wait ends after 0.6 s without changes, and the last change counts (a page may redraw
 several charts). The peer is bench/trivial_page.py (one slider, one Plotly chart) on its own server,
 measured in the same rounds: pages take turns with it, one interaction each.
 
@@ -27,7 +27,10 @@ WATCH = """() => {
   if (window.__bench) return;
   const s = window.__bench = {armed: false, t0: null, changes: [], running: false};
   document.addEventListener('keydown', () => { if (s.armed) { s.t0 = performance.now(); s.armed = false; } }, true);
-  const snap = () => new Map([...document.querySelectorAll('.js-plotly-plot')].map(p => [p, p.data]));
+  // a Plotly chart changes when Plotly.react swaps its data object; an HTML figure (.gdn-figure, e.g. the
+  // memory page's tables) when its markup changes
+  const snap = () => new Map([...document.querySelectorAll('.js-plotly-plot, .gdn-figure')].map(
+      p => [p, p.classList.contains('gdn-figure') ? p.innerHTML : p.data]));
   s.arm = () => {
     s.seen = snap(); s.changes = []; s.t0 = null; s.armed = true; s.running = true;
     const loop = () => {

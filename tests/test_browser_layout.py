@@ -14,7 +14,7 @@ NO_MAIN_CHART = {"classroom"}          # exercise cards come first there, charts
 VIEWPORTS = [(1440, 900, False), (1920, 1080, True), (1280, 720, True)]
 
 MAIN_FIGURE = """() => {
-  const plot = document.querySelector('[data-testid="stMain"] .js-plotly-plot');
+  const plot = document.querySelector('[data-testid="stMain"] .js-plotly-plot, [data-testid="stMain"] .gdn-figure');
   if (!plot) return null;
   const r = plot.getBoundingClientRect();
   return {top: r.top, visible: Math.min(r.bottom, innerHeight) - Math.max(r.top, 0)};
@@ -27,7 +27,7 @@ LECTURE_SIZES = """() => {
   const pairs = shown('[data-testid="stMetric"]').map(m => [
       px(m.querySelector('[data-testid="stMetricValue"]')),
       px(m.querySelector('[data-testid="stMetricLabel"] p') || m.querySelector('[data-testid="stMetricLabel"]'))]);
-  const ticks = shown('.js-plotly-plot .xtick text, .js-plotly-plot .ytick text');
+  const ticks = shown('.js-plotly-plot .xtick text, .js-plotly-plot .ytick text, .gdn-figure th, .gdn-figure td.cell');
   return {body: body.length ? Math.min(...body.map(px)) : null, metrics: pairs,
           ticks: ticks.length ? Math.min(...ticks.map(px)) : null};
 }"""

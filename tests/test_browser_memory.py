@@ -5,9 +5,14 @@ from tests.app_server import wait_for_app
 
 pytestmark = pytest.mark.browser
 
+# The panels as drawn (gdn/figures/tables.py): each panel's cell texts, row by row, in the figure's order.
 READ_FIGURE = """() => {
-  const plot = [...document.querySelectorAll('.js-plotly-plot')].find(p => p.data && p.data.length === 7);
-  return plot.data.map(trace => trace.text);
+  const panels = {};
+  for (const td of document.querySelectorAll('.gdn-memory td[data-panel]')) {
+    const rows = panels[td.dataset.panel] = panels[td.dataset.panel] || [];
+    (rows[+td.dataset.r] = rows[+td.dataset.r] || []).push(td.textContent);
+  }
+  return ["S_prev", "S_decayed", "write", "S_new", "keys", "read", "output"].map(name => panels[name]);
 }"""
 
 

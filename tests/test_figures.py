@@ -146,3 +146,32 @@ def test_a_warm_skeleton_equals_a_full_build(case, monkeypatch):
             cold = pio.to_json(build(i))
         assert json.loads(warm) == json.loads(cold), (case, i)
     assert len(common._skeletons) >= 1
+
+
+# ---- the memory step as HTML tables (what the page draws; the Plotly figure is the offline player's) ----
+
+@pytest.mark.parametrize("stage", STAGES)
+def test_memory_tables_show_what_the_plotly_figure_shows(stage):
+    from gdn.figures import memory_step_html
+    from gdn.figures.memory import PANELS
+    from tests.test_memory_page import _Cells
+
+    rec = step_records(k1_update())
+    for t in range(rec.stream.shape[0]):
+        parser = _Cells()
+        parser.feed(memory_step_html(rec, t, stage, titles=TITLES, axis=AXIS))
+        fig = fig_memory_step(rec, t, stage, titles=TITLES, axis=AXIS)
+        for name, trace in zip(PANELS, fig.data):
+            assert parser.panels[name] == np.asarray(trace.text).tolist(), (t, stage, name)
+
+
+def test_table_colours_follow_the_heatmap_scale_and_labels_are_escaped():
+    from gdn.figures.tables import Panel, diverging_rgb, panels_table
+
+    rgb = diverging_rgb(np.array([-2.0, -1.0, 0.0, 1.0, 2.0, 9.0]), zmax=2.0)
+    assert rgb.round().astype(int).tolist() == [[29, 78, 216], [147, 197, 253], [255, 255, 255],
+                                                [252, 165, 165], [185, 28, 28], [185, 28, 28]]   # DIVERGING's stops
+    html = panels_table([Panel("S<sub>t</sub> <script>x</script>", np.eye(2), ["a", "b"], ["1", "2"], active=True)],
+                        1.0, "t")
+    assert "<sub>t</sub>" in html and "<script>" not in html and "&lt;script&gt;" in html
+    assert html.count("active") == 4                                       # every cell of an active panel

@@ -1,20 +1,51 @@
 """The memory-table page through Streamlit's AppTest: every preset, stepping, both languages, links."""
 import json
+from html.parser import HTMLParser
 
 import pytest
 
+from gdn.figures.memory import PANELS
 from gdn.lessons.memory import PRESETS
 from tests.apptest import open_app
 
 PAGE = "app_pages/memory_table.py"     # no longer the default page: "/" opens the start page
 
 
-def memory_figure(at):
-    return json.loads(at.get("plotly_chart")[0].proto.spec)
+class _Cells(HTMLParser):
+    """The cells of the memory figure's HTML tables: panel name -> rows of cell text."""
+
+    def __init__(self):
+        super().__init__()
+        self.panels, self._cell = {}, None
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "td" and "data-panel" in attrs:
+            self._cell = (attrs["data-panel"], int(attrs["data-r"]))
+            rows = self.panels.setdefault(self._cell[0], [])
+            rows += [[] for _ in range(self._cell[1] + 1 - len(rows))]
+            rows[self._cell[1]].append("")
+
+    def handle_data(self, data):
+        if self._cell:
+            name, r = self._cell
+            self.panels[name][r][-1] += data
+
+    def handle_endtag(self, tag):
+        if tag == "td":
+            self._cell = None
+
+
+def memory_panels(at) -> dict[str, list[list[str]]]:
+    figure = next(h.proto.body for h in at.get("html") if "gdn-memory" in h.proto.body)
+    parser = _Cells()
+    parser.feed(figure)
+    return parser.panels
 
 
 def panel_text(at, index):
-    return memory_figure(at)["data"][index]["text"]
+    """Cell texts of the index-th panel in the figure's order (S_prev, S_decayed, write, S_new, keys, read, output)."""
+    return memory_panels(at)[list(PANELS)[index]]
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -68,9 +99,9 @@ def test_random_preset_with_different_key_and_value_dims():
     at = open_app("zh", PAGE, memory_preset="random")
     at.slider(key="memory_dk").set_value(6).run()
     at.slider(key="memory_dv").set_value(2).run()
-    spec = memory_figure(at)
+    table = memory_panels(at)["S_prev"]
     assert not at.exception
-    assert spec["data"][0]["z"]["shape"] == "6, 2"                     # [d_k x d_v]
+    assert (len(table), len(table[0])) == (6, 2)                       # [d_k x d_v]
     assert "记忆表" in at.title[0].value
 
 
@@ -102,6 +133,6 @@ def test_replay_of_a_real_head_runs_on_its_gates():
     at.run().switch_page(PAGE).run()
     assert not at.exception
     assert at.selectbox(key="memory_preset").value == "replay"
-    timeline = json.loads(at.get("plotly_chart")[1].proto.spec)
+    timeline = json.loads(at.get("plotly_chart")[0].proto.spec)        # the tables are HTML, the timeline a chart
     assert timeline["layout"]["xaxis"]["ticktext"] == ["1 the", "2  password", "3  is"]
     assert any("“the”" in m.value for m in at.markdown)                 # the current token is named

@@ -5,4 +5,5 @@
     compute.py  the shared slot pool, bounded result caches and the cached model loader
     pool.py     SlotPool and SharedLRU themselves (plain threading, unit-tested without streamlit)
     share.py    links that reopen a view, and their QR codes
+    heap.py     freezes the long-lived objects once, so the collection after every run is cheap
 """

@@ -7,11 +7,14 @@ The panels the current stage acts on get a coloured frame; panels of later stage
 """
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from gdn.figures.common import ACTIVE, DIVERGING, base_layout, dim_labels, from_skeleton, numbered, symmetric_range
+from gdn.figures.tables import Panel, frame_css, panels_table
 from gdn.lessons.fmt import cell_text
 from gdn.lessons.stream import STAGES, StepRecords
 
@@ -86,6 +89,31 @@ def fig_memory_step(rec: StepRecords, t: int, stage: str, *, titles: dict[str, s
     # The stage sets the frames, the blank panels' opacity; the rows' labels depend only on K.
     key = ("memory_step", stage, tuple(sorted(titles.items())), tuple(sorted(axis.items())), K, V, font_size, height)
     return from_skeleton(key, build, data)
+
+
+def memory_step_html(rec: StepRecords, t: int, stage: str, *, titles: dict[str, str], axis: dict[str, str],
+                     alt: str = "") -> str:
+    """fig_memory_step's panels as HTML tables (gdn.figures.tables): what the page draws at every step.
+    Same numbers, colours, "?" panels and frames; the Plotly figure stays for the offline player."""
+    if stage not in STAGES:
+        raise ValueError(f"stage must be one of {STAGES}, got {stage!r}")
+    T, K, V = rec.stream.shape
+    arrays = panel_arrays(rec, t, axis.get("dim", "dim"))
+    zmax = symmetric_range(rec.S_prev, rec.S_new, rec.write, rec.stream.v, rec.prediction, rec.output)
+    stage_idx = STAGES.index(stage)
+
+    def panel(name: str, cols: list[str], **kw) -> Panel:
+        z, rows = arrays[name]
+        return Panel(titles[name], z, rows, cols, shown=STAGES.index(REVEALED_AT[name]) <= stage_idx,
+                     active=name in ACTIVE_PANELS[stage], name=name, **kw)
+
+    dims = lambda n: dim_labels(n, axis.get("dim", "dim"))
+    # Top row: the four [K x V] tables share their rows (key dims), named once at the left.
+    tables = [panel(n, numbered(V), row_labels=i == 0, axis=axis["value"])
+              for i, n in enumerate(("S_prev", "S_decayed", "write", "S_new"))]
+    vectors = [panel("keys", dims(K)), panel("read", dims(V)), panel("output", dims(V))]
+    return (f'<div class="gdn-figure gdn-memory" role="figure" aria-label="{html.escape(alt)}" style="{frame_css()}">'
+            + panels_table(tables, zmax, "gdn-tables") + panels_table(vectors, zmax, "gdn-tables vectors") + "</div>")
 
 
 def _frame(fig: go.Figure, row: int, col: int) -> None:

@@ -1,0 +1,104 @@
+"""Signed number tables as HTML: the cells of a heatmap, drawn by the browser's own table layout.
+
+A step of the memory page changes a few dozen numbers. Drawn as a Plotly figure with seven subplots,
+each step cost the browser a full new plot (Streamlit mounts a new chart whenever the figure changes):
+about 70 ms of plotly.js on its own and two to three times the key-press-to-picture time of a
+one-chart page (bench/bench_browser.py). A table is the natural form of a memory table anyway: crisp
+text at any zoom, numbers a screen reader can read, a font that follows lecture mode. The look
+(colours, the "?" of numbers not computed yet, the orange frame of the active panels) matches the
+Plotly figures; the classes are styled in assets/app.css.
+"""
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gdn.figures.common import ACTIVE, DIVERGING
+from gdn.lessons.fmt import cell_text
+
+_STOPS = np.array([s for s, _ in DIVERGING])
+_RGB = np.array([[int(c[i:i + 2], 16) for i in (1, 3, 5)] for _, c in DIVERGING], dtype=float)   # [5, 3]
+
+
+def diverging_rgb(z: np.ndarray, zmax: float) -> np.ndarray:
+    """[..., 3] colours of the DIVERGING scale for values in [-zmax, zmax] (0 is white), as Plotly draws
+    a heatmap with zmin = -zmax: piecewise linear between the scale's stops."""
+    u = np.clip((np.asarray(z, dtype=float) / zmax + 1.0) / 2.0, 0.0, 1.0)
+    return np.stack([np.interp(u, _STOPS, _RGB[:, c]) for c in range(3)], axis=-1)
+
+
+def _cell_style(rgb: np.ndarray) -> str:
+    """Background and a text colour that stays readable on it (white on the dark ends)."""
+    r, g, b = (int(round(x)) for x in rgb)
+    light = 0.299 * r + 0.587 * g + 0.114 * b > 150              # perceived brightness
+    return f"background:rgb({r},{g},{b});color:{'#111827' if light else '#ffffff'}"
+
+
+def rich(text: str) -> str:
+    """Escape a label but keep the few tags the app's titles use (as in Plotly's labels): sub, sup, b, i, br."""
+    return re.sub(r"&lt;(/?(?:sub|sup|b|i)|br ?/?)&gt;", r"<\1>", html.escape(text))
+
+
+@dataclass
+class Panel:
+    """One titled table: z [rows, cols] with its row and column labels. shown=False draws every cell as
+    "?" (not computed yet at this stage); active frames the panel in the stage colour."""
+    title: str
+    z: np.ndarray
+    rows: list[str]
+    cols: list[str]
+    shown: bool = True
+    active: bool = False
+    row_labels: bool = True          # False: the rows are named by the panel to the left
+    axis: str = ""                   # under the columns, e.g. "value dim"
+    name: str = field(default="")    # data-panel attribute, for tests and tools
+
+
+def panels_table(panels: list[Panel], zmax: float, css_class: str) -> str:
+    """Side-by-side panels as one <table>, so their rows line up: a title row, a column-label row, the
+    body (panels with fewer rows leave theirs empty) and an axis-title row."""
+    n_rows = max(len(p.rows) for p in panels)
+    head, labels, foot, cols = [], [], [], []
+    body = [[] for _ in range(n_rows)]
+    for i, p in enumerate(panels):
+        gap = '<td class="gap"></td>' if i else ""
+        lead = 1 if p.row_labels else 0
+        frame = " active" if p.active else ""
+        width = len(p.cols) + lead
+        # fixed layout: label columns sized to their text, the gap fixed, the data columns share the rest
+        cols += (['<col class="gap">'] if i else []) + (['<col class="label">'] if lead else []) + ["<col>"] * len(p.cols)
+        head.append(f'{gap}<th class="title" colspan="{width}">{rich(p.title)}</th>')
+        labels.append(gap + ('<td class="corner"></td>' if lead else "")
+                      + "".join(f'<th class="col">{html.escape(c)}</th>' for c in p.cols))
+        foot.append(f'{gap}<td class="axis" colspan="{width}">{html.escape(p.axis)}</td>')
+        text = cell_text(p.z) if p.shown else np.full(np.shape(p.z), "?")
+        colours = diverging_rgb(p.z, zmax)
+        for r in range(n_rows):
+            row = [gap]
+            if r < len(p.rows):
+                if lead:
+                    row.append(f'<th class="row">{rich(p.rows[r])}</th>')
+                for c in range(len(p.cols)):
+                    edges = " ".join(e for e, on in (("t", r == 0), ("b", r == len(p.rows) - 1), ("l", c == 0),
+                                                    ("r", c == len(p.cols) - 1)) if on)
+                    style = _cell_style(colours[r, c]) if p.shown else ""
+                    row.append(f'<td class="cell{frame} {edges}" data-panel="{p.name}" data-r="{r}" style="{style}">'
+                               f'{html.escape(str(text[r, c]))}</td>')
+            else:
+                row.append(f'<td colspan="{width}"></td>')
+            body[r].append("".join(row))
+    rows = ["<tr>" + "".join(head) + "</tr>", "<tr>" + "".join(labels) + "</tr>",
+            *("<tr>" + "".join(r) + "</tr>" for r in body)]
+    if any(p.axis for p in panels):
+        rows.append("<tr>" + "".join(foot) + "</tr>")
+    hidden = " ".join(p.name for p in panels if not p.shown)
+    return (f'<table class="{css_class}" data-hidden="{hidden}"><colgroup>' + "".join(cols) + "</colgroup>"
+            + "".join(rows) + "</table>")
+
+
+def frame_css() -> str:
+    """The active frame's colour as a CSS custom property (one source: common.ACTIVE)."""
+    return f"--gdn-active:{ACTIVE}"
