@@ -5,7 +5,7 @@ import json
 import numpy as np
 import streamlit as st
 
-from gdn.figures.compare import VECTOR_ROWS, fig_compare_step, fig_transpose_bug, fig_two_calls
+from gdn.figures.compare import VECTOR_ROWS, compare_step_html, fig_transpose_bug, fig_two_calls
 from gdn.lessons.compare import (COMPARE_PRESETS, RULES, VARIANT_PRESETS, VARIANTS, bug_stream, gated_final_state,
                                  nearest_labels, readout_error, run_all, two_calls)
 from gdn.lessons.fmt import cell_text
@@ -59,14 +59,10 @@ def side_by_side(story: str, recs: dict, target: np.ndarray, titles: dict[str, s
         st.markdown(f"**{ui.tr(f'compare.tok_{story}_{t}')}** · {ui.tr('common.stage_' + stage)}")
         rows = {n: ui.tr(f"compare.row_{n}") for n in VECTOR_ROWS}
         value_names = [ui.tr(f"compare.label_{n}") for n in value_labels]
-        size = (ui.font_size(), 640 if ui.lecture() else 540)
-        key = ("compare_step", story, t, stage, tuple(titles.items()), tuple(rows.items()), tuple(axis.items()),
-               tuple(value_names), size)                 # story names a fixed preset: its numbers never change
-        fig = ui.shared_figure(key, lambda: fig_compare_step(recs, target, t, stage, titles=titles, row_labels=rows,
-                                                             axis=axis, font_size=size[0], height=size[1],
-                                                             value_names=value_names))
-        ui.show_figure(fig, key="compare_fig", alt=ui.tr("compare.alt", t=t + 1, stage=ui.tr("common.stage_" + stage)),
-                       export=False)
+        # HTML tables, not a Plotly figure: a step is a new picture (see gdn/figures/tables.py)
+        st.html(compare_step_html(recs, target, t, stage, titles=titles, row_labels=rows, axis=axis,
+                                  value_names=value_names,
+                                  alt=ui.tr("compare.alt", t=t + 1, stage=ui.tr("common.stage_" + stage))))
         # The readouts exist from the query stage on; before it they would give away what the figure hides.
         for col, name in zip(st.columns(len(recs)), recs):
             said = (f"{answer(recs[name].output[t], values, value_labels)}  \n"

@@ -175,3 +175,21 @@ def test_table_colours_follow_the_heatmap_scale_and_labels_are_escaped():
                         1.0, "t")
     assert "<sub>t</sub>" in html and "<script>" not in html and "&lt;script&gt;" in html
     assert html.count("active") == 4                                       # every cell of an active panel
+
+
+@pytest.mark.parametrize("stage", STAGES)
+def test_compare_tables_show_what_the_plotly_figure_shows(stage):
+    from gdn.figures.compare import VECTOR_ROWS, compare_step_html, fig_compare_step
+    from gdn.lessons.compare import COMPARE_PRESETS, run_all
+    from tests.test_memory_page import _Cells
+
+    preset = COMPARE_PRESETS["k1_update"]()
+    recs = run_all(preset.stream)
+    kw = dict(titles={r: r for r in recs}, row_labels={n: n for n in VECTOR_ROWS}, axis={"key": "k", "value": "v"})
+    for t in range(len(preset.target)):
+        parser = _Cells()
+        parser.feed(compare_step_html(recs, preset.target, t, stage, **kw))
+        traces = fig_compare_step(recs, preset.target, t, stage, **kw).data
+        for i, rule in enumerate(recs):
+            assert parser.panels[f"S_{rule}"] == np.asarray(traces[2 * i].text).tolist(), (t, stage, rule)
+            assert parser.panels[f"vectors_{rule}"] == np.asarray(traces[2 * i + 1].text).tolist(), (t, stage, rule)

@@ -10,7 +10,9 @@ from gdn.lessons.compare import VARIANT_PRESETS, VARIANTS, beta_channel_story, k
 from gdn.lessons.memory import k1_update, random_stream
 from gdn.lessons.stream import Stream, records_csv, step_records
 from gdn.ops import recurrent_gated_delta_rule
+from gdn.lessons.fmt import cell_text
 from tests.apptest import arr, open_app
+from tests.test_compare import step_panels
 
 
 def kda_closed_form(s: Stream) -> np.ndarray:
@@ -107,11 +109,12 @@ def test_page_steps_each_variant(lang, variant):
     for _ in range(T * 5 + 1):
         at.button(key="compare_next").click().run()
     assert not at.exception
-    fig = spec(at)
-    assert [d["type"] for d in fig["data"]] == ["heatmap"] * 4       # two columns: table + vectors each
+    panels = step_panels(at)
+    assert len(panels) == 4                                          # two columns: table + vectors each
     recs = [step_records(s) for s in VARIANT_PRESETS[variant]().streams.values()]
-    for col, rec in enumerate(recs):                                 # the tables shown are the computed ones
-        np.testing.assert_allclose(arr(fig["data"][2 * col]["z"]), rec.S_new[-1])
+    tables = [rows for name, rows in panels.items() if name.startswith("S_")]
+    for shown, rec in zip(tables, recs):                             # the tables shown are the computed ones
+        assert shown == cell_text(rec.S_new[-1]).tolist()
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])

@@ -7,11 +7,14 @@ v-hat shows "-" because that rule never reads before it writes.
 """
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from gdn.figures.common import DIVERGING, base_layout, dim_labels, from_skeleton, numbered, symmetric_range
+from gdn.figures.tables import Panel, panels_table
 from gdn.lessons.fmt import cell_text
 from gdn.lessons.stream import STAGES, StepRecords
 
@@ -81,6 +84,32 @@ def fig_compare_step(recs: dict[str, StepRecords], target: np.ndarray, t: int, s
     key = ("compare_step", tuple(rules), tuple(sorted(titles.items())), tuple(sorted(row_labels.items())),
            tuple(sorted(axis.items())), K, V, tuple(value_names or ()), font_size, height)
     return from_skeleton(key, build, [{"z": z, "text": text, "zmin": -zmax, "zmax": zmax} for z, text in panels])
+
+
+def compare_step_html(recs: dict[str, StepRecords], target: np.ndarray, t: int, stage: str, *,
+                      titles: dict[str, str], row_labels: dict[str, str], axis: dict[str, str],
+                      value_names: list[str] | None = None, alt: str = "") -> str:
+    """fig_compare_step's panels as HTML tables (gdn.figures.tables), what the page draws at every step:
+    the rules' tables S side by side, their vector rows under them, the same numbers and "?"."""
+    if stage not in STAGES:
+        raise ValueError(f"stage must be one of {STAGES}, got {stage!r}")
+    rules = list(recs)
+    T, K, V = recs[rules[0]].stream.shape
+    zmax = symmetric_range(target, *(np.concatenate([r.S_new.ravel(), r.S_prev.ravel(), r.output.ravel()])
+                                      for r in recs.values()))
+    after_write = STAGES.index(stage) >= STAGES.index("write")
+    cols = list(value_names) if value_names else numbered(V)
+    dims = dim_labels(K, axis.get("dim", "dim"))
+    tables, vectors = [], []
+    for i, rule in enumerate(rules):
+        rec = recs[rule]
+        S = rec.S_new[t] if after_write else rec.S_decayed[t]                     # [K, V]
+        rows = vector_rows(rec, target, t)                                         # [5, V]
+        tables.append(Panel(titles[rule], S, dims, cols, row_labels=i == 0, axis=axis["value"], name=f"S_{rule}"))
+        vectors.append(Panel("", rows, [row_labels[n] for n in VECTOR_ROWS], cols, row_labels=i == 0,
+                             text=_vector_text(rows, stage, reads=rule != "linear"), name=f"vectors_{rule}"))
+    return (f'<div class="gdn-figure gdn-compare" role="figure" aria-label="{html.escape(alt)}">'
+            + panels_table(tables, zmax, "gdn-tables") + panels_table(vectors, zmax, "gdn-tables vectors") + "</div>")
 
 
 def _heatmap(z, text, x, y, zmax, font_size, name) -> go.Heatmap:

@@ -45,7 +45,8 @@ def rich(text: str) -> str:
 @dataclass
 class Panel:
     """One titled table: z [rows, cols] with its row and column labels. shown=False draws every cell as
-    "?" (not computed yet at this stage); active frames the panel in the stage colour."""
+    "?" (not computed yet at this stage); text, when given, is each cell's text instead of its number,
+    and cells reading "?" or "—" stay uncoloured; active frames the panel in the stage colour."""
     title: str
     z: np.ndarray
     rows: list[str]
@@ -55,6 +56,9 @@ class Panel:
     row_labels: bool = True          # False: the rows are named by the panel to the left
     axis: str = ""                   # under the columns, e.g. "value dim"
     name: str = field(default="")    # data-panel attribute, for tests and tools
+    text: np.ndarray | None = None
+
+BLANK = ("?", "—")                   # not computed yet; not defined for this rule
 
 
 def panels_table(panels: list[Panel], zmax: float, css_class: str) -> str:
@@ -74,7 +78,7 @@ def panels_table(panels: list[Panel], zmax: float, css_class: str) -> str:
         labels.append(gap + ('<td class="corner"></td>' if lead else "")
                       + "".join(f'<th class="col">{html.escape(c)}</th>' for c in p.cols))
         foot.append(f'{gap}<td class="axis" colspan="{width}">{html.escape(p.axis)}</td>')
-        text = cell_text(p.z) if p.shown else np.full(np.shape(p.z), "?")
+        text = np.full(np.shape(p.z), "?") if not p.shown else cell_text(p.z) if p.text is None else np.asarray(p.text)
         colours = diverging_rgb(p.z, zmax)
         for r in range(n_rows):
             row = [gap]
@@ -84,13 +88,14 @@ def panels_table(panels: list[Panel], zmax: float, css_class: str) -> str:
                 for c in range(len(p.cols)):
                     edges = " ".join(e for e, on in (("t", r == 0), ("b", r == len(p.rows) - 1), ("l", c == 0),
                                                     ("r", c == len(p.cols) - 1)) if on)
-                    style = _cell_style(colours[r, c]) if p.shown else ""
+                    style = _cell_style(colours[r, c]) if text[r, c] not in BLANK else ""
                     row.append(f'<td class="cell{frame} {edges}" data-panel="{p.name}" data-r="{r}" style="{style}">'
                                f'{html.escape(str(text[r, c]))}</td>')
             else:
                 row.append(f'<td colspan="{width}"></td>')
             body[r].append("".join(row))
-    rows = ["<tr>" + "".join(head) + "</tr>", "<tr>" + "".join(labels) + "</tr>",
+    rows = (["<tr>" + "".join(head) + "</tr>"] if any(p.title for p in panels) else []) + [
+            "<tr>" + "".join(labels) + "</tr>",
             *("<tr>" + "".join(r) + "</tr>" for r in body)]
     if any(p.axis for p in panels):
         rows.append("<tr>" + "".join(foot) + "</tr>")
