@@ -23,57 +23,64 @@ dtype = ui.linked(c2.segmented_control, ui.tr("cost.dtype"), cost.DTYPE_BYTES, k
                   required=True, format_func=ui.label_maker("cost.dtype_"))
 batch = ui.linked_int(c3, ui.tr("cost.batch"), 1, 1024, 1, key="cost_batch")
 
-# The two sliders that move the curves sit beside the chart, with the numbers they change under them.
-controls, chart = st.columns([1.2, 3], gap="medium")
-interval_labels = {n: ui.tr(f"cost.interval_{n}") if n in (0, 1) else ui.tr("cost.interval_n", n=n) for n in INTERVALS}
-interval = ui.linked(controls.select_slider, ui.tr("cost.interval"), INTERVALS, key="cost_interval", default=4,
-                     format_func=interval_labels.get)
-T_read = ui.linked(controls.select_slider, ui.tr("cost.context"), LENGTHS, key="cost_T", default=32768,
-                   format_func=lambda n: f"{n:,}")
+# Everything under the model pickers is one fragment: moving the context or interval slider reruns and
+# re-sends only this part (chart, numbers, formulas, table), not the page's header, pickers and sidebar.
+@st.fragment
+def curves_view() -> None:
+    # The two sliders that move the curves sit beside the chart, with the numbers they change under them.
+    controls, chart = st.columns([1.2, 3], gap="medium")
+    interval_labels = {n: ui.tr(f"cost.interval_{n}") if n in (0, 1) else ui.tr("cost.interval_n", n=n) for n in INTERVALS}
+    interval = ui.linked(controls.select_slider, ui.tr("cost.interval"), INTERVALS, key="cost_interval", default=4,
+                         format_func=interval_labels.get)
+    T_read = ui.linked(controls.select_slider, ui.tr("cost.context"), LENGTHS, key="cost_T", default=32768,
+                       format_func=lambda n: f"{n:,}")
 
-cfg = SIZES[name]
-n_gdn, n_attn = cost.layer_counts(cfg, interval)
-T = np.unique(np.geomspace(1, LENGTHS[-1], 200).round())
-curves = cost.memory_curves(cfg, T, batch=batch, dtype=dtype, interval=interval)
-cross, kv_pass = cost.crossover_tokens(cfg), cost.kv_passes_state_tokens(cfg, interval)
-prompt = st.session_state.get("real_model_prompt_tokens")
-has_prompt = isinstance(prompt, (int, np.integer)) and prompt > 0
-marks = [(cross, ui.tr("cost.mark_crossover", n=f"{cross:,.0f}"), "#dc2626"),
-         (T_read, ui.tr("cost.mark_T", n=f"{T_read:,}"), "#64748b")]
-if 0 < kv_pass < np.inf:
-    marks.insert(1, (kv_pass, ui.tr("cost.mark_kv", n=f"{kv_pass:,.0f}"), "#f59e0b"))
-if has_prompt:
-    marks.append((float(prompt), ui.tr("cost.mark_prompt", n=f"{prompt:,}"), "#7c3aed"))
-shown = {k: v for k, v in curves.items() if (k != "state" or n_gdn) and (k != "kv" or n_attn)}
-labels = {k: ui.tr(f"cost.curve_{k}") for k in curves} | {"x": ui.tr("cost.x"), "y": ui.tr("cost.y")}
-fig = fig_cost(T, shown, marks, labels=labels, font_size=ui.font_size(), height=540 if ui.lecture() else 500)
+    cfg = SIZES[name]
+    n_gdn, n_attn = cost.layer_counts(cfg, interval)
+    T = np.unique(np.geomspace(1, LENGTHS[-1], 64).round())          # straight lines and one bend on log-log axes: 64 points draw them
+    curves = cost.memory_curves(cfg, T, batch=batch, dtype=dtype, interval=interval)
+    cross, kv_pass = cost.crossover_tokens(cfg), cost.kv_passes_state_tokens(cfg, interval)
+    prompt = st.session_state.get("real_model_prompt_tokens")
+    has_prompt = isinstance(prompt, (int, np.integer)) and prompt > 0
+    marks = [(cross, ui.tr("cost.mark_crossover", n=f"{cross:,.0f}"), "#dc2626"),
+             (T_read, ui.tr("cost.mark_T", n=f"{T_read:,}"), "#64748b")]
+    if 0 < kv_pass < np.inf:
+        marks.insert(1, (kv_pass, ui.tr("cost.mark_kv", n=f"{kv_pass:,.0f}"), "#f59e0b"))
+    if has_prompt:
+        marks.append((float(prompt), ui.tr("cost.mark_prompt", n=f"{prompt:,}"), "#7c3aed"))
+    shown = {k: v for k, v in curves.items() if (k != "state" or n_gdn) and (k != "kv" or n_attn)}
+    labels = {k: ui.tr(f"cost.curve_{k}") for k in curves} | {"x": ui.tr("cost.x"), "y": ui.tr("cost.y")}
+    fig = fig_cost(T, shown, marks, labels=labels, font_size=ui.font_size(), height=540 if ui.lecture() else 500)
 
-at = cost.memory_curves(cfg, np.array([T_read]), batch=batch, dtype=dtype, interval=interval)
-with controls:
-    st.caption(ui.tr("cost.layers", gdn=n_gdn, attn=n_attn, L=cfg["num_hidden_layers"]))
-    # Two metrics a row; one in lecture mode, where a narrow column would cut the labels short.
-    m = [st] * 4 if ui.lecture() else [*st.columns(2), *st.columns(2)]
-    m[0].metric(ui.tr("cost.total_at"), cost.fmt_bytes(at["hybrid"][0]))
-    m[1].metric(ui.tr("cost.full_at"), cost.fmt_bytes(at["full"][0]))
-    m[2].metric(ui.tr("cost.state_per_layer"), cost.fmt_bytes(cost.state_bytes(cfg, batch=batch, dtype=dtype)))
-    m[3].metric(ui.tr("cost.kv_per_token"), cost.fmt_bytes(cost.kv_bytes_per_token(cfg, batch=batch, dtype=dtype)))
-    st.caption(ui.tr("cost.prompt_note", n=f"{prompt:,}") if has_prompt else ui.tr("cost.no_prompt"))
-with chart:
-    ui.show_figure(fig, key="cost_fig", alt=ui.tr("cost.alt", model=name))
+    at = cost.memory_curves(cfg, np.array([T_read]), batch=batch, dtype=dtype, interval=interval)
+    with controls:
+        st.caption(ui.tr("cost.layers", gdn=n_gdn, attn=n_attn, L=cfg["num_hidden_layers"]))
+        # Two metrics a row; one in lecture mode, where a narrow column would cut the labels short.
+        m = [st] * 4 if ui.lecture() else [*st.columns(2), *st.columns(2)]
+        m[0].metric(ui.tr("cost.total_at"), cost.fmt_bytes(at["hybrid"][0]))
+        m[1].metric(ui.tr("cost.full_at"), cost.fmt_bytes(at["full"][0]))
+        m[2].metric(ui.tr("cost.state_per_layer"), cost.fmt_bytes(cost.state_bytes(cfg, batch=batch, dtype=dtype)))
+        m[3].metric(ui.tr("cost.kv_per_token"), cost.fmt_bytes(cost.kv_bytes_per_token(cfg, batch=batch, dtype=dtype)))
+        st.caption(ui.tr("cost.prompt_note", n=f"{prompt:,}") if has_prompt else ui.tr("cost.no_prompt"))
+    with chart:
+        ui.show_figure(fig, key="cost_fig", alt=ui.tr("cost.alt", model=name))
 
-# The arithmetic behind the two per-layer numbers, as formulas with this model's numbers put in.
-latex = cost.formula_latex(cfg, batch=batch, dtype=dtype)
-st.markdown(ui.tr("cost.formula_state", expr=latex["state"]))
-st.markdown(ui.tr("cost.formula_kv", expr=latex["kv"]))
-st.markdown(ui.tr("cost.formula_cross", expr=latex["cross"]))
-with st.expander(ui.tr("cost.leaves_out_title"), icon=":material/info:"):
-    st.markdown(ui.tr("cost.leaves_out", conv=cost.fmt_bytes(cost.conv_cache_bytes(cfg, batch=batch, dtype=dtype))))
+    # The arithmetic behind the two per-layer numbers, as formulas with this model's numbers put in.
+    latex = cost.formula_latex(cfg, batch=batch, dtype=dtype)
+    st.markdown(ui.tr("cost.formula_state", expr=latex["state"]))
+    st.markdown(ui.tr("cost.formula_kv", expr=latex["kv"]))
+    st.markdown(ui.tr("cost.formula_cross", expr=latex["cross"]))
+    with st.expander(ui.tr("cost.leaves_out_title"), icon=":material/info:"):
+        st.markdown(ui.tr("cost.leaves_out", conv=cost.fmt_bytes(cost.conv_cache_bytes(cfg, batch=batch, dtype=dtype))))
 
-st.subheader(ui.tr("cost.table_title"))
-rows = cost.summary(SIZES, T_read, batch=batch, dtype=dtype, interval=interval)
-col = lambda k: ui.tr(f"cost.col_{k}")
-st.dataframe([{col("model"): r["model"], col("layers"): f"{r['layers'][0]} + {r['layers'][1]}",
-               col("state"): cost.fmt_bytes(r["state"]), col("kv"): cost.fmt_bytes(r["kv"]),
-               col("cross"): f"{r['crossover']:,.0f}", col("hybrid"): cost.fmt_bytes(r["hybrid"]),
-               col("full"): cost.fmt_bytes(r["full"])} for r in rows], hide_index=True, key="cost_table")
-st.caption(ui.tr("cost.source_note"))
+    st.subheader(ui.tr("cost.table_title"))
+    rows = cost.summary(SIZES, T_read, batch=batch, dtype=dtype, interval=interval)
+    col = lambda k: ui.tr(f"cost.col_{k}")
+    st.dataframe([{col("model"): r["model"], col("layers"): f"{r['layers'][0]} + {r['layers'][1]}",
+                   col("state"): cost.fmt_bytes(r["state"]), col("kv"): cost.fmt_bytes(r["kv"]),
+                   col("cross"): f"{r['crossover']:,.0f}", col("hybrid"): cost.fmt_bytes(r["hybrid"]),
+                   col("full"): cost.fmt_bytes(r["full"])} for r in rows], hide_index=True, key="cost_table")
+    st.caption(ui.tr("cost.source_note"))
+
+
+curves_view()

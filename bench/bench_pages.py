@@ -111,7 +111,7 @@ def compare(i):
 
 def cost_page(i):
     cfg = list(cost.load_sizes().values())[i % 7]
-    T = np.unique(np.geomspace(1, 2 ** 18, 200).round())
+    T = np.unique(np.geomspace(1, 2 ** 18, 64).round())               # as the page draws it
     curves = cost.memory_curves(cfg, T, batch=1 + i, dtype="bf16", interval=1 + i % 6)
     return fco.fig_cost(T, curves, [(256.0, "a", "red"), (768.0, "b", "blue")],
                         labels={k: k for k in ("state", "kv", "hybrid", "full", "x", "y")})
