@@ -27,12 +27,16 @@ with controls:
     d = st.slider(ui.tr("chunking.dim"), 2, 4, 3, key="chunking_d", bind="query-params")
     C = st.slider(ui.tr("chunking.chunk_size"), 2, 8, 4, key="chunking_C", bind="query-params")
     seed = ui.linked_int(st, ui.tr("chunking.seed"), 0, 9999, 0, key="chunking_seed")
+stream = random_stream(T=T, K=d, V=d, seed=int(seed))
+dims = [str(i) for i in range(1, d + 1)]
+
+
+@st.fragment
+def merge_view() -> None:
+    """Which two tokens are merged: a fragment, so moving it redraws only this figure and its numbers."""
     # Tokens are counted from 1: token t and t + 1 are merged, t = 1 .. T - 1.
     t = st.slider(ui.tr("chunking.token"), 1, T - 1, 1, key="chunking_t", bind="query-params") if T > 2 else 1
-stream = random_stream(T=T, K=d, V=d, seed=int(seed))
-demo = ce.affine_demo(stream, t - 1)
-dims = [str(i) for i in range(1, d + 1)]
-with figure:
+    demo = ce.affine_demo(stream, t - 1)
     titles = [ui.tr("chunking.t_A", t=t), ui.tr("chunking.t_A", t=t + 1), ui.tr("chunking.t_merged", a=t, b=t + 1),
               ui.tr("chunking.t_swapped", a=t, b=t + 1)]
     ui.show_figure(fig_matrix_row([demo.A_t, demo.A_next, demo.merged, demo.swapped], titles, ticks=dims,
@@ -41,22 +45,34 @@ with figure:
     m = st.columns(2)
     m[0].metric(ui.tr("chunking.m_assoc"), f"{demo.grouping_error:.1e}")
     m[1].metric(ui.tr("chunking.m_swap"), f"{demo.order_difference:.3f}")
+
+
+with figure:
+    merge_view()
 ui.note(ui.tr("chunking.affine_note"))
 
 # 2 · one chunk's triangular system, chunk picker beside it.
 st.subheader(ui.tr("chunking.h_chunk"))
 n_chunks = -(-T // C)
-picker, _ = st.columns([1, 2])                       # the figure below gets the full width: 4 matrices
-chunk = picker.slider(ui.tr("chunking.chunk"), 1, n_chunks, 1, key="chunking_chunk", bind="query-params") \
-    if n_chunks > 1 else 1
-lo = (chunk - 1) * C
-picker.caption(ui.tr("chunking.chunk_tokens", a=lo + 1, b=min(lo + C, T)))
-mats = ce.chunk_matrices(stream, C, chunk - 1)
-titles = [ui.tr(f"chunking.t_{n}") for n in ("decay", "strict", "inverse", "scores")]
-tokens = [str(lo + 1 + i) for i in range(mats.decay.shape[0])]
-ui.show_figure(fig_matrix_row([mats.decay, mats.strict, mats.inverse, mats.scores], titles, ticks=tokens,
-                              row_title=ui.tr("chunking.token_i"), col_title=ui.tr("chunking.token_j"), font_size=fs),
-               key="chunking_wy_fig", alt=ui.tr("chunking.wy_alt"))
+
+
+@st.fragment
+def chunk_view() -> None:
+    """The chunk picker and its four matrices: a fragment, so picking a chunk redraws only them."""
+    picker, _ = st.columns([1, 2])                   # the figure below gets the full width: 4 matrices
+    chunk = picker.slider(ui.tr("chunking.chunk"), 1, n_chunks, 1, key="chunking_chunk", bind="query-params") \
+        if n_chunks > 1 else 1
+    lo = (chunk - 1) * C
+    picker.caption(ui.tr("chunking.chunk_tokens", a=lo + 1, b=min(lo + C, T)))
+    mats = ce.chunk_matrices(stream, C, chunk - 1)
+    titles = [ui.tr(f"chunking.t_{n}") for n in ("decay", "strict", "inverse", "scores")]
+    tokens = [str(lo + 1 + i) for i in range(mats.decay.shape[0])]
+    ui.show_figure(fig_matrix_row([mats.decay, mats.strict, mats.inverse, mats.scores], titles, ticks=tokens,
+                                  row_title=ui.tr("chunking.token_i"), col_title=ui.tr("chunking.token_j"), font_size=fs),
+                   key="chunking_wy_fig", alt=ui.tr("chunking.wy_alt"))
+
+
+chunk_view()
 ui.note(ui.tr("chunking.chunk_note"))
 
 # 3 · the same answer, in float64.

@@ -22,8 +22,8 @@ import numpy as np                                 # noqa: E402
 import plotly.graph_objects as go                  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from gdn.figures import compare as fc, cost as fco, memory as fm, playground as fp      # noqa: E402
-from gdn.lessons import cost, playground as ex                            # noqa: E402
+from gdn.figures import chunking as fch, compare as fc, cost as fco, memory as fm, playground as fp  # noqa: E402
+from gdn.lessons import chunking as ce, cost, playground as ex            # noqa: E402
 from gdn.lessons.compare import COMPARE_PRESETS, RULES, run_all           # noqa: E402
 from gdn.lessons.memory import random_stream                              # noqa: E402
 from gdn.lessons.stream import STAGES, step_records                       # noqa: E402
@@ -101,6 +101,14 @@ def memory_timeline(i):
     return fm.fig_timeline(rec, i % 8, labels={"alpha": "α", "beta": "β", "token": "token t"})
 
 
+def chunking_merge(i):
+    """The chunking page's token slider: tokens t and t + 1 merged, four 3 x 3 maps."""
+    demo = ce.affine_demo(random_stream(T=12, K=3, V=3, seed=0), i % 11)
+    return fch.fig_matrix_row([demo.A_t, demo.A_next, demo.merged, demo.swapped],
+                              [f"A_{i % 11 + 1}", f"A_{i % 11 + 2}", "merged", "swapped"], ticks=["1", "2", "3"],
+                              row_title="key dim", col_title="key dim")
+
+
 def compare(i):
     p = COMPARE_PRESETS["city" if i % 2 else "k1_update"]()
     recs = run_all(p.stream)
@@ -119,7 +127,8 @@ def cost_page(i):
 
 CASES = {"trivial figure (peer)": trivial, "playground overwrite": overwrite, "playground repeated writes": repeat,
          "playground key norm": knorm, "playground half-life": halflife, "playground capacity d_k=16": capacity_toy,
-         "memory step (new step)": memory_step, "memory timeline": memory_timeline, "compare step": compare, "cost": cost_page, "playground capacity d_k=128, alpha (not toy)": capacity_128_alpha,
+         "memory step (new step)": memory_step, "memory timeline": memory_timeline, "chunking token slider": chunking_merge,
+         "compare step": compare, "cost": cost_page, "playground capacity d_k=128, alpha (not toy)": capacity_128_alpha,
          "playground capacity d_k=128, new keys: 3 curves (not toy)": capacity_128_new_keys}
 
 

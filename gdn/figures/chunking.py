@@ -12,7 +12,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from gdn.figures.common import DIVERGING, base_layout, symmetric_range
+from gdn.figures.common import DIVERGING, base_layout, from_skeleton, symmetric_range
 from gdn.lessons.fmt import cell_text
 
 CROSSOVER_COLOR = "#f59e0b"
@@ -41,26 +41,37 @@ def fig_matrix_row(matrices: list[np.ndarray], titles: list[str], *, ticks: list
 
     matrices: square [n, n] each, rows and columns indexed alike; ticks: n labels (e.g. "1", "2" for
     key dims, or the tokens' numbers in the stream). The first panel names its rows; every panel
-    names its columns under the numbers (flat tick labels, so the title never sits on them)."""
+    names its columns under the numbers (flat tick labels, so the title never sits on them).
+    Built once per sizes and labels (from_skeleton); a slider move swaps the numbers and the titles."""
     zmax = symmetric_range(*matrices)
-    fig = make_subplots(rows=1, cols=len(matrices), subplot_titles=[wrap_title(t) for t in titles],
-                        horizontal_spacing=0.05)
-    for i, z in enumerate(matrices, start=1):
+    data = []
+    for title, z in zip(titles, matrices):
         n = z.shape[0]
-        fig.add_trace(go.Heatmap(z=z, zmin=-zmax, zmax=zmax, zmid=0, colorscale=DIVERGING, showscale=False,
-                                 xgap=1, ygap=1, text=cell_text(z), texttemplate="%{text}",
-                                 textfont=dict(size=cell_font(font_size)), name=titles[i - 1],
-                                 customdata=np.array([[(ticks[r], ticks[c]) for c in range(n)] for r in range(n)]),
-                                 hovertemplate=f"{titles[i - 1]}<br>{row_title} %{{customdata[0]}}, "
-                                               f"{col_title} %{{customdata[1]}}: %{{z:.4g}}<extra></extra>"),
-                      row=1, col=i)
-        axis = dict(tickvals=list(range(n)), ticktext=ticks[:n], tickangle=0, ticks="", showgrid=False)
-        fig.update_yaxes(autorange="reversed", **axis, showticklabels=i == 1,
-                         title_text=row_title if i == 1 else None, title_standoff=6, row=1, col=i)
-        fig.update_xaxes(**axis, title_text=col_title, title_standoff=6, row=1, col=i)
-    fig.update_annotations(font_size=font_size + 1)
-    fig = base_layout(fig, height=height + font_size, font_size=font_size)
-    return fig.update_layout(margin=dict(l=20 + 3 * font_size, r=10, t=20 + 3 * font_size, b=20 + 2 * font_size))
+        data.append({"z": z, "zmin": -zmax, "zmax": zmax, "text": cell_text(z), "name": title,
+                     "customdata": np.array([[(ticks[r], ticks[c]) for c in range(n)] for r in range(n)]),
+                     "hovertemplate": f"{title}<br>{row_title} %{{customdata[0]}}, "
+                                      f"{col_title} %{{customdata[1]}}: %{{z:.4g}}<extra></extra>"})
+
+    def build():
+        fig = make_subplots(rows=1, cols=len(matrices), subplot_titles=[wrap_title(t) for t in titles],
+                            horizontal_spacing=0.05)
+        for i, (z, panel) in enumerate(zip(matrices, data), start=1):
+            n = z.shape[0]
+            fig.add_trace(go.Heatmap(**panel, zmid=0, colorscale=DIVERGING, showscale=False, xgap=1, ygap=1,
+                                     texttemplate="%{text}", textfont=dict(size=cell_font(font_size))), row=1, col=i)
+            axis = dict(tickvals=list(range(n)), ticktext=ticks[:n], tickangle=0, ticks="", showgrid=False)
+            fig.update_yaxes(autorange="reversed", **axis, showticklabels=i == 1,
+                             title_text=row_title if i == 1 else None, title_standoff=6, row=1, col=i)
+            fig.update_xaxes(**axis, title_text=col_title, title_standoff=6, row=1, col=i)
+        fig.update_annotations(font_size=font_size + 1)
+        fig = base_layout(fig, height=height + font_size, font_size=font_size)
+        return fig.update_layout(margin=dict(l=20 + 3 * font_size, r=10, t=20 + 3 * font_size, b=20 + 2 * font_size))
+
+    key = ("matrix_row", tuple(z.shape for z in matrices), tuple(ticks), row_title, col_title, font_size, height)
+    fig = from_skeleton(key, build, data)
+    for annotation, title in zip(fig.layout.annotations, titles):     # the subplot titles name the tokens
+        annotation.text = wrap_title(title)
+    return fig
 
 
 def fig_kernel_agreement(o_rec: np.ndarray, o_chunk: np.ndarray, chunk_size: int, *, titles: list[str],
