@@ -3,7 +3,7 @@ import time
 
 import streamlit as st
 
-from gdn.figures.chunking import fig_kernel_agreement, fig_matrix_row, fig_timing
+from gdn.figures.chunking import fig_kernel_agreement, fig_matrix_row, fig_timing, matrix_row_html
 from gdn.lessons import chunking as ce
 from gdn.lessons.memory import random_stream
 from gdn.ops import CHUNK_SIZE
@@ -39,9 +39,12 @@ def merge_view() -> None:
     demo = ce.affine_demo(stream, t - 1)
     titles = [ui.tr("chunking.t_A", t=t), ui.tr("chunking.t_A", t=t + 1), ui.tr("chunking.t_merged", a=t, b=t + 1),
               ui.tr("chunking.t_swapped", a=t, b=t + 1)]
-    ui.show_figure(fig_matrix_row([demo.A_t, demo.A_next, demo.merged, demo.swapped], titles, ticks=dims,
-                                  row_title=KEY_DIM, col_title=KEY_DIM, font_size=fs),
-                   key="chunking_affine_fig", alt=ui.tr("chunking.affine_alt"))
+    matrices = [demo.A_t, demo.A_next, demo.merged, demo.swapped]
+    # HTML tables: a slider move is a new picture (gdn/figures/tables.py); the download keeps the chart
+    st.html(matrix_row_html(matrices, titles, ticks=dims, row_title=KEY_DIM, col_title=KEY_DIM,
+                            alt=ui.tr("chunking.affine_alt")))
+    ui.figure_download("chunking_affine_fig", lambda: fig_matrix_row(matrices, titles, ticks=dims, row_title=KEY_DIM,
+                                                                     col_title=KEY_DIM, font_size=fs))
     m = st.columns(2)
     m[0].metric(ui.tr("chunking.m_assoc"), f"{demo.grouping_error:.1e}")
     m[1].metric(ui.tr("chunking.m_swap"), f"{demo.order_difference:.3f}")
@@ -67,9 +70,10 @@ def chunk_view() -> None:
     mats = ce.chunk_matrices(stream, C, chunk - 1)
     titles = [ui.tr(f"chunking.t_{n}") for n in ("decay", "strict", "inverse", "scores")]
     tokens = [str(lo + 1 + i) for i in range(mats.decay.shape[0])]
-    ui.show_figure(fig_matrix_row([mats.decay, mats.strict, mats.inverse, mats.scores], titles, ticks=tokens,
-                                  row_title=ui.tr("chunking.token_i"), col_title=ui.tr("chunking.token_j"), font_size=fs),
-                   key="chunking_wy_fig", alt=ui.tr("chunking.wy_alt"))
+    matrices, axes = [mats.decay, mats.strict, mats.inverse, mats.scores], dict(
+        ticks=tokens, row_title=ui.tr("chunking.token_i"), col_title=ui.tr("chunking.token_j"))
+    st.html(matrix_row_html(matrices, titles, **axes, alt=ui.tr("chunking.wy_alt")))
+    ui.figure_download("chunking_wy_fig", lambda: fig_matrix_row(matrices, titles, **axes, font_size=fs))
 
 
 chunk_view()

@@ -105,10 +105,14 @@ def test_page_shows_live_numbers(lang):
     at.slider(key="chunking_T").set_value(16).run()
     at.slider(key="chunking_chunk").set_value(6).run()                   # last, ragged chunk (16 = 5*3 + 1), 1-based
     assert not at.exception
-    wy = json.loads(at.get("plotly_chart")[1].proto.spec)
-    assert wy["data"][0]["z"]["shape"] == "1, 1"                         # a one-token chunk: 1 x 1 matrices
-    assert wy["layout"]["xaxis"]["ticktext"] == ["16"]                   # named by its token in the stream, t = 16
-    same = json.loads(at.get("plotly_chart")[2].proto.spec)
+    from tests.test_memory_page import _Cells
+
+    wy = _Cells()                                                        # the chunk's matrices, drawn as HTML tables
+    wy.feed([h.proto.body for h in at.get("html") if "gdn-matrices" in h.proto.body][1])
+    assert [len(wy.panels[f"m{i}"]) for i in (1, 2, 3, 4)] == [1, 1, 1, 1]    # a one-token chunk: 1 x 1 matrices
+    assert len(wy.panels["m1"][0]) == 1
+    assert '<th class="row">16</th>' in [h.proto.body for h in at.get("html") if "gdn-matrices" in h.proto.body][1]
+    same = json.loads(at.get("plotly_chart")[0].proto.spec)              # named by its token in the stream, t = 16
     assert len([s for s in same["layout"]["shapes"]]) == 3 * 5            # 5 boundaries in each of 3 panels
 
 
@@ -147,7 +151,7 @@ def test_measure_button_times_both_kernels(monkeypatch):
     assert not at.exception and calls == [list(ce.LIVE_LENGTHS)]
     text = " ".join(m.value for m in at.markdown)
     assert "On this server the token loop is faster up to **T = 1**, the chunked kernel from **T = 2**" in text
-    spec = json.loads(at.get("plotly_chart")[3].proto.spec)
+    spec = json.loads(at.get("plotly_chart")[1].proto.spec)
     names = [d.get("name", "") for d in spec["data"]]
     assert sum("reference" in n for n in names) == 2 and sum("this server" in n for n in names) == 2
 
@@ -159,7 +163,8 @@ def test_a_failed_live_run_says_so(monkeypatch):
     at = open_app("en", page="app_pages/chunking.py")
     at.button(key="chunking_measure").click().run()
     assert not at.exception and "did not finish" in at.error[0].value
-    assert len(at.get("plotly_chart")) == 4                             # the reference curve is still drawn
+    assert len(at.get("plotly_chart")) == 2                             # the reference curve is still drawn
+    assert "reference" in json.loads(at.get("plotly_chart")[1].proto.spec)["data"][0]["name"]
 
 
 def test_isolated_timing_runs_in_a_child_with_its_own_threads():

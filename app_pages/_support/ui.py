@@ -177,11 +177,18 @@ def show_figure(fig: go.Figure, key: str, alt: str, export: bool = True, **event
     selection_mode, passed to st.plotly_chart; returns its selection event (None without them)."""
     config = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 3, "filename": key}}
     event = st.plotly_chart(fig, key=key, config=config, alt=alt, theme=None, **events)
-    if export and not lecture():
-        st.download_button(tr("common.download_html"), data=lambda: fig.to_html(include_plotlyjs=True),
+    if export:
+        figure_download(key, lambda: fig)
+    return event if events else None
+
+
+def figure_download(key: str, build) -> None:
+    """The standalone HTML download (plotly.js inlined, works offline) of build()'s figure, built only when
+    clicked: also for pictures the page draws as HTML tables. Not in lecture mode (the room needs no button)."""
+    if not lecture():
+        st.download_button(tr("common.download_html"), data=lambda: build().to_html(include_plotlyjs=True),
                            file_name=f"{key}.html", mime="text/html", key=f"{key}_html",
                            icon=":material/download:", type="tertiary", on_click="ignore")
-    return event if events else None
 
 
 def page_params(prefix: str) -> dict:

@@ -6,6 +6,7 @@ dimensions are "dim 1", "dim 2", ...; callers pass the words, the numbers are ma
 """
 from __future__ import annotations
 
+import html
 import re
 
 import numpy as np
@@ -13,6 +14,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from gdn.figures.common import DIVERGING, base_layout, from_skeleton, symmetric_range
+from gdn.figures.tables import Panel, panels_table
 from gdn.lessons.fmt import cell_text
 
 CROSSOVER_COLOR = "#f59e0b"
@@ -72,6 +74,18 @@ def fig_matrix_row(matrices: list[np.ndarray], titles: list[str], *, ticks: list
     for annotation, title in zip(fig.layout.annotations, titles):     # the subplot titles name the tokens
         annotation.text = wrap_title(title)
     return fig
+
+
+def matrix_row_html(matrices: list[np.ndarray], titles: list[str], *, ticks: list[str], row_title: str,
+                    col_title: str, alt: str = "") -> str:
+    """fig_matrix_row as HTML tables (gdn.figures.tables), what the page draws: a slider move is a new
+    picture, and a Plotly heatmap row drawn anew was most of the wait. Same numbers, colours, labels."""
+    zmax = symmetric_range(*matrices)
+    panels = [Panel(wrap_title(title), z, ticks[:z.shape[0]], ticks[:z.shape[1]], row_labels=i == 0, axis=col_title,
+                    corner=row_title if i == 0 else "", name=f"m{i + 1}")
+              for i, (title, z) in enumerate(zip(titles, matrices))]
+    return (f'<div class="gdn-figure gdn-matrices" role="figure" aria-label="{html.escape(alt)}">'
+            + panels_table(panels, zmax, "gdn-tables square") + "</div>")
 
 
 def fig_kernel_agreement(o_rec: np.ndarray, o_chunk: np.ndarray, chunk_size: int, *, titles: list[str],

@@ -57,6 +57,7 @@ class Panel:
     axis: str = ""                   # under the columns, e.g. "value dim"
     name: str = field(default="")    # data-panel attribute, for tests and tools
     text: np.ndarray | None = None
+    corner: str = ""                 # over the row labels: what they count (e.g. "token i")
 
 BLANK = ("?", "—")                   # not computed yet; not defined for this rule
 
@@ -75,7 +76,7 @@ def panels_table(panels: list[Panel], zmax: float, css_class: str) -> str:
         # fixed layout: label columns sized to their text, the gap fixed, the data columns share the rest
         cols += (['<col class="gap">'] if i else []) + (['<col class="label">'] if lead else []) + ["<col>"] * len(p.cols)
         head.append(f'{gap}<th class="title" colspan="{width}">{rich(p.title)}</th>')
-        labels.append(gap + ('<td class="corner"></td>' if lead else "")
+        labels.append(gap + (f'<th class="corner">{rich(p.corner)}</th>' if lead else "")
                       + "".join(f'<th class="col">{html.escape(c)}</th>' for c in p.cols))
         foot.append(f'{gap}<td class="axis" colspan="{width}">{html.escape(p.axis)}</td>')
         text = np.full(np.shape(p.z), "?") if not p.shown else cell_text(p.z) if p.text is None else np.asarray(p.text)
@@ -100,7 +101,10 @@ def panels_table(panels: list[Panel], zmax: float, css_class: str) -> str:
     if any(p.axis for p in panels):
         rows.append("<tr>" + "".join(foot) + "</tr>")
     hidden = " ".join(p.name for p in panels if not p.shown)
-    return (f'<table class="{css_class}" data-hidden="{hidden}"><colgroup>' + "".join(cols) + "</colgroup>"
+    # Many columns (four 8 x 8 matrices in a row): smaller numbers, so "-0.71" still fits its cell.
+    scale = min(1.0, max(0.62, 20 / sum(len(p.cols) for p in panels)))
+    return (f'<table class="{css_class}" data-hidden="{hidden}" style="--cell-scale:{scale:.2f}"><colgroup>'
+            + "".join(cols) + "</colgroup>"
             + "".join(rows) + "</table>")
 
 
