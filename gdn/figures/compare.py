@@ -39,6 +39,22 @@ def _vector_text(rows: np.ndarray, stage: str, reads: bool) -> np.ndarray:
     return text
 
 
+def _step(recs: dict[str, StepRecords], target: np.ndarray, t: int, stage: str):
+    """What both drawings of one step start from: the shared |z| bound and, per rule, the table S [K, V]
+    at this stage (decayed up to "error", new from "write"), its vector rows [5, V] and their texts."""
+    if stage not in STAGES:
+        raise ValueError(f"stage must be one of {STAGES}, got {stage!r}")
+    zmax = symmetric_range(target, *(np.concatenate([r.S_new.ravel(), r.S_prev.ravel(), r.output.ravel()])
+                                      for r in recs.values()))
+    after_write = STAGES.index(stage) >= STAGES.index("write")
+    shown = {}
+    for rule, rec in recs.items():
+        rows = vector_rows(rec, target, t)
+        shown[rule] = (rec.S_new[t] if after_write else rec.S_decayed[t], rows,
+                       _vector_text(rows, stage, reads=rule != "linear"))
+    return zmax, shown
+
+
 def fig_compare_step(recs: dict[str, StepRecords], target: np.ndarray, t: int, stage: str, *,
                      titles: dict[str, str], row_labels: dict[str, str], axis: dict[str, str],
                      font_size: int = 14, height: int = 560, value_names: list[str] | None = None) -> go.Figure:
@@ -46,19 +62,11 @@ def fig_compare_step(recs: dict[str, StepRecords], target: np.ndarray, t: int, s
     value_names: optional names of the value dims (e.g. the city story's labels) for the x axes.
     titles: rule -> column title (may hold "<br>" for a second line); row_labels: VECTOR_ROWS name -> label; axis: {"key", "value"}.
     Built once per labels and sizes (from_skeleton); a step swaps only the numbers."""
-    if stage not in STAGES:
-        raise ValueError(f"stage must be one of {STAGES}, got {stage!r}")
     rules = list(recs)
     T, K, V = recs[rules[0]].stream.shape
-    zmax = symmetric_range(target, *(np.concatenate([r.S_new.ravel(), r.S_prev.ravel(), r.output.ravel()])
-                                      for r in recs.values()))
-    after_write = STAGES.index(stage) >= STAGES.index("write")
+    zmax, shown = _step(recs, target, t, stage)
     panels = []                                                                    # (z, text) per trace
-    for rule in rules:
-        rec = recs[rule]
-        S = rec.S_new[t] if after_write else rec.S_decayed[t]                     # [K, V]
-        rows = vector_rows(rec, target, t)                                         # [5, V]
-        text = _vector_text(rows, stage, reads=rule != "linear")
+    for S, rows, text in shown.values():
         panels += [(S, cell_text(S)), (np.where(np.isin(text, ("?", "—")), 0.0, rows), text)]
 
     def build():
@@ -91,23 +99,15 @@ def compare_step_html(recs: dict[str, StepRecords], target: np.ndarray, t: int, 
                       value_names: list[str] | None = None, alt: str = "") -> str:
     """fig_compare_step's panels as HTML tables (gdn.figures.tables), what the page draws at every step:
     the rules' tables S side by side, their vector rows under them, the same numbers and "?"."""
-    if stage not in STAGES:
-        raise ValueError(f"stage must be one of {STAGES}, got {stage!r}")
-    rules = list(recs)
-    T, K, V = recs[rules[0]].stream.shape
-    zmax = symmetric_range(target, *(np.concatenate([r.S_new.ravel(), r.S_prev.ravel(), r.output.ravel()])
-                                      for r in recs.values()))
-    after_write = STAGES.index(stage) >= STAGES.index("write")
+    T, K, V = next(iter(recs.values())).stream.shape
+    zmax, shown = _step(recs, target, t, stage)
     cols = list(value_names) if value_names else numbered(V)
     dims = dim_labels(K, axis.get("dim", "dim"))
     tables, vectors = [], []
-    for i, rule in enumerate(rules):
-        rec = recs[rule]
-        S = rec.S_new[t] if after_write else rec.S_decayed[t]                     # [K, V]
-        rows = vector_rows(rec, target, t)                                         # [5, V]
+    for i, (rule, (S, rows, text)) in enumerate(shown.items()):
         tables.append(Panel(titles[rule], S, dims, cols, row_labels=i == 0, axis=axis["value"], name=f"S_{rule}"))
         vectors.append(Panel("", rows, [row_labels[n] for n in VECTOR_ROWS], cols, row_labels=i == 0,
-                             text=_vector_text(rows, stage, reads=rule != "linear"), name=f"vectors_{rule}"))
+                             text=text, name=f"vectors_{rule}"))
     return (f'<div class="gdn-figure gdn-compare" role="figure" aria-label="{html.escape(alt)}">'
             + panels_table(tables, zmax, "gdn-tables") + panels_table(vectors, zmax, "gdn-tables vectors") + "</div>")
 

@@ -42,22 +42,28 @@ def panel_arrays(rec: StepRecords, t: int, dim: str = "dim") -> dict[str, tuple[
             "output": (rec.output[t][None, :], ["o"])}
 
 
+def _step(rec: StepRecords, t: int, stage: str, dim: str):
+    """What both drawings of one step start from: each panel's array and row labels, the shared |z| bound,
+    and whether each panel is computed yet at this stage."""
+    if stage not in STAGES:
+        raise ValueError(f"stage must be one of {STAGES}, got {stage!r}")
+    arrays = panel_arrays(rec, t, dim)
+    zmax = symmetric_range(rec.S_prev, rec.S_new, rec.write, rec.stream.v, rec.prediction, rec.output)
+    shown = {name: STAGES.index(REVEALED_AT[name]) <= STAGES.index(stage) for name in PANELS}
+    return arrays, zmax, shown
+
+
 def fig_memory_step(rec: StepRecords, t: int, stage: str, *, titles: dict[str, str],
                     axis: dict[str, str], font_size: int = 14, height: int = 560) -> go.Figure:
     """titles: panel name -> title; axis: {"key": ..., "value": ..., "dim": ...} axis titles and the word for
     one dimension (already translated). t is the 0-based token index."""
-    if stage not in STAGES:
-        raise ValueError(f"stage must be one of {STAGES}, got {stage!r}")
     T, K, V = rec.stream.shape
-    arrays = panel_arrays(rec, t, axis.get("dim", "dim"))
-    zmax = symmetric_range(rec.S_prev, rec.S_new, rec.write, rec.stream.v, rec.prediction, rec.output)
-    stage_idx = STAGES.index(stage)
+    arrays, zmax, shown = _step(rec, t, stage, axis.get("dim", "dim"))
     data = []                                             # per panel, in PANELS order: what a step changes
     for name in PANELS:
         z, _ = arrays[name]
-        shown = STAGES.index(REVEALED_AT[name]) <= stage_idx
-        data.append({"z": z if shown else np.zeros_like(z), "text": cell_text(z) if shown else np.full(z.shape, "?"),
-                     "zmin": -zmax, "zmax": zmax})
+        data.append({"z": z if shown[name] else np.zeros_like(z),
+                     "text": cell_text(z) if shown[name] else np.full(z.shape, "?"), "zmin": -zmax, "zmax": zmax})
 
     def build():
         specs = [[{}, {}, {}, {}], [{}, {"colspan": 2}, None, {}]]
@@ -66,13 +72,12 @@ def fig_memory_step(rec: StepRecords, t: int, stage: str, *, titles: dict[str, s
         fig = make_subplots(rows=2, cols=4, specs=specs, row_heights=[0.66, 0.34], vertical_spacing=gap,
                             horizontal_spacing=0.05, subplot_titles=[titles[n] for n in PANELS])
         for (name, (row, col)), panel in zip(PANELS.items(), data):
-            shown = STAGES.index(REVEALED_AT[name]) <= stage_idx
             # Top row: 1..V under a "value dim" title; the short bottom row has no room for titles, so its
             # ticks name the dims themselves.
             cols = (dim_labels(K if name == "keys" else V, axis.get("dim", "dim")) if row == 2 else numbered(V))
             fig.add_trace(go.Heatmap(
                 **panel, x=cols, y=arrays[name][1], colorscale=DIVERGING, showscale=False, xgap=2, ygap=2,
-                opacity=1.0 if shown else 0.25, texttemplate="%{text}", textfont=dict(size=font_size + 2),
+                opacity=1.0 if shown[name] else 0.25, texttemplate="%{text}", textfont=dict(size=font_size + 2),
                 name=titles[name], hovertemplate=f"{titles[name]}<br>%{{y}}, %{{x}}: %{{text}}<extra></extra>"),
                 row=row, col=col)
             # The four tables share their rows (key dims): only the first one names them.
@@ -95,16 +100,12 @@ def memory_step_html(rec: StepRecords, t: int, stage: str, *, titles: dict[str, 
                      alt: str = "") -> str:
     """fig_memory_step's panels as HTML tables (gdn.figures.tables): what the page draws at every step.
     Same numbers, colours, "?" panels and frames; the Plotly figure stays for the offline player."""
-    if stage not in STAGES:
-        raise ValueError(f"stage must be one of {STAGES}, got {stage!r}")
     T, K, V = rec.stream.shape
-    arrays = panel_arrays(rec, t, axis.get("dim", "dim"))
-    zmax = symmetric_range(rec.S_prev, rec.S_new, rec.write, rec.stream.v, rec.prediction, rec.output)
-    stage_idx = STAGES.index(stage)
+    arrays, zmax, shown = _step(rec, t, stage, axis.get("dim", "dim"))
 
     def panel(name: str, cols: list[str], **kw) -> Panel:
         z, rows = arrays[name]
-        return Panel(titles[name], z, rows, cols, shown=STAGES.index(REVEALED_AT[name]) <= stage_idx,
+        return Panel(titles[name], z, rows, cols, shown=shown[name],
                      active=name in ACTIVE_PANELS[stage], name=name, **kw)
 
     dims = lambda n: dim_labels(n, axis.get("dim", "dim"))
