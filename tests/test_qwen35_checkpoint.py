@@ -246,3 +246,17 @@ def test_a_header_cannot_claim_more_bytes_than_its_file(roots):
     path.write_bytes(len(new).to_bytes(8, "little") + new + raw[8 + n:])
     with pytest.raises(ValueError, match="corrupt safetensors file .*byte range"):
         describe(folder)
+
+
+@pytest.mark.parametrize("shape", [(), (1,), (1, 5), (37, 3), (1000, 8)])
+def test_block_copy_equals_a_plain_cast(shape, monkeypatch):
+    """Big tensors are copied out of the memory map in row blocks by a few threads: the result must be
+    the plain cast, in memory of its own, whatever the shape and however the rows split."""
+    from gdn.qwen35 import checkpoint as ck
+
+    monkeypatch.setattr(ck, "COPY_BLOCK_BYTES", 64)                 # force many blocks on small tensors
+    src = torch.randn(shape, dtype=torch.float32)
+    for dtype in (torch.float32, torch.bfloat16):
+        out = ck._copy(src, dtype)
+        assert out.dtype == dtype and out.shape == src.shape and torch.equal(out, src.to(dtype))
+        assert out.data_ptr() != src.data_ptr()
