@@ -174,7 +174,7 @@ def test_table_colours_follow_the_heatmap_scale_and_labels_are_escaped():
     html = panels_table([Panel("S<sub>t</sub> <script>x</script>", np.eye(2), ["a", "b"], ["1", "2"], active=True)],
                         1.0, "t")
     assert "<sub>t</sub>" in html and "<script>" not in html and "&lt;script&gt;" in html
-    assert html.count("active") == 4                                       # every cell of an active panel
+    assert html.count("cell active") == 4                                  # every cell of an active panel
 
 
 @pytest.mark.parametrize("stage", STAGES)

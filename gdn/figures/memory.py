@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from gdn.figures.common import ACTIVE, DIVERGING, base_layout, dim_labels, from_skeleton, numbered, symmetric_range
-from gdn.figures.tables import Panel, frame_css, panels_table
+from gdn.figures.tables import Panel, panels_table
 from gdn.lessons.fmt import cell_text
 from gdn.lessons.stream import STAGES, StepRecords
 
@@ -113,7 +113,7 @@ def memory_step_html(rec: StepRecords, t: int, stage: str, *, titles: dict[str, 
     tables = [panel(n, numbered(V), row_labels=i == 0, axis=axis["value"])
               for i, n in enumerate(("S_prev", "S_decayed", "write", "S_new"))]
     vectors = [panel("keys", dims(K)), panel("read", dims(V)), panel("output", dims(V))]
-    return (f'<div class="gdn-figure gdn-memory" role="figure" aria-label="{html.escape(alt)}" style="{frame_css()}">'
+    return (f'<div class="gdn-figure gdn-memory" role="figure" aria-label="{html.escape(alt)}">'
             + panels_table(tables, zmax, "gdn-tables") + panels_table(vectors, zmax, "gdn-tables vectors") + "</div>")
 
 

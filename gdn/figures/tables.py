@@ -1,18 +1,19 @@
 """Signed number tables as HTML: the cells of a heatmap, drawn by the browser's own table layout.
 
-A step of the memory page changes a few dozen numbers. Drawn as a Plotly figure with seven subplots,
-each step cost the browser a full new plot (Streamlit mounts a new chart whenever the figure changes):
-about 70 ms of plotly.js on its own and two to three times the key-press-to-picture time of a
-one-chart page (bench/bench_browser.py). A table is the natural form of a memory table anyway: crisp
-text at any zoom, numbers a screen reader can read, a font that follows lecture mode. The look
-(colours, the "?" of numbers not computed yet, the orange frame of the active panels) matches the
-Plotly figures; the classes are styled in assets/app.css.
+The memory and compare pages' steps and the chunking page's sliders change a few dozen numbers. Drawn as
+Plotly figures with four to seven heatmap subplots, every change cost the browser a whole new plot
+(Streamlit mounts a new chart whenever a figure changes): about 70 ms of plotly.js for the memory figure
+alone, and two to three times the key-press-to-picture time of a one-chart page (bench/bench_browser.py).
+A table is the natural form of a memory table anyway: crisp text at any zoom, numbers a screen reader
+can read, a font that follows lecture mode. The look (colours, the "?" of numbers not computed yet, the
+orange frame of the active panels) matches the Plotly figures, which stay for the downloads and the
+offline player; the classes are styled in assets/app.css.
 """
 from __future__ import annotations
 
 import html
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -55,9 +56,10 @@ class Panel:
     active: bool = False
     row_labels: bool = True          # False: the rows are named by the panel to the left
     axis: str = ""                   # under the columns, e.g. "value dim"
-    name: str = field(default="")    # data-panel attribute, for tests and tools
+    name: str = ""                   # data-panel attribute, for tests and tools
     text: np.ndarray | None = None
     corner: str = ""                 # over the row labels: what they count (e.g. "token i")
+
 
 BLANK = ("?", "—")                   # not computed yet; not defined for this rule
 
@@ -100,14 +102,8 @@ def panels_table(panels: list[Panel], zmax: float, css_class: str) -> str:
             *("<tr>" + "".join(r) + "</tr>" for r in body)]
     if any(p.axis for p in panels):
         rows.append("<tr>" + "".join(foot) + "</tr>")
-    hidden = " ".join(p.name for p in panels if not p.shown)
-    # Many columns (four 8 x 8 matrices in a row): smaller numbers, so "-0.71" still fits its cell.
+    # Many columns (four 8 x 8 matrices in a row): smaller numbers, so "-0.71" still fits its cell. The
+    # frame's colour comes from common.ACTIVE, like the Plotly figures' frames.
     scale = min(1.0, max(0.62, 20 / sum(len(p.cols) for p in panels)))
-    return (f'<table class="{css_class}" data-hidden="{hidden}" style="--cell-scale:{scale:.2f}"><colgroup>'
-            + "".join(cols) + "</colgroup>"
-            + "".join(rows) + "</table>")
-
-
-def frame_css() -> str:
-    """The active frame's colour as a CSS custom property (one source: common.ACTIVE)."""
-    return f"--gdn-active:{ACTIVE}"
+    return (f'<table class="{css_class}" style="--cell-scale:{scale:.2f};--gdn-active:{ACTIVE}"><colgroup>'
+            + "".join(cols) + "</colgroup>" + "".join(rows) + "</table>")
