@@ -169,9 +169,10 @@ ALL_HEADS = -1               # the head picker's "every head of the layer" (None
 
 
 def _apply_story(story, preset: str) -> None:
-    """A story button: its prompt, layer, head and gate constant, then run."""
+    """A story button: its prompt, layer, head and gate constant, then run (the whole page: the button
+    sits in the page's layer fragment, whose own rerun would not run the new prompt)."""
     st.session_state.update(real_model_preset=preset, real_model_prompt_edit=preset_text(preset),
-                            real_model_autorun=True, real_model_layer=story.layer,
+                            real_model_autorun=True, real_model_full_run=True, real_model_layer=story.layer,
                             real_model_iv_head=ALL_HEADS if story.head is None else story.head,
                             real_model_iv_alpha_on=story.gate == "alpha", real_model_iv_beta_on=story.gate == "beta")
     st.session_state[f"real_model_iv_{story.gate}"] = story.value

@@ -301,24 +301,38 @@ with left:
     except ValueError as e:                                 # e.g. a model without a GDN layer, typed in as a folder
         fail(str(e))
     heads = list(range(cfg.linear_num_value_heads))
-    c1, c2 = st.columns(2)
     layer_labels = {i: ui.tr("real_model.layer_n", i=i, n=cfg.num_hidden_layers) for i in run.layers}
     head_labels = {h: ui.tr("real_model.head_n", h=h, kh=h // (len(heads) // cfg.linear_num_key_heads)) for h in heads}
-    layer = ui.linked(c1.selectbox, ui.tr("real_model.layer"), run.layers, key="real_model_layer",
-                      default=run.layers[0], format_func=layer_labels.get)
-    head = ui.linked(c2.selectbox, ui.tr("real_model.head"), heads, key="real_model_head", default=0,
-                     format_func=head_labels.get)
 
-# -- 2. the views (right column) ----------------------------------------------------------------
+
+# -- 2. the layer and head pickers and the views (right column) ------------------------------------
+@st.fragment
+def layer_view(page_run: dict) -> None:
+    """The layer and head pickers (under the prompt) and the chosen view: a fragment, so a new layer or
+    head, and every widget of a view, rerun and re-send only these, not the model list, the prompt and
+    the notes and tokens under the views (a layer change was a whole page of elements and charts)."""
+    if st.session_state.pop("real_model_full_run", False):       # a story button: a new prompt to run
+        st.rerun(scope="app")
+    # the timing caption counts from the start of this run: the page's, or this fragment's own rerun
+    started = page_run.pop("started", None) or time.perf_counter()
+    with left:
+        c1, c2 = st.columns(2)
+        layer = ui.linked(c1.selectbox, ui.tr("real_model.layer"), run.layers, key="real_model_layer",
+                          default=run.layers[0], format_func=layer_labels.get)
+        head = ui.linked(c2.selectbox, ui.tr("real_model.head"), heads, key="real_model_head", default=0,
+                         format_func=head_labels.get)
+    inputs = lambda: compute.cached("inputs", (folder, ids, layer), lambda: layer_inputs(model, list(ids), layer))
+    with right:
+        ctx = views.ViewContext(folder=folder, request=request, enc=enc, run=run, layer=layer, head=head,
+                                dims=(cfg.linear_key_head_dim, cfg.linear_value_head_dim), summary=summary,
+                                labels=labels, fs=ui.font_size(), lecture=ui.lecture(), inputs=inputs, model=model,
+                                kind=kind, started=started)
+        views.VIEWS[view](ctx)             # only the chosen view is computed: the others may need a forward pass
+
+
 summary = head_summary(run.g, run.beta)                                  # [L, H] each
 labels = {n: ui.tr(f"real_model.lbl_{n}") for n in ("token", "layer", "head", "norm", "key", "value", "guess")}
-inputs = lambda: compute.cached("inputs", (folder, ids, layer), lambda: layer_inputs(model, list(ids), layer))
-with right:
-    ctx = views.ViewContext(folder=folder, request=request, enc=enc, run=run, layer=layer, head=head,
-                           dims=(cfg.linear_key_head_dim, cfg.linear_value_head_dim), summary=summary, labels=labels,
-                           fs=ui.font_size(), lecture=ui.lecture(), inputs=inputs, model=model, kind=kind,
-                           started=start)
-    views.VIEWS[view](ctx)                 # only the chosen view is computed: the others may need a forward pass
+layer_view({"started": start})
 
 # -- 3. below the first screen: what this model is, its evidence, the tokens -------------------------
 ev = trained_evidence(folder) if kind == "trained" else None
