@@ -14,7 +14,8 @@ import numpy as np
 import streamlit as st
 
 from gdn.figures.real_model import (ALPHA_COLORS, BETA_COLORS, fig_gate_pair, fig_gates_predictions, fig_head_detail,
-                                    fig_head_params, fig_kernel_outputs, fig_overview, fig_state_block)
+                                    fig_head_params, fig_kernel_outputs, fig_overview, fig_state_block,
+                                    overview_html)
 from gdn.ops import CHUNK_SIZE
 from gdn.qwen35.analysis import GateRun, layer_state_norms
 from gdn.qwen35.demo.stories import STORIES, answer_slots, find_story, gate_marks, token_roles
@@ -159,9 +160,13 @@ def gates(c: ViewContext) -> None:
     ui.note(ui.tr("real_model.gates_explain"))
     st.markdown(ui.tr("real_model.overview_explain"))
     titles = {n: ui.tr(f"real_model.overview_{n}") for n in ("alpha", "beta", "half_life")}
-    fig = fig_overview(c.summary, layers=c.run.layers, selected=c.layer, titles=titles, labels=c.labels,
-                       font_size=c.fs, height=max(320, 40 * len(c.run.layers) + 160))
-    ui.show_figure(fig, key="real_model_overview", alt=ui.tr("real_model.alt_overview"))
+    # HTML tables: a new layer only moves the frame, and Streamlit would mount a new Plotly chart for it
+    # (a three-heatmap newPlot); the Plotly figure stays as the download
+    st.html(overview_html(c.summary, layers=c.run.layers, selected=c.layer, titles=titles, labels=c.labels,
+                          alt=ui.tr("real_model.alt_overview")))
+    ui.figure_download("real_model_overview", lambda: fig_overview(
+        c.summary, layers=c.run.layers, selected=c.layer, titles=titles, labels=c.labels, font_size=c.fs,
+        height=max(320, 40 * len(c.run.layers) + 160)))
 
 
 # -- interventions -----------------------------------------------------------------------------------

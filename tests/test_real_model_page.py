@@ -61,8 +61,8 @@ def test_demo_loads_and_shows_gates(page):
     T = demo_tokens(prompts("recall", lang))
     assert at.session_state["real_model_prompt_tokens"] == T
     figs = charts(at)
-    assert [[d["type"] for d in f["data"]] for f in figs] == [["heatmap"] * 3, ["heatmap"] * 3]
-    (alpha, beta, guesses), overview = figs[0]["data"], figs[1]["data"]
+    assert [[d["type"] for d in f["data"]] for f in figs] == [["heatmap"] * 3]      # the overview is HTML
+    alpha, beta, guesses = figs[0]["data"]
     assert arr(guesses["z"]).shape == (3, T)                                   # top-3 probabilities per token
     assert (arr(guesses["z"])[0] >= arr(guesses["z"])[1]).all()
     z_alpha, z_beta = arr(alpha["z"]), arr(beta["z"])
@@ -71,7 +71,10 @@ def test_demo_loads_and_shows_gates(page):
     for word in ("token", "layer", "head"):                                  # hover names token, layer, head, value
         assert t(f"real_model.lbl_{word}", lang) in alpha["hovertemplate"]
     assert "α = %{z:.3f}" in alpha["hovertemplate"]
-    assert len(overview) == 3 and arr(overview[0]["z"]).shape == (6, 4)                  # 6 GDN layers x 4 heads
+    overview = next(h.proto.body for h in at.get("html") if "rm-ov" in h.proto.body)
+    assert overview.count("<figure>") == 3 and overview.count("<tr") == 3 * 7                # 6 GDN layers x 4 heads
+    assert overview.count("<td") == 3 * 6 * 4 and overview.count("<tr class=sel>") == 3    # the chosen layer framed
+    assert f"{t('real_model.lbl_layer', lang)} {at.session_state['real_model_layer']} · " in overview  # hover
     show(at, "head")
     assert not at.exception
     assert [f["data"][0]["type"] for f in charts(at)] == ["scatter", "heatmap", "bar"]

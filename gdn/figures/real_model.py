@@ -5,7 +5,10 @@ Every hover names the token, the layer, the head and the value. T tokens, H valu
 """
 from __future__ import annotations
 
+import html
+
 import numpy as np
+import plotly.colors
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
@@ -81,6 +84,69 @@ def fig_overview(summary: dict[str, np.ndarray], *, layers: list[int], selected:
     fig.update_yaxes(title_text=labels["layer"], row=1, col=1)
     fig.update_annotations(font_size=font_size)
     return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, b=110))
+
+
+def scale_rgb(colorscale: str, u: np.ndarray) -> np.ndarray:
+    """[..., 3] colours of a named Plotly colour scale at u in [0, 1], as Plotly interpolates it."""
+    scale = plotly.colors.get_colorscale(colorscale)
+    stops = np.array([s for s, _ in scale])
+    rgb = np.array([plotly.colors.unlabel_rgb(plotly.colors.convert_colors_to_same_type(c, "rgb")[0][0])
+                    for _, c in scale], dtype=float)
+    u = np.clip(np.asarray(u, dtype=float), 0.0, 1.0)
+    return np.stack([np.interp(u, stops, rgb[:, i]) for i in range(3)], axis=-1)
+
+
+OVERVIEW_CSS = """<style>
+.rm-ov{display:flex;gap:1.2em;flex-wrap:wrap;font-size:0.85em;color:#374151}
+.rm-ov figure{margin:0;flex:1 1 14em;min-width:12em}
+.rm-ov figcaption{font-weight:600;text-align:center;margin-bottom:0.2em}
+.rm-ov table{border-collapse:separate;border-spacing:1px;width:100%;table-layout:fixed}
+.rm-ov td{height:1.15em;padding:0}
+.rm-ov th{font-weight:400;color:#6b7280;font-size:0.85em;padding:0 0.3em 0 0;text-align:right;width:2.2em;white-space:nowrap}
+.rm-ov thead th{text-align:center;padding:0;width:auto}
+.rm-ov tr.sel td{box-shadow:inset 0 3px 0 ACTIVE,inset 0 -3px 0 ACTIVE}
+.rm-ov tr.sel td:first-of-type{box-shadow:inset 3px 3px 0 ACTIVE,inset 0 -3px 0 ACTIVE}
+.rm-ov tr.sel td:last-of-type{box-shadow:inset -3px 3px 0 ACTIVE,inset 0 -3px 0 ACTIVE}
+.rm-ov tr.sel th{color:ACTIVE;font-weight:700}
+.rm-ov .bar{height:0.6em;margin:0.35em 0 0 2.2em;border-radius:2px}
+.rm-ov .ticks{display:flex;justify-content:space-between;margin-left:2.2em;color:#6b7280;font-size:0.85em}
+.rm-ov .axis{text-align:center;color:#6b7280;font-size:0.85em}
+</style>""".replace("ACTIVE", ACTIVE)
+
+
+def overview_html(summary: dict[str, np.ndarray], *, layers: list[int], selected: int | None,
+                  titles: dict[str, str], labels: dict[str, str], alt: str = "") -> str:
+    """fig_overview as HTML tables (what the page draws: a new layer only moves the frame, and a Plotly
+    figure would be mounted anew for it). Same panels, colour scales and framed layer; a cell's title
+    (hover) names the layer, the head and the value; each panel's colour bar sits under it."""
+    L, H = summary["alpha"].shape
+    hl = summary["half_life"]
+    hl_log = np.log10(np.clip(np.where(np.isfinite(hl), hl, 1e4), 0.1, 1e4))
+    panels = [("alpha", summary["alpha"], ALPHA_COLORS, (0.0, 1.0), lambda x: f"{x:.3f}", ["0", "0.5", "1"]),
+              ("beta", summary["beta"], BETA_COLORS, (0.0, 1.0), lambda x: f"{x:.3f}", ["0", "0.5", "1"]),
+              ("half_life", hl_log, SEQUENTIAL, (-1.0, 4.0), lambda x: "∞" if not np.isfinite(x) else f"{x:.3g}",
+               ["0.1", "1", "10", "100", "1k", "≥10k"])]
+    esc = html.escape
+    out = []
+    for key, z, scale, (lo, hi), fmt, ticks in panels:
+        rgb = np.rint(scale_rgb(scale, (z - lo) / (hi - lo))).astype(int)
+        shown = hl if key == "half_life" else z
+        head = "".join(f"<th>{h}</th>" for h in range(H))
+        rows = []
+        for r, layer in enumerate(layers):
+            cells = "".join(
+                f'<td style="background:rgb({rgb[r, h, 0]},{rgb[r, h, 1]},{rgb[r, h, 2]})" title="'
+                f'{esc(labels["layer"])} {layer} · {esc(labels["head"])} {h}&#10;{esc(titles[key])} = '
+                f'{fmt(shown[r, h])}"></td>' for h in range(H))
+            rows.append(f'<tr{" class=sel" if layer == selected else ""}><th>{layer}</th>{cells}</tr>')
+        bar = ",".join(f"rgb({r},{g},{b})" for r, g, b in np.rint(scale_rgb(scale, np.linspace(0, 1, 9))).astype(int))
+        out.append(f"<figure><figcaption>{esc(titles[key])}</figcaption><table><thead><tr><th></th>{head}</tr></thead>"
+                   f"<tbody>{''.join(rows)}</tbody></table><div class=axis>{esc(labels['head'])}</div>"
+                   f'<div class=bar style="background:linear-gradient(to right,{bar})"></div>'
+                   f"<div class=ticks>{''.join(f'<span>{t}</span>' for t in ticks)}</div></figure>")
+    return (OVERVIEW_CSS + f'<div class="gdn-figure rm-ov" role="figure" aria-label="{esc(alt)}">'
+            f'<div class=axis style="writing-mode:vertical-rl;transform:rotate(180deg)">{esc(labels["layer"])}</div>'
+            + "".join(out) + "</div>")
 
 
 def fig_head_detail(alpha: np.ndarray, beta: np.ndarray, norms: np.ndarray, *, tokens, layer: int, head: int,
