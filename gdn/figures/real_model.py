@@ -28,6 +28,16 @@ def token_ticks(tokens, limit: int = TICK_TOKENS) -> dict:
     return dict(tickmode="array", tickvals=list(range(T)), ticktext=text, tickangle=-60)
 
 
+def tick_depth(tokens, size: int, limit: int = TICK_TOKENS) -> int:
+    """Pixels a token axis's tick labels (token_ticks) reach below the axis at font size `size`: the
+    bottom margin to reserve for them. Measured here instead of Plotly's automargin, which lays the whole
+    figure out twice when it is drawn (about half of a new gates figure's drawing time in Chromium)."""
+    if len(tokens) > limit:
+        return round(1.6 * size)                                        # horizontal indices
+    width = max(sum(1.0 if ord(ch) > 0x2e7f else 0.62 for ch in f"{i + 1}·{_show(p)}") for i, p in enumerate(tokens))
+    return round(size * (width * 0.866 + 0.5) + 8)                      # labels turned by 60 degrees
+
+
 def _show(piece: str) -> str:
     """A token piece as it should read on an axis or in a hover: spaces and newlines made visible."""
     return (piece or "·").replace("\n", "↵").replace(" ", "␣")[:16]
@@ -248,11 +258,12 @@ def fig_gates_predictions(alpha: np.ndarray, beta: np.ndarray, *, tokens, layer:
     for t, expected, right in answers:
         fig.add_annotation(x=t, y=-0.5, yref="y3", text="✓" if right else f"✗ {_show(expected)}", showarrow=False,
                            yshift=10, font=dict(color="#15803d" if right else "#b91c1c", size=font_size), row=3, col=1)
-    fig.update_xaxes(**token_ticks(tokens), automargin=True, tickfont=dict(size=max(10, font_size - (8 if T > 24 else 2))),
-                     row=3, col=1)
+    tick_size = max(10, font_size - (8 if T > 24 else 2))
+    fig.update_xaxes(**token_ticks(tokens), tickfont=dict(size=tick_size), row=3, col=1)
     fig.update_xaxes(title_text=labels["token"], title_standoff=10, row=3, col=1)
     fig.update_annotations(font_size=font_size)
-    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, r=10, t=40, b=10))
+    bottom = tick_depth(tokens, tick_size) + 10 + round(1.4 * font_size) + 8        # ticks, standoff, title
+    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, r=10, t=40, b=bottom))
 
 
 def fig_gate_pair(before: np.ndarray, after: np.ndarray, *, tokens, layer: int, name: str, titles: list[str],
