@@ -7,6 +7,7 @@ import io
 import json
 import re
 
+import numpy as np
 import pytest
 import torch
 
@@ -464,3 +465,28 @@ def test_one_click_qwen35_08b_names_its_size_checks_config_first_then_loads(tmp_
     assert not at.exception and asked == ["Qwen/Qwen3.5-0.8B"] and hub.fetched[0] == "config.json"
     assert "rev0" in at.session_state["real_model_source"] and charts(at)
     assert at.selectbox(key="real_model_preset").value == "password"               # a real Qwen3.5 now
+
+
+@pytest.mark.parametrize("T", [6, 30, 60])
+def test_gates_figure_from_its_skeleton_equals_a_full_build(T, monkeypatch):
+    """A layer change swaps α and β (a new prompt the guesses) into the cached skeleton of the gates
+    figure; whatever the skeleton gives must equal plotly's validated build of that call."""
+    import plotly.io as pio
+
+    from gdn.figures import common
+    from gdn.figures import real_model as figs
+    tokens = [f" w{i}" if i % 3 else "词" for i in range(T)]
+    kw = dict(tokens=tokens, layer=2, titles={"alpha": "α 2", "beta": "β 2", "predictions": "guesses"},
+              labels={"token": "token", "layer": "layer", "head": "head"}, marks=[(1, 0, "alpha"), (2, 3, "beta")],
+              answers=[(T - 1, " jade", False)], font_size=14, height=540)
+    common._skeletons.clear()
+    for seed in (1, 2, 3):
+        r = np.random.default_rng(seed)
+        data = dict(alpha=r.random((T, 4)), beta=r.random((T, 4)), top_p=np.sort(r.random((T, 3)))[:, ::-1],
+                    top_tokens=[[f"t{seed}{i}{k}" for k in range(3)] for i in range(T)])
+        warm = pio.to_json(figs.fig_gates_predictions(**data, **kw))
+        with monkeypatch.context() as m:
+            m.setattr(figs, "from_skeleton", lambda key, full, data: full())
+            cold = pio.to_json(figs.fig_gates_predictions(**data, **kw))
+        assert json.loads(warm) == json.loads(cold), seed
+    assert len(common._skeletons) == 1

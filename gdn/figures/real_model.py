@@ -12,7 +12,7 @@ import plotly.colors
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from gdn.figures.common import ACTIVE, DIVERGING, SEQUENTIAL, base_layout, symmetric_range
+from gdn.figures.common import ACTIVE, DIVERGING, SEQUENTIAL, base_layout, from_skeleton, symmetric_range
 
 TICK_TOKENS = 48            # up to this many tokens, the token axis shows the tokens themselves
 ALPHA_COLORS = "Blues"      # dark = remembers (α near 1)
@@ -229,41 +229,50 @@ def fig_gates_predictions(alpha: np.ndarray, beta: np.ndarray, *, tokens, layer:
     answers: (t, expected piece, right) for task prompts: a ✓ or ✗ over the guess after token t.
     """
     T, H = alpha.shape
-    pieces = [_show(p) for p in tokens]
-    fig = make_subplots(rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.09, row_heights=[0.37, 0.37, 0.26],
-                        subplot_titles=[titles["alpha"], titles["beta"], titles["predictions"]])
-    for row, (name, z, scale) in enumerate((("α", alpha, ALPHA_COLORS), ("β", beta, BETA_COLORS)), start=1):
-        hover = (f"{labels['token']} %{{x}} «%{{customdata}}»<br>{labels['layer']} {layer} · "
-                 f"{labels['head']} %{{y}}<br>{name} = %{{z:.3f}}<extra></extra>")
-        fig.add_trace(go.Heatmap(z=z.T, x=list(range(T)), y=list(range(H)), customdata=np.broadcast_to(
-            np.array(pieces, dtype=object), (H, T)), zmin=0, zmax=1, colorscale=scale, hovertemplate=hover,
-            xgap=1 if T <= 64 else 0, ygap=1, colorbar=dict(title=dict(text=name), thickness=12)), row=row, col=1)
-        lo, hi = fig.layout["yaxis" if row == 1 else f"yaxis{row}"].domain                  # the colour bar beside its row
-        fig.data[-1].colorbar.update(y=(lo + hi) / 2, len=hi - lo)
-        fig.update_yaxes(title_text=labels["head"], autorange="reversed", dtick=1 if H <= 16 else None,
-                         showticklabels=True, row=row, col=1)
-    for t, h, gate in marks:
-        fig.add_shape(type="rect", x0=t - 0.5, x1=t + 0.5, y0=h - 0.5, y1=h + 0.5, row=1 if gate == "alpha" else 2,
-                      col=1, line=dict(color=MARK_COLORS[gate], width=3))
     guess = np.array([[_show(p) for p in row] for row in top_tokens], dtype=object)          # [T, 3]
-    hover = [[f"{labels['token']} {t} «{pieces[t]}» →<br>" + "<br>".join(
-        f"{k + 1}. «{guess[t, k]}» {top_p[t, k]:.2f}" for k in range(guess.shape[1])) for t in range(T)]] * guess.shape[1]
-    show_text = T <= TEXT_TOKENS                                              # else the table under the figure has them
-    fig.add_trace(go.Heatmap(z=top_p.T, x=list(range(T)), y=[f"#{k + 1}" for k in range(guess.shape[1])],
-                             text=guess.T if show_text else None, texttemplate="%{text}" if show_text else None,
-                             textfont=dict(size=max(9, font_size - 4)), customdata=np.array(hover, dtype=object),
-                             hovertemplate="%{customdata}<extra></extra>", zmin=0, zmax=1, colorscale="Greens",
-                             showscale=False, xgap=1 if T <= 64 else 0, ygap=1), row=3, col=1)
-    fig.update_yaxes(autorange="reversed", type="category", row=3, col=1)      # the row title says what it is
-    for t, expected, right in answers:
-        fig.add_annotation(x=t, y=-0.5, yref="y3", text="✓" if right else f"✗ {_show(expected)}", showarrow=False,
-                           yshift=10, font=dict(color="#15803d" if right else "#b91c1c", size=font_size), row=3, col=1)
-    tick_size = max(10, font_size - (8 if T > 24 else 2))
-    fig.update_xaxes(**token_ticks(tokens), tickfont=dict(size=tick_size), row=3, col=1)
-    fig.update_xaxes(title_text=labels["token"], title_standoff=10, row=3, col=1)
-    fig.update_annotations(font_size=font_size)
-    bottom = tick_depth(tokens, tick_size) + 10 + round(1.4 * font_size) + 8        # ticks, standoff, title
-    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, r=10, t=40, b=bottom))
+    pieces = [_show(p) for p in tokens]
+    guess_hover = np.array([[f"{labels['token']} {t} «{pieces[t]}» →<br>" + "<br>".join(
+        f"{k + 1}. «{guess[t, k]}» {top_p[t, k]:.2f}" for k in range(guess.shape[1])) for t in range(T)]] * guess.shape[1],
+        dtype=object)
+
+    def build() -> go.Figure:
+        fig = make_subplots(rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.09, row_heights=[0.37, 0.37, 0.26],
+                            subplot_titles=[titles["alpha"], titles["beta"], titles["predictions"]])
+        for row, (name, z, scale) in enumerate((("α", alpha, ALPHA_COLORS), ("β", beta, BETA_COLORS)), start=1):
+            hover = (f"{labels['token']} %{{x}} «%{{customdata}}»<br>{labels['layer']} {layer} · "
+                     f"{labels['head']} %{{y}}<br>{name} = %{{z:.3f}}<extra></extra>")
+            fig.add_trace(go.Heatmap(z=z.T, x=list(range(T)), y=list(range(H)), customdata=np.broadcast_to(
+                np.array(pieces, dtype=object), (H, T)), zmin=0, zmax=1, colorscale=scale, hovertemplate=hover,
+                xgap=1 if T <= 64 else 0, ygap=1, colorbar=dict(title=dict(text=name), thickness=12)), row=row, col=1)
+            lo, hi = fig.layout["yaxis" if row == 1 else f"yaxis{row}"].domain                  # the colour bar beside its row
+            fig.data[-1].colorbar.update(y=(lo + hi) / 2, len=hi - lo)
+            fig.update_yaxes(title_text=labels["head"], autorange="reversed", dtick=1 if H <= 16 else None,
+                             showticklabels=True, row=row, col=1)
+        for t, h, gate in marks:
+            fig.add_shape(type="rect", x0=t - 0.5, x1=t + 0.5, y0=h - 0.5, y1=h + 0.5, row=1 if gate == "alpha" else 2,
+                          col=1, line=dict(color=MARK_COLORS[gate], width=3))
+        show_text = T <= TEXT_TOKENS                                              # else the table under the figure has them
+        fig.add_trace(go.Heatmap(z=top_p.T, x=list(range(T)), y=[f"#{k + 1}" for k in range(guess.shape[1])],
+                                 text=guess.T if show_text else None, texttemplate="%{text}" if show_text else None,
+                                 textfont=dict(size=max(9, font_size - 4)), customdata=guess_hover,
+                                 hovertemplate="%{customdata}<extra></extra>", zmin=0, zmax=1, colorscale="Greens",
+                                 showscale=False, xgap=1 if T <= 64 else 0, ygap=1), row=3, col=1)
+        fig.update_yaxes(autorange="reversed", type="category", row=3, col=1)      # the row title says what it is
+        for t, expected, right in answers:
+            fig.add_annotation(x=t, y=-0.5, yref="y3", text="✓" if right else f"✗ {_show(expected)}", showarrow=False,
+                               yshift=10, font=dict(color="#15803d" if right else "#b91c1c", size=font_size), row=3, col=1)
+        tick_size = max(10, font_size - (8 if T > 24 else 2))
+        fig.update_xaxes(**token_ticks(tokens), tickfont=dict(size=tick_size), row=3, col=1)
+        fig.update_xaxes(title_text=labels["token"], title_standoff=10, row=3, col=1)
+        fig.update_annotations(font_size=font_size)
+        bottom = tick_depth(tokens, tick_size) + 10 + round(1.4 * font_size) + 8        # ticks, standoff, title
+        return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, r=10, t=40, b=bottom))
+
+    # A layer change swaps the gates (and a new prompt the guesses) into a skeleton built once per layout.
+    key = ("gates_predictions", tuple(tokens), H, layer, tuple(sorted(titles.items())), tuple(sorted(labels.items())),
+           tuple(tuple(m) for m in marks), tuple(tuple(a) for a in answers), font_size, height)
+    guesses = {"z": top_p.T, "customdata": guess_hover, **({"text": guess.T} if T <= TEXT_TOKENS else {})}
+    return from_skeleton(key, build, [{"z": alpha.T}, {"z": beta.T}, guesses])
 
 
 def fig_gate_pair(before: np.ndarray, after: np.ndarray, *, tokens, layer: int, name: str, titles: list[str],
