@@ -107,13 +107,14 @@ def scale_rgb(colorscale: str, u: np.ndarray) -> np.ndarray:
 
 
 OVERVIEW_CSS = """<style>
-.rm-ov{display:flex;gap:1.2em;flex-wrap:wrap;font-size:0.85em;color:#374151}
-.rm-ov figure{margin:0;flex:1 1 14em;min-width:12em}
+.rm-ov{display:flex;gap:1.2em;font-size:0.85em;color:#374151}
+.rm-ov figure{margin:0;flex:1 1 0;min-width:0}
 .rm-ov figcaption{font-weight:600;text-align:center;margin-bottom:0.2em}
 .rm-ov table{border-collapse:separate;border-spacing:1px;width:100%;table-layout:fixed}
 .rm-ov td{height:1.15em;padding:0}
 .rm-ov th{font-weight:400;color:#6b7280;font-size:0.85em;padding:0 0.3em 0 0;text-align:right;width:2.2em;white-space:nowrap}
 .rm-ov thead th{text-align:center;padding:0;width:auto}
+.rm-ov thead th:first-child{text-align:right;padding-right:0.3em;width:2.2em;overflow:visible}
 .rm-ov tr.sel td{box-shadow:inset 0 3px 0 ACTIVE,inset 0 -3px 0 ACTIVE}
 .rm-ov tr.sel td:first-of-type{box-shadow:inset 3px 3px 0 ACTIVE,inset 0 -3px 0 ACTIVE}
 .rm-ov tr.sel td:last-of-type{box-shadow:inset -3px 3px 0 ACTIVE,inset 0 -3px 0 ACTIVE}
@@ -150,13 +151,12 @@ def overview_html(summary: dict[str, np.ndarray], *, layers: list[int], selected
                 f'{fmt(shown[r, h])}"></td>' for h in range(H))
             rows.append(f'<tr{" class=sel" if layer == selected else ""}><th>{layer}</th>{cells}</tr>')
         bar = ",".join(f"rgb({r},{g},{b})" for r, g, b in np.rint(scale_rgb(scale, np.linspace(0, 1, 9))).astype(int))
-        out.append(f"<figure><figcaption>{esc(titles[key])}</figcaption><table><thead><tr><th></th>{head}</tr></thead>"
+        out.append(f"<figure><figcaption>{esc(titles[key])}</figcaption><table><thead><tr><th>{esc(labels['layer'])}</th>"
+                   f"{head}</tr></thead>"
                    f"<tbody>{''.join(rows)}</tbody></table><div class=axis>{esc(labels['head'])}</div>"
                    f'<div class=bar style="background:linear-gradient(to right,{bar})"></div>'
                    f"<div class=ticks>{''.join(f'<span>{t}</span>' for t in ticks)}</div></figure>")
-    return (OVERVIEW_CSS + f'<div class="gdn-figure rm-ov" role="figure" aria-label="{esc(alt)}">'
-            f'<div class=axis style="writing-mode:vertical-rl;transform:rotate(180deg)">{esc(labels["layer"])}</div>'
-            + "".join(out) + "</div>")
+    return OVERVIEW_CSS + f'<div class="gdn-figure rm-ov" role="figure" aria-label="{esc(alt)}">' + "".join(out) + "</div>"
 
 
 def fig_head_detail(alpha: np.ndarray, beta: np.ndarray, norms: np.ndarray, *, tokens, layer: int, head: int,
