@@ -64,19 +64,3 @@ def test_fast_key_presses_are_all_counted(page, app_url):
     assert "memory_t=" not in page.url                           # back at the default: the link is short again
     assert not page.problems, page.problems
 
-
-def test_share_panel_follows_the_steps(page, app_url):
-    """Steps rerun only the stepper's fragment; the sidebar's share link, drawn by a full run, must still
-    name the step on screen once the panel is opened (it said stage=decay after three presses)."""
-    page.goto(f"{app_url}/memory?lang=en&memory_preset=k1_update")
-    wait_for_app(page)
-    page.locator("h1").click()
-    for _ in range(3):
-        page.keyboard.press("ArrowRight")
-        page.wait_for_timeout(300)
-    page.wait_for_function("document.body.innerText.includes('Step 4 of 20')", timeout=20_000)
-    page.wait_for_function("location.search.includes('memory_stage=write')", timeout=20_000)
-    page.get_by_text("Share this view").click()
-    page.wait_for_function("""() => { const c = document.querySelector('[data-testid="stSidebar"] code');
-                              return c && c.innerText.includes('memory_stage=write'); }""", timeout=20_000)
-    assert not page.problems, page.problems

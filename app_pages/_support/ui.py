@@ -7,7 +7,6 @@ from __future__ import annotations
 import hashlib
 import re
 from pathlib import Path
-from urllib.parse import urlencode
 
 import numpy as np
 
@@ -17,7 +16,6 @@ import streamlit as st
 from gdn.i18n import LANGS, pick_language, t, table
 from gdn.lessons.classroom import NOTES_FIELDS
 from app_pages._support.share import qr_png, share_url
-from app_pages._support.url_watch import rerun_when_url_moves
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
 LANG_NAMES = {"zh": "简体中文", "en": "English"}
@@ -209,8 +207,6 @@ def share_panel(page_path: str, prefix: str) -> None:
     params = {"lang": lang(), **({"mode": "lecture"} if lecture() else {}), **page_params(prefix)}
     url = share_url(base, page_path, params)
     with st.sidebar.expander(tr("common.share"), icon=":material/qr_code_2:"):
-        # a fragment (stepping, a slider) may have moved the address on since this run: redraw then
-        rerun_when_url_moves("share_url_watch", urlencode(st.query_params.to_dict()))
         st.code(url, language=None, wrap_lines=True)
         st.image(qr_png(url), width=200, caption=tr("common.share_qr"))
         if "127.0.0.1" in base or "localhost" in base:
