@@ -8,11 +8,11 @@ from __future__ import annotations
 import html
 
 import numpy as np
-import plotly.colors
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from gdn.figures.common import ACTIVE, DIVERGING, SEQUENTIAL, base_layout, from_skeleton, symmetric_range
+from gdn.figures.tables import scale_rgb
 
 TICK_TOKENS = 48            # up to this many tokens, the token axis shows the tokens themselves
 ALPHA_COLORS = "Blues"      # dark = remembers (α near 1)
@@ -94,16 +94,6 @@ def fig_overview(summary: dict[str, np.ndarray], *, layers: list[int], selected:
     fig.update_yaxes(title_text=labels["layer"], row=1, col=1)
     fig.update_annotations(font_size=font_size)
     return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, b=110))
-
-
-def scale_rgb(colorscale: str, u: np.ndarray) -> np.ndarray:
-    """[..., 3] colours of a named Plotly colour scale at u in [0, 1], as Plotly interpolates it."""
-    scale = plotly.colors.get_colorscale(colorscale)
-    stops = np.array([s for s, _ in scale])
-    rgb = np.array([plotly.colors.unlabel_rgb(plotly.colors.convert_colors_to_same_type(c, "rgb")[0][0])
-                    for _, c in scale], dtype=float)
-    u = np.clip(np.asarray(u, dtype=float), 0.0, 1.0)
-    return np.stack([np.interp(u, stops, rgb[:, i]) for i in range(3)], axis=-1)
 
 
 OVERVIEW_CSS = """<style>
@@ -268,7 +258,8 @@ def fig_gates_predictions(alpha: np.ndarray, beta: np.ndarray, *, tokens, layer:
         bottom = tick_depth(tokens, tick_size) + 10 + round(1.4 * font_size) + 8        # ticks, standoff, title
         return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, r=10, t=40, b=bottom))
 
-    # A layer change swaps the gates (and a new prompt the guesses) into a skeleton built once per layout.
+    # Built once per prompt and layer (the marks and hovers name the layer): going back to a layer swaps only
+    # the gates and the guesses into its skeleton.
     key = ("gates_predictions", tuple(tokens), H, layer, tuple(sorted(titles.items())), tuple(sorted(labels.items())),
            tuple(tuple(m) for m in marks), tuple(tuple(a) for a in answers), font_size, height)
     guesses = {"z": top_p.T, "customdata": guess_hover, **({"text": guess.T} if T <= TEXT_TOKENS else {})}

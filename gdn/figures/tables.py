@@ -16,19 +16,26 @@ import re
 from dataclasses import dataclass
 
 import numpy as np
+import plotly.colors
 
 from gdn.figures.common import ACTIVE, DIVERGING
 from gdn.lessons.fmt import cell_text
 
-_STOPS = np.array([s for s, _ in DIVERGING])
-_RGB = np.array([[int(c[i:i + 2], 16) for i in (1, 3, 5)] for _, c in DIVERGING], dtype=float)   # [5, 3]
+def scale_rgb(colorscale, u: np.ndarray) -> np.ndarray:
+    """[..., 3] colours of a Plotly colour scale (a name such as "Blues", or [[stop, colour], ...]) at u in
+    [0, 1], interpolated linearly between its stops as Plotly does."""
+    scale = plotly.colors.get_colorscale(colorscale) if isinstance(colorscale, str) else colorscale
+    stops = np.array([s for s, _ in scale], dtype=float)
+    rgb = np.array([plotly.colors.unlabel_rgb(plotly.colors.convert_colors_to_same_type(c, "rgb")[0][0])
+                    for _, c in scale], dtype=float)                                            # [stops, 3]
+    u = np.clip(np.asarray(u, dtype=float), 0.0, 1.0)
+    return np.stack([np.interp(u, stops, rgb[:, i]) for i in range(3)], axis=-1)
 
 
 def diverging_rgb(z: np.ndarray, zmax: float) -> np.ndarray:
     """[..., 3] colours of the DIVERGING scale for values in [-zmax, zmax] (0 is white), as Plotly draws
-    a heatmap with zmin = -zmax: piecewise linear between the scale's stops."""
-    u = np.clip((np.asarray(z, dtype=float) / zmax + 1.0) / 2.0, 0.0, 1.0)
-    return np.stack([np.interp(u, _STOPS, _RGB[:, c]) for c in range(3)], axis=-1)
+    a heatmap with zmin = -zmax."""
+    return scale_rgb(DIVERGING, (np.asarray(z, dtype=float) / zmax + 1.0) / 2.0)
 
 
 def _cell_style(rgb: np.ndarray) -> str:

@@ -118,19 +118,27 @@ COPY_BLOCK_BYTES = 32 << 20
 _copy_pool: ThreadPoolExecutor | None = None
 
 
+def _pool() -> ThreadPoolExecutor | None:
+    """The copy threads, started on first use; None where the process may use only one CPU."""
+    global _copy_pool
+    if _copy_pool is None:
+        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+        if cpus < 2:
+            return None
+        _copy_pool = ThreadPoolExecutor(min(4, cpus), thread_name_prefix="gdn-copy")
+    return _copy_pool
+
+
 def _copy(src: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     """src cast to dtype in fresh memory (never a view of src's memory map)."""
-    global _copy_pool
     rows = src.shape[0] if src.dim() else 0
     blocks = min(rows, src.numel() * src.element_size() // COPY_BLOCK_BYTES)
-    workers = min(4, len(os.sched_getaffinity(0))) if hasattr(os, "sched_getaffinity") else 1
-    if blocks < 2 or workers < 2:
+    pool = _pool() if blocks >= 2 else None
+    if pool is None:
         return src.to(dtype, copy=True)
-    if _copy_pool is None:
-        _copy_pool = ThreadPoolExecutor(workers, thread_name_prefix="gdn-copy")
     dest = torch.empty(src.shape, dtype=dtype)
     bounds = [rows * i // blocks for i in range(blocks + 1)]
-    list(_copy_pool.map(lambda ab: dest[ab[0]:ab[1]].copy_(src[ab[0]:ab[1]]), zip(bounds, bounds[1:])))
+    list(pool.map(lambda ab: dest[ab[0]:ab[1]].copy_(src[ab[0]:ab[1]]), zip(bounds, bounds[1:])))
     return dest
 
 
