@@ -71,6 +71,14 @@ class Panel:
 BLANK = ("?", "—")                   # not computed yet; not defined for this rule
 
 
+def _label_em(labels: list[str]) -> float:
+    """Width of a row-label column, in em of the table's font: the longest label at 0.9em (a CJK
+    character about 1em wide, others about 0.55em), tags not counted, never under 3.4em."""
+    visible = [re.sub(r"<[^>]+>", "", label) for label in labels]
+    longest = max((sum(1.0 if ord(ch) > 0x2e7f else 0.55 for ch in v) for v in visible), default=0.0)
+    return max(3.4, 0.9 * longest + 0.8)
+
+
 def panels_table(panels: list[Panel], zmax: float, css_class: str) -> str:
     """Side-by-side panels as one <table>, so their rows line up: a title row, a column-label row, the
     body (panels with fewer rows leave theirs empty) and an axis-title row."""
@@ -83,7 +91,8 @@ def panels_table(panels: list[Panel], zmax: float, css_class: str) -> str:
         frame = " active" if p.active else ""
         width = len(p.cols) + lead
         # fixed layout: label columns sized to their text, the gap fixed, the data columns share the rest
-        cols += (['<col class="gap">'] if i else []) + (['<col class="label">'] if lead else []) + ["<col>"] * len(p.cols)
+        label = f'<col class="label" style="width:{_label_em([*p.rows, p.corner]):.1f}em">'
+        cols += (['<col class="gap">'] if i else []) + ([label] if lead else []) + ["<col>"] * len(p.cols)
         head.append(f'{gap}<th class="title" colspan="{width}">{rich(p.title)}</th>')
         labels.append(gap + (f'<th class="corner">{rich(p.corner)}</th>' if lead else "")
                       + "".join(f'<th class="col">{html.escape(c)}</th>' for c in p.cols))
