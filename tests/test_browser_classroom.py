@@ -15,7 +15,8 @@ MIN_BODY_PX, MIN_CHART_PX = 20, 18
 FONT_SIZES = """() => {
   const px = el => parseFloat(getComputedStyle(el).fontSize);
   const body = [...document.querySelectorAll('[data-testid="stMarkdownContainer"] p')].filter(e => e.offsetParent);
-  const cells = [...document.querySelectorAll('.js-plotly-plot .textpoint text, .js-plotly-plot .annotation-text')];
+  // chart numbers: a Plotly chart's cell texts and annotations, the cells of the HTML tables (the memory figure)
+  const cells = [...document.querySelectorAll('.js-plotly-plot .textpoint text, .js-plotly-plot .annotation-text, .gdn-figure td.cell')];
   return {body: Math.min(...body.map(px)), chart: Math.min(...cells.map(px)), cells: cells.length};
 }"""
 

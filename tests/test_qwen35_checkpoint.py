@@ -260,3 +260,5 @@ def test_block_copy_equals_a_plain_cast(shape, monkeypatch):
         out = ck._copy(src, dtype)
         assert out.dtype == dtype and out.shape == src.shape and torch.equal(out, src.to(dtype))
         assert out.data_ptr() != src.data_ptr()
+        with torch.inference_mode():                             # a trace loads its layers in inference mode
+            assert torch.equal(ck._copy(src, dtype), src.to(dtype))

@@ -102,7 +102,7 @@ OVERVIEW_CSS = """<style>
 .rm-ov figcaption{font-weight:600;text-align:center;margin-bottom:0.2em}
 .rm-ov table{border-collapse:separate;border-spacing:1px;width:100%;table-layout:fixed}
 .rm-ov td{height:1.15em;padding:0}
-.rm-ov th{font-weight:400;color:#6b7280;font-size:0.85em;padding:0 0.3em 0 0;text-align:right;width:2.2em;white-space:nowrap}
+.rm-ov th{font-weight:400;color:#6b7280;padding:0 0.3em 0 0;text-align:right;width:2.2em;white-space:nowrap}
 .rm-ov thead th{text-align:center;padding:0;width:auto}
 .rm-ov thead th:first-child{text-align:right;padding-right:0.3em;width:2.2em;overflow:visible}
 .rm-ov tr.sel td{box-shadow:inset 0 3px 0 ACTIVE,inset 0 -3px 0 ACTIVE}
@@ -110,8 +110,8 @@ OVERVIEW_CSS = """<style>
 .rm-ov tr.sel td:last-of-type{box-shadow:inset -3px 3px 0 ACTIVE,inset 0 -3px 0 ACTIVE}
 .rm-ov tr.sel th{color:ACTIVE;font-weight:700}
 .rm-ov .bar{height:0.6em;margin:0.35em 0 0 2.2em;border-radius:2px}
-.rm-ov .ticks{display:flex;justify-content:space-between;margin-left:2.2em;color:#6b7280;font-size:0.85em}
-.rm-ov .axis{text-align:center;color:#6b7280;font-size:0.85em}
+.rm-ov .ticks{display:flex;justify-content:space-between;margin-left:2.2em;color:#6b7280}
+.rm-ov .axis{text-align:center;color:#6b7280}
 </style>""".replace("ACTIVE", ACTIVE)
 
 

@@ -138,7 +138,12 @@ def _copy(src: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
         return src.to(dtype, copy=True)
     dest = torch.empty(src.shape, dtype=dtype)
     bounds = [rows * i // blocks for i in range(blocks + 1)]
-    list(pool.map(lambda ab: dest[ab[0]:ab[1]].copy_(src[ab[0]:ab[1]]), zip(bounds, bounds[1:])))
+    inference = torch.is_inference_mode_enabled()          # per thread: the workers must share the caller's
+
+    def copy_block(ab: tuple[int, int]) -> None:
+        with torch.inference_mode(inference):
+            dest[ab[0]:ab[1]].copy_(src[ab[0]:ab[1]])
+    list(pool.map(copy_block, zip(bounds, bounds[1:])))
     return dest
 
 
