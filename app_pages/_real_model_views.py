@@ -13,9 +13,9 @@ from typing import Callable
 import numpy as np
 import streamlit as st
 
-from gdn.figures.real_model import (ALPHA_COLORS, BETA_COLORS, fig_gate_pair, fig_gates_predictions, fig_head_detail,
-                                    fig_head_params, fig_kernel_outputs, fig_overview, fig_state_block,
-                                    overview_html)
+from gdn.figures.real_model import (ALPHA_COLORS, BETA_COLORS, HTML_TOKENS, fig_gate_pair, fig_gates_predictions,
+                                    fig_head_detail, fig_head_params, fig_kernel_outputs, fig_overview,
+                                    fig_state_block, gates_html, overview_html)
 from gdn.ops import CHUNK_SIZE
 from gdn.qwen35.analysis import GateRun, layer_state_norms
 from gdn.qwen35.demo.stories import STORIES, answer_slots, find_story, gate_marks, token_roles
@@ -145,10 +145,18 @@ def gates(c: ViewContext) -> None:
     titles = {"alpha": ui.tr("real_model.heatmap_alpha", layer=c.layer), "beta": ui.tr("real_model.heatmap_beta", layer=c.layer),
               "predictions": ui.tr("real_model.predictions_title")}
     extra = 14 * max(0, len(c.heads) - 8)
-    fig = fig_gates_predictions(alpha, beta, tokens=c.tokens, layer=c.layer, top_tokens=top_tokens, top_p=p.top_p,
-                                titles=titles, labels=c.labels, marks=marks, answers=answers, font_size=c.fs,
-                                height=(640 if c.lecture else 540) + 2 * extra)
-    ui.show_figure(fig, key="real_model_gates", alt=ui.tr("real_model.alt_gates", layer=c.layer, T=c.T))
+    figure = lambda: fig_gates_predictions(
+        alpha, beta, tokens=c.tokens, layer=c.layer, top_tokens=top_tokens, top_p=p.top_p, titles=titles,
+        labels=c.labels, marks=marks, answers=answers, font_size=c.fs, height=(640 if c.lecture else 540) + 2 * extra)
+    alt = ui.tr("real_model.alt_gates", layer=c.layer, T=c.T)
+    if c.T <= HTML_TOKENS:
+        # HTML: a new layer would mount a new Plotly chart, whose newPlot was most of a layer change's wait in
+        # the browser; the Plotly figure stays as the download (and the picture of longer prompts)
+        st.html(gates_html(alpha, beta, tokens=c.tokens, layer=c.layer, top_tokens=top_tokens, top_p=p.top_p,
+                           titles=titles, labels=c.labels, marks=marks, answers=answers, alt=alt))
+        ui.figure_download("real_model_gates", figure)
+    else:
+        ui.show_figure(figure(), key="real_model_gates", alt=alt)
     st.caption(ui.tr("real_model.guesses_caption"))
     st.html(guesses_html(c, p, dict((t, (a, r)) for t, a, r in answers), top_tokens))
     line = [ui.tr("real_model.ran", T=c.T, layers=len(c.run.layers), s=f"{time.perf_counter() - c.started:.2f}")]

@@ -104,7 +104,7 @@ async def real_session(browser, base: str, i: int, out: dict, abandon: bool) -> 
     page = await context.new_page()
     start = time.perf_counter()
     await page.goto(base + REAL)
-    await page.wait_for_selector(".js-plotly-plot", timeout=out["timeout_ms"])
+    await page.wait_for_selector(".rm-gates", timeout=out["timeout_ms"])
     area = page.locator("textarea").first
     await area.fill(out["prompt"](i))                 # a prompt of its own: nothing to share
     await area.press("Tab")

@@ -67,8 +67,9 @@ def launch_chromium(playwright):
 
 
 def wait_for_app(page, timeout_ms: int = 60_000, chart: bool = True) -> None:
-    """Wait until the script finished running and (if the page has one) a chart is drawn."""
-    page.wait_for_selector(".js-plotly-plot" if chart else "h1", timeout=timeout_ms)
+    """Wait until the script finished running and (if the page has one) a figure is drawn: a Plotly chart or
+    one of the HTML figures (.gdn-figure: the stepped tables, the real model's gates)."""
+    page.wait_for_selector(".js-plotly-plot, .gdn-figure" if chart else "h1", timeout=timeout_ms)
     page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout_ms)
     page.wait_for_timeout(500)
 

@@ -1,4 +1,4 @@
-"""The real-model page in headless Chromium: upload a prompt file, get its heatmap, hover a cell."""
+"""The real-model page in headless Chromium: upload a prompt file, get its gates, read a cell's hover."""
 import pytest
 
 from gdn.qwen35 import list_sources, load_model
@@ -6,11 +6,10 @@ from tests.app_server import wait_for_app
 
 pytestmark = pytest.mark.browser
 
-HOVER_TEXT = "() => { const h = document.querySelector('.hoverlayer .hovertext'); return h && h.textContent; }"
 PROMPT = "The password is 4821. Later: the password is now 7730. So the password is"
 
 
-def test_upload_a_prompt_and_hover_the_heatmap(page, app_url):
+def test_upload_a_prompt_and_read_the_gates(page, app_url):
     missing = []
     page.on("response", lambda r: r.status == 404 and missing.append(r.url))
     page.goto(f"{app_url}/real_model?lang=en")
@@ -21,19 +20,12 @@ def test_upload_a_prompt_and_hover_the_heatmap(page, app_url):
         files=[{"name": "prompt.txt", "mimeType": "text/plain", "buffer": PROMPT.encode()}])
     page.wait_for_function(f"document.body.innerText.includes('Tokens ({n})')", timeout=60_000)
     wait_for_app(page)
-    heatmap = page.locator(".js-plotly-plot").first
-    heatmap.scroll_into_view_if_needed()
-    hover = ""
-    for attempt in range(5):                        # a late rerun may redraw the figure under the mouse
-        box = heatmap.locator(".nsewdrag").first.bounding_box()
-        page.mouse.move(box["x"] + box["width"] * (0.3 + 0.05 * attempt), box["y"] + box["height"] * 0.3)
-        try:
-            hover = page.wait_for_function(HOVER_TEXT, timeout=5_000).json_value()
-            break
-        except Exception:
-            page.mouse.move(0, 0)
+    figure = page.locator(".rm-gates")                     # the gates as HTML: a cell's title is its hover
+    figure.scroll_into_view_if_needed()
+    assert figure.locator('tr[data-gate="alpha"]').first.locator("td").count() == n
+    hover = figure.locator('tr[data-gate="alpha"] td').nth(2).get_attribute("title")
     first_gdn = load_model(list_sources()[0].path, lazy=True).cfg.layer_types.index("linear_attention")
-    assert "token" in hover and f"layer {first_gdn}" in hover and "head" in hover and "α =" in hover
+    assert hover.startswith("token 3 «") and f"layer {first_gdn} · head 0\nα = " in hover, hover
     assert page.locator('[data-testid="stException"]').count() == 0
     assert "Traceback" not in page.inner_text("body")
     # Opened by its own path, Streamlit's frontend first probes /real_model/_stcore/* for the server's
@@ -64,7 +56,7 @@ def test_empty_prompt_then_text_then_run_twice(page, app_url):
         page.wait_for_timeout(1500)
         wait_for_app(page)
     assert page.locator('[data-testid="stException"]').count() == 0
-    assert page.locator(".js-plotly-plot").count() > 0 and "The prompt is empty" not in page.inner_text("body")
+    assert page.locator(".rm-gates").count() > 0 and "The prompt is empty" not in page.inner_text("body")
 
 
 @pytest.mark.parametrize("width,height,query", [(1440, 900, "lang=en"), (1440, 900, "lang=zh"),
@@ -74,7 +66,7 @@ def test_main_figure_starts_in_the_first_screen(page, app_url, width, height, qu
     page.set_viewport_size({"width": width, "height": height})
     page.goto(f"{app_url}/real_model?{query}")
     wait_for_app(page)
-    box = page.locator(".js-plotly-plot").first.bounding_box()
+    box = page.locator(".rm-gates").first.bounding_box()
     assert box["y"] < height and min(box["y"] + box["height"], height) - box["y"] >= 300
 
 

@@ -96,7 +96,7 @@ def test_three_replicas_behind_nginx_share_a_class(class_server, browser):
         context = browser.new_context(viewport={"width": 1280, "height": 800})
         page = context.new_page()
         page.goto(f"{url}/real_model?lang=en")
-        page.wait_for_selector(".js-plotly-plot", timeout=90_000)
+        page.wait_for_selector(".rm-gates", timeout=90_000)
         page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(
             files=[{"name": f"p{i}.txt", "mimeType": "text/plain", "buffer": f"{prompt} {i}".encode()}])
         area = page.locator("textarea").first

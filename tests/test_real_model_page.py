@@ -30,6 +30,25 @@ def charts(at) -> list[dict]:
     return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
 
 
+def gates(at) -> dict | None:
+    """The gates figure as the page draws it (HTML: gdn.figures.real_model.gates_html), read back from its
+    cells: "alpha", "beta" [H, T] and "guesses" [3, T] (the values their hovers show), "titles" (the panel
+    titles), "answers" (the ✓ / ✗ over the guesses). None when the page drew none."""
+    return read_gates(next((h.proto.body for h in at.get("html") if "rm-gates" in h.proto.body), None))
+
+
+def read_gates(body: str | None) -> dict | None:
+    if body is None:
+        return None
+    gate = lambda name: np.array([[float(v) for v in re.findall(r' = (-?[\d.]+)"', row)]
+                                  for row in re.findall(rf'<tr data-gate="{name}"><th>\d+</th>(.*?)</tr>', body)])
+    guesses = [[float(title.split("&#10;")[k].split()[-1]) for title in re.findall(r'title="([^"]*)"', row)]
+               for k, row in enumerate(re.findall(r'<tr class="guess" data-k="\d">(.*?)</tr>', body), start=1)]
+    return {"alpha": gate("alpha"), "beta": gate("beta"), "guesses": np.array(guesses),
+            "titles": re.findall(r'<tr class="title"><th>[^<]*</th><th colspan="\d+">([^<]*)', body),
+            "answers": re.findall(r'<td class="(?:right|wrong)">([^<]*)</td>', body)}
+
+
 def show(at, view: str):
     at.segmented_control(key="real_model_view").set_value(view).run()
     return at
@@ -61,17 +80,16 @@ def test_demo_loads_and_shows_gates(page):
     assert at.warning[0].value == t("real_model.random_weights", lang)    # labelled honestly
     T = demo_tokens(prompts("recall", lang))
     assert at.session_state["real_model_prompt_tokens"] == T
-    figs = charts(at)
-    assert [[d["type"] for d in f["data"]] for f in figs] == [["heatmap"] * 3]      # the overview is HTML
-    alpha, beta, guesses = figs[0]["data"]
-    assert arr(guesses["z"]).shape == (3, T)                                   # top-3 probabilities per token
-    assert (arr(guesses["z"])[0] >= arr(guesses["z"])[1]).all()
-    z_alpha, z_beta = arr(alpha["z"]), arr(beta["z"])
-    assert z_alpha.shape == (4, T) and z_beta.shape == (4, T)                  # heads x tokens
-    assert ((z_alpha > 0) & (z_alpha <= 1)).all() and ((z_beta > 0) & (z_beta < 1)).all()
-    for word in ("token", "layer", "head"):                                  # hover names token, layer, head, value
-        assert t(f"real_model.lbl_{word}", lang) in alpha["hovertemplate"]
-    assert "α = %{z:.3f}" in alpha["hovertemplate"]
+    assert not charts(at)                                                    # the gates and the overview are HTML
+    g = gates(at)
+    assert g["guesses"].shape == (3, T)                                      # top-3 probabilities per token
+    assert (g["guesses"][0] >= g["guesses"][1]).all()
+    assert g["alpha"].shape == (4, T) and g["beta"].shape == (4, T)          # heads x tokens
+    assert ((g["alpha"] > 0) & (g["alpha"] <= 1)).all() and ((g["beta"] >= 0) & (g["beta"] <= 1)).all()
+    body = next(h.proto.body for h in at.get("html") if "rm-gates" in h.proto.body)
+    layer = at.session_state["real_model_layer"]                             # hover names token, layer, head, value
+    assert re.search(rf'title="{t("real_model.lbl_token", lang)} 1 «[^»]*» · {t("real_model.lbl_layer", lang)} '
+                     rf'{layer} · {t("real_model.lbl_head", lang)} 0&#10;α = \d\.\d{{3}}"', body)
     overview = next(h.proto.body for h in at.get("html") if "rm-ov" in h.proto.body)
     assert overview.count("<figure>") == 3 and overview.count("<tr") == 3 * 7                # 6 GDN layers x 4 heads
     assert overview.count("<td") == 3 * 6 * 4 and overview.count("<tr class=sel>") == 3    # the chosen layer framed
@@ -87,7 +105,7 @@ def test_switch_layer_and_head():
     at.selectbox(key="real_model_layer").set_value(5).run()
     at.selectbox(key="real_model_head").set_value(2).run()
     assert not at.exception
-    assert "layer 5" in titles(charts(at)[0])[0]
+    assert "layer 5" in gates(at)["titles"][0]
     figs = charts(show(at, "head"))
     assert "layer 5 · head 2" in figs[0]["data"][0]["hovertemplate"]
     assert "head 2" in figs[1]["data"][0]["hovertemplate"]
@@ -110,7 +128,7 @@ def test_preset_switch_runs_the_new_prompt():
     at = open_demo("en")
     at.selectbox(key="real_model_preset").set_value("switch").run()
     assert not at.exception
-    assert arr(charts(at)[0]["data"][0]["z"]).shape[1] == demo_tokens(prompts("switch", "en"))
+    assert gates(at)["alpha"].shape[1] == demo_tokens(prompts("switch", "en"))
 
 
 def test_kernel_check_agrees(page):
@@ -145,13 +163,13 @@ def test_downloads_contain_what_they_claim(monkeypatch):
     monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
     at = open_demo("en")
     at.selectbox(key="real_model_head").set_value(1).run()
-    alpha = arr(charts(at)[0]["data"][0]["z"])
+    alpha = gates(at)["alpha"]
     show(at, "export")
     T = demo_tokens(prompts("recall", "en"))
     text = saved["gates_layer0.csv"]
     rows = list(csv.DictReader(io.StringIO(text.decode() if isinstance(text, bytes) else text)))
     assert len(rows) == T * 4 and {r["layer"] for r in rows} == {"0"} and rows[0]["kernel"] == "chunk"
-    assert float(rows[4 * 5 + 2]["alpha"]) == pytest.approx(float(alpha[2, 5]), rel=1e-4)   # token 5, head 2
+    assert float(rows[4 * 5 + 2]["alpha"]) == pytest.approx(float(alpha[2, 5]), abs=5e-4)   # token 5, head 2 (shown to 3 places)
     data = json.loads(saved["gates_layer0_head1.json"])
     assert data["prompt"] == prompts("recall", "en") and data["head"] == 1 and data["model"] == DEMO_PATH.name
     assert len(data["alpha"]) == T and len(data["head_beta"]) == T
@@ -163,11 +181,11 @@ def test_truncation_and_empty_prompt():
     at.button(key="real_model_run").click().run()
     T = demo_tokens(prompts("recall", "en"))
     assert at.warning[-1].value == t("real_model.truncated", "en", total=T, kept=16)
-    assert arr(charts(at)[0]["data"][0]["z"]).shape[1] == 16
+    assert gates(at)["alpha"].shape[1] == 16
     at.text_area(key="real_model_prompt_edit").set_value("   ").run()
     at.button(key="real_model_run").click().run()
     assert not at.exception
-    assert at.error[0].value == t("real_model.err_empty", "en") and not charts(at)
+    assert at.error[0].value == t("real_model.err_empty", "en") and not gates(at) and not charts(at)
 
 
 def test_uploads():
@@ -184,7 +202,7 @@ def test_uploads():
     assert "![x](" not in at.error[0].value and r"\!\[x\]\(" in at.error[0].value
     at.file_uploader(key="real_model_upload").set_value(("ok.md", "记忆会衰减 memory fades".encode(), "text/markdown")).run()
     assert not at.exception and not at.error
-    assert arr(charts(at)[0]["data"][0]["z"]).shape[1] == demo_tokens("记忆会衰减 memory fades")
+    assert gates(at)["alpha"].shape[1] == demo_tokens("记忆会衰减 memory fades")
 
 
 def test_replay_reaches_the_memory_table():
@@ -246,7 +264,7 @@ def test_bad_checkpoint_gets_its_message(build, kind, tmp_path, monkeypatch):
     at.text_input(key="real_model_folder_edit").set_value(str(tmp_path / "ckpt")).run()
     assert not at.exception
     assert at.error[0].value == t(f"real_model.err_{kind}", "en")
-    assert not charts(at)
+    assert not gates(at) and not charts(at)
 
 
 def test_folder_outside_the_allowed_roots(tmp_path):
@@ -271,7 +289,7 @@ def test_trained_model_is_the_default():
     assert not at.exception
     assert at.session_state["real_model_source"] == str(TRAINED_PATH)
     assert not any(w.value == t("real_model.random_weights", "en") for w in at.warning)   # no random warning
-    assert charts(at)                                                                     # gates drawn at once
+    assert gates(at)                                                                      # gates drawn at once
 
 
 def no_gdn_layer(folder):
@@ -342,7 +360,7 @@ def test_download_shows_size_before_fetching(tmp_path, monkeypatch):
     assert f"{plan.total_bytes / 1e9:.2f} GB" in " ".join(m.value for m in at.markdown)
     at.button(key="real_model_download").click().run()
     assert not at.exception
-    assert "rev0" in at.session_state["real_model_source"] and charts(at)      # the new model ran the prompt
+    assert "rev0" in at.session_state["real_model_source"] and gates(at)      # the new model ran the prompt
 
 
 def test_pasted_text_is_capped_like_an_upload():
@@ -351,7 +369,7 @@ def test_pasted_text_is_capped_like_an_upload():
     at.text_area(key="real_model_prompt_edit").set_value("记" * 70_000).run()   # 210 kB of UTF-8
     at.button(key="real_model_run").click().run()
     assert not at.exception and at.error[0].value == t("real_model.err_prompt_too_long", "en")
-    assert not charts(at)
+    assert not gates(at) and not charts(at)
 
 
 # -- the trained default: named honestly, task presets, predictions, interventions, evidence ----------------
@@ -382,14 +400,14 @@ def test_trained_page_predicts_every_token_and_scores_the_answers(trained):
     from gdn.qwen35.sources import TRAINED_PATH
     model = load_model(TRAINED_PATH)
     enc = model.tokenizer.encode(" " + prompts("recall", lang))
-    guesses = charts(at)[0]["data"][2]
+    shown = gates(at)
     top = model.trace(enc.ids).logits.float().softmax(-1).topk(3, dim=-1)
-    assert arr(guesses["z"]) == pytest.approx(top.values.T.numpy(), abs=1e-5)     # [3, T] probabilities
+    assert shown["guesses"] == pytest.approx(top.values.T.numpy(), abs=0.005)   # [3, T] probabilities, to 2 places
     slots = answer_slots(enc.pieces, enc.ids)
     right = sum(int(top.indices[t_, 0]) == a for t_, a in slots)
     assert any(t("real_model.accuracy", lang, right=right, n=len(slots)) in c.value for c in at.caption)
-    marks = {a["text"] for a in charts(at)[0]["layout"]["annotations"]}
-    assert "✓" in marks if right else "✗" in " ".join(marks)
+    marks = shown["answers"]
+    assert len(marks) == len(slots) and marks.count("✓") == right
 
 
 def test_a_story_button_flips_the_answer(trained):
@@ -463,7 +481,7 @@ def test_one_click_qwen35_08b_names_its_size_checks_config_first_then_loads(tmp_
     assert button.label == t("real_model.get_08b", "zh", gb="1.6") and hub.fetched == []
     button.click().run()
     assert not at.exception and asked == ["Qwen/Qwen3.5-0.8B"] and hub.fetched[0] == "config.json"
-    assert "rev0" in at.session_state["real_model_source"] and charts(at)
+    assert "rev0" in at.session_state["real_model_source"] and gates(at)
     assert at.selectbox(key="real_model_preset").value == "password"               # a real Qwen3.5 now
 
 
@@ -490,3 +508,43 @@ def test_gates_figure_from_its_skeleton_equals_a_full_build(T, monkeypatch):
             cold = pio.to_json(figs.fig_gates_predictions(**data, **kw))
         assert json.loads(warm) == json.loads(cold), seed
     assert len(common._skeletons) == 1
+
+
+@pytest.mark.parametrize("T", [6, 30, 60])
+def test_gates_html_shows_what_the_plotly_figure_shows(T):
+    """The page draws the gates as HTML (the Plotly figure is the download): both from the same call must
+    show the same values, colours, circled cells and answers, and the hovers must name the token the axis
+    names (counted from 1)."""
+    from gdn.figures import real_model as figs
+    from gdn.figures.tables import scale_rgb
+    r = np.random.default_rng(T)
+    tokens = [f" w{i}" if i % 3 else "词" for i in range(T)]
+    kw = dict(alpha=r.random((T, 4)), beta=r.random((T, 4)), top_p=np.sort(r.random((T, 3)))[:, ::-1],
+              top_tokens=[[f"t{i}{k}" for k in range(3)] for i in range(T)], tokens=tokens, layer=2,
+              titles={"alpha": "α 2", "beta": "β 2", "predictions": "guesses"},
+              labels={"token": "token", "layer": "layer", "head": "head"}, marks=[(1, 0, "alpha"), (2, 3, "beta")],
+              answers=[(T - 1, " jade", False), (T - 2, " red", True)])
+    fig = json.loads(figs.fig_gates_predictions(**kw).to_json())
+    body = figs.gates_html(**kw)
+    shown = read_gates(body)
+    for trace, name in zip(fig["data"], ("alpha", "beta", "guesses")):
+        assert shown[name] == pytest.approx(arr(trace["z"]), abs=0.0051 if name == "guesses" else 0.00051), name
+    # colours: each α cell's background is the figure's colour scale at its value
+    scale = fig["data"][0]["colorscale"]
+    first_row = re.search(r'<tr data-gate="alpha"><th>0</th>(.*?)</tr>', body).group(1)
+    colours = re.findall(r"background:#([0-9a-f]{6})", first_row)
+    want = np.rint(scale_rgb(scale, kw["alpha"][:, 0])).astype(int)
+    assert [tuple(int(c[i:i + 2], 16) for i in (0, 2, 4)) for c in colours] == [tuple(w) for w in want]
+    # the circled cells: the figure's rectangles, by row (gate) and column (token)
+    rects = {(round((s["x0"] + s["x1"]) / 2), round((s["y0"] + s["y1"]) / 2), "alpha" if s["yref"] == "y" else "beta")
+             for s in fig["layout"]["shapes"]}
+    circled = set()
+    for gate in ("alpha", "beta"):
+        for h, row in re.findall(rf'<tr data-gate="{gate}"><th>(\d+)</th>(.*?)</tr>', body):
+            circled |= {(t_, int(h), gate) for t_, cell in enumerate(re.findall(r"<td[^>]*>", row)) if "mark-" in cell}
+    assert circled == rects == set(kw["marks"])
+    assert sorted(shown["answers"]) == sorted(a["text"] for a in fig["layout"]["annotations"] if a["text"][:1] in "✓✗")
+    # hovers count tokens from 1, like the axis under them
+    assert f'title="token 2 «␣w1» · layer 2 · head 0&#10;α = {kw["alpha"][1, 0]:.3f}"' in body
+    assert f'title="token {T} «' in body and f'title="token {T + 1} «' not in body
+    assert ">1·词<" in body if T <= figs.TICK_TOKENS else ">1·" not in body

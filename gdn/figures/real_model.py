@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from gdn.figures.common import ACTIVE, DIVERGING, SEQUENTIAL, base_layout, from_skeleton, symmetric_range
-from gdn.figures.tables import scale_rgb
+from gdn.figures.tables import cell_style, scale_rgb
 
 TICK_TOKENS = 48            # up to this many tokens, the token axis shows the tokens themselves
 ALPHA_COLORS = "Blues"      # dark = remembers (α near 1)
@@ -264,6 +264,85 @@ def fig_gates_predictions(alpha: np.ndarray, beta: np.ndarray, *, tokens, layer:
            tuple(tuple(m) for m in marks), tuple(tuple(a) for a in answers), font_size, height)
     guesses = {"z": top_p.T, "customdata": guess_hover, **({"text": guess.T} if T <= TEXT_TOKENS else {})}
     return from_skeleton(key, build, [{"z": alpha.T}, {"z": beta.T}, guesses])
+
+
+HTML_TOKENS = 128           # up to this many tokens the page draws the gates as HTML (gates_html), beyond as Plotly
+
+GATES_CSS = """<style>
+.rm-gates table{border-collapse:separate;border-spacing:1px;width:100%;table-layout:fixed;font-size:0.85em;color:#374151}
+.rm-gates col.lab{width:3.2em}
+.rm-gates td{padding:0;height:var(--row,1.2em)}
+.rm-gates th{font-weight:400;color:#6b7280;text-align:right;padding:0 0.35em 0 0;white-space:nowrap}
+.rm-gates tr.title th{font-weight:600;color:#1f2937;text-align:left;padding:0.5em 0 0.15em 0}
+.rm-gates tr.title th:first-child{font-weight:400;color:#6b7280;text-align:right;padding-right:0.35em;vertical-align:bottom}
+.rm-gates .scale{float:right;font-weight:400;color:#6b7280}
+.rm-gates .scale i{display:inline-block;width:6em;height:0.7em;margin:0 0.3em;vertical-align:middle;border-radius:2px}
+.rm-gates td.mark-alpha{box-shadow:inset 0 0 0 3px MARK_ALPHA}
+.rm-gates td.mark-beta{box-shadow:inset 0 0 0 3px MARK_BETA}
+.rm-gates tr.guess td{height:1.5em;text-align:center;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;font-size:0.85em}
+.rm-gates tr.answer td{text-align:center;font-weight:700;overflow:visible;white-space:nowrap;height:1.3em}
+.rm-gates tr.answer td.right{color:#15803d}
+.rm-gates tr.answer td.wrong{color:#b91c1c}
+.rm-gates tr.ticks th{vertical-align:top}
+.rm-gates tr.ticks th.tok{text-align:center;padding:0.2em 0 0 0;overflow:hidden}
+.rm-gates tr.ticks th.tok span{writing-mode:vertical-rl;text-orientation:sideways;transform:rotate(180deg);white-space:nowrap}
+.rm-gates .axis{text-align:center;color:#6b7280;font-size:0.85em}
+</style>""".replace("MARK_ALPHA", MARK_COLORS["alpha"]).replace("MARK_BETA", MARK_COLORS["beta"])
+
+
+def gates_html(alpha: np.ndarray, beta: np.ndarray, *, tokens, layer: int, top_tokens, top_p: np.ndarray,
+               titles: dict[str, str], labels: dict[str, str], marks=(), answers=(), alt: str = "") -> str:
+    """fig_gates_predictions as one HTML table (what the page draws up to HTML_TOKENS tokens): Streamlit
+    mounts a new Plotly chart for every new layer, and this figure's newPlot was most of a layer change's
+    time in the browser. Same rows on one token axis: α (heads x tokens), β, the top-3 guesses with the
+    answers' ✓ / ✗ over them; same colour scales and circled marks. A cell's title (hover) names the token
+    (counted from 1, as on the axis), the layer, the head and the value."""
+    T, H = alpha.shape
+    esc = html.escape
+    pieces = [esc(_show(p)) for p in tokens]
+    where = [f"{esc(labels['token'])} {t + 1} «{pieces[t]}»" for t in range(T)]
+    marked = {(t, h, gate) for t, h, gate in marks}
+
+    def bar(scale) -> str:
+        stops = ",".join(f"rgb({r},{g},{b})" for r, g, b in np.rint(scale_rgb(scale, np.linspace(0, 1, 9))).astype(int))
+        return f'<span class="scale">0<i style="background:linear-gradient(to right,{stops})"></i>1</span>'
+
+    def title_row(text: str, corner: str, scale=None) -> str:
+        return (f'<tr class="title"><th>{esc(corner)}</th><th colspan="{T}">{esc(text)}'
+                f'{bar(scale) if scale else ""}</th></tr>')
+
+    rows = []
+    for gate, name, z, scale in (("alpha", "α", alpha, ALPHA_COLORS), ("beta", "β", beta, BETA_COLORS)):
+        rgb = np.rint(scale_rgb(scale, z)).astype(int)                                  # [T, H, 3]
+        rows.append(title_row(titles[gate], labels["head"], scale))
+        for h in range(H):
+            cells = "".join(
+                f'<td{" class=mark-" + gate if (t, h, gate) in marked else ""} style="background:#{rgb[t, h, 0]:02x}'
+                f'{rgb[t, h, 1]:02x}{rgb[t, h, 2]:02x}" title="{where[t]} · {esc(labels["layer"])} {layer} · '
+                f'{esc(labels["head"])} {h}&#10;{name} = {z[t, h]:.3f}"></td>' for t in range(T))
+            rows.append(f'<tr data-gate="{gate}"><th>{h}</th>{cells}</tr>')
+    rows.append(title_row(titles["predictions"], ""))
+    if answers:
+        said = {t: (expected, right) for t, expected, right in answers}
+        rows.append('<tr class="answer"><th></th>' + "".join(
+            "<td></td>" if t not in said else '<td class="right">✓</td>' if said[t][1]
+            else f'<td class="wrong">✗ {esc(_show(said[t][0]))}</td>' for t in range(T)) + "</tr>")
+    rgb = np.rint(scale_rgb("Greens", top_p)).astype(int)                              # [T, 3, 3]
+    for k in range(top_p.shape[1]):
+        cells = []
+        for t in range(T):
+            guess = esc(_show(top_tokens[t][k]))
+            hover = f"{where[t]} →&#10;" + "&#10;".join(f"{j + 1}. «{esc(_show(top_tokens[t][j]))}» {top_p[t, j]:.2f}"
+                                                      for j in range(top_p.shape[1]))
+            cells.append(f'<td style="{cell_style(rgb[t, k])}" title="{hover}">{guess if T <= TEXT_TOKENS else ""}</td>')
+        rows.append(f'<tr class="guess" data-k="{k + 1}"><th>#{k + 1}</th>{"".join(cells)}</tr>')
+    step = 1 if T <= TICK_TOKENS else max(5, 5 * round(T / 24 / 5))                 # every token, or every 5th, 10th...
+    ticks = "".join(f'<th class="tok"><span>{f"{t + 1}·{pieces[t]}" if step == 1 else t + 1 if (t + 1) % step == 0 else ""}'
+                    f"</span></th>" for t in range(T))
+    rows.append(f'<tr class="ticks"><th>{esc(labels["token"])}</th>{ticks}</tr>')
+    height = max(0.9, min(1.9, 16 / H))                                  # a few heads get tall rows, 16 heads short ones
+    return (GATES_CSS + f'<div class="gdn-figure rm-gates" role="figure" aria-label="{esc(alt)}" style="--row:{height:.2f}em">'
+            f'<table><colgroup><col class="lab">{"<col>" * T}</colgroup>{"".join(rows)}</table></div>')
 
 
 def fig_gate_pair(before: np.ndarray, after: np.ndarray, *, tokens, layer: int, name: str, titles: list[str],

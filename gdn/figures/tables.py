@@ -38,7 +38,7 @@ def diverging_rgb(z: np.ndarray, zmax: float) -> np.ndarray:
     return scale_rgb(DIVERGING, (np.asarray(z, dtype=float) / zmax + 1.0) / 2.0)
 
 
-def _cell_style(rgb: np.ndarray) -> str:
+def cell_style(rgb: np.ndarray) -> str:
     """Background and a text colour that stays readable on it (white on the dark ends)."""
     r, g, b = (int(round(x)) for x in rgb)
     light = 0.299 * r + 0.587 * g + 0.114 * b > 150              # perceived brightness
@@ -107,7 +107,7 @@ def panels_table(panels: list[Panel], zmax: float, css_class: str) -> str:
                 for c in range(len(p.cols)):
                     edges = " ".join(e for e, on in (("t", r == 0), ("b", r == len(p.rows) - 1), ("l", c == 0),
                                                     ("r", c == len(p.cols) - 1)) if on)
-                    style = _cell_style(colours[r, c]) if text[r, c] not in BLANK else ""
+                    style = cell_style(colours[r, c]) if text[r, c] not in BLANK else ""
                     row.append(f'<td class="cell{frame} {edges}" data-panel="{p.name}" data-r="{r}" style="{style}">'
                                f'{html.escape(str(text[r, c]))}</td>')
             else:
