@@ -19,16 +19,23 @@ def test_deep_link_on_a_fresh_server(browser):
         page.close()
 
 
+def open_share(page) -> str:
+    """Click the sidebar's "Share this view" and return the link its dialog shows."""
+    page.get_by_role("button", name="Share this view").click()
+    code = page.locator('[data-testid="stDialog"] [data-testid="stCode"]')
+    code.wait_for(timeout=30_000)
+    return code.inner_text().strip()
+
+
 def test_share_link_in_the_browser_reopens_the_view(page, app_url):
     page.goto(f"{app_url}/?lang=en")
     wait_for_app(page)
     page.goto(f"{app_url}/compare?lang=en&compare_preset=city&compare_t=3")
     wait_for_app(page)
-    page.get_by_text("Share this view").click()
-    link = page.locator('[data-testid="stSidebar"] [data-testid="stCode"]').inner_text().strip()
+    link = open_share(page)
     assert link.startswith(f"{app_url}/compare?") and "/compare/compare" not in link
     assert "compare_preset=city" in link and "compare_t=3" in link
-    qr = page.locator('[data-testid="stSidebar"] img').first                  # the QR code is drawn
+    qr = page.locator('[data-testid="stDialog"] img').first                   # the QR code is drawn
     assert qr.evaluate("img => img.complete && img.naturalWidth") > 100
     page.goto(link)
     wait_for_app(page)
@@ -43,3 +50,23 @@ def test_memory_page_has_its_own_address(page, app_url):
     body = page.inner_text("body")
     assert "not found" not in body.lower() and "The memory table S" in page.inner_text("h1")
     assert page.url.split("?")[0].endswith("/memory") and "memory_preset=k1_update" in page.url
+
+
+def test_share_link_follows_fragment_reruns(page, app_url):
+    """Steps rerun only the stepper's fragment (no full run): the share link must still name the step on
+    screen (a panel drawn by the last full run said stage=decay after three presses)."""
+    page.goto(f"{app_url}/memory?lang=en&memory_preset=k1_update")
+    wait_for_app(page)
+    page.locator("h1").click()
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+        page.wait_for_timeout(300)
+    page.wait_for_function("document.body.innerText.includes('Step 4 of 20')", timeout=20_000)
+    page.wait_for_function("location.search.includes('memory_stage=write')", timeout=20_000)
+    link = open_share(page)
+    assert "memory_stage=write" in link and "memory_preset=k1_update" in link, link
+    assert "Step 4 of 20" in page.inner_text("body")                         # the click changed nothing else
+    page.goto(link)
+    wait_for_app(page)
+    assert "Step 4 of 20" in page.inner_text("body")
+    assert not page.problems, page.problems

@@ -248,17 +248,27 @@ def test_a_header_cannot_claim_more_bytes_than_its_file(roots):
         describe(folder)
 
 
-@pytest.mark.parametrize("shape", [(), (1,), (1, 5), (37, 3), (1000, 8)])
+@pytest.mark.parametrize("shape", [(), (1,), (1, 5), (37, 3), (1000, 8), (0, 4)])
 def test_block_copy_equals_a_plain_cast(shape, monkeypatch):
-    """Big tensors are copied out of the memory map in row blocks by a few threads: the result must be
-    the plain cast, in memory of its own, whatever the shape and however the rows split."""
+    """The tensors of a file are copied out of the memory map by a few threads, big ones in row blocks,
+    each block summed as the finiteness check: every result must be the plain cast, in memory of its own,
+    whatever the shape and however the rows split, and a NaN or Inf in any block must fail its tensor's
+    check and no other's."""
     from gdn.qwen35 import checkpoint as ck
 
     monkeypatch.setattr(ck, "COPY_BLOCK_BYTES", 64)                 # force many blocks on small tensors
     src = torch.randn(shape, dtype=torch.float32)
+    other = torch.randn(7, 3)
     for dtype in (torch.float32, torch.bfloat16):
-        out = ck._copy(src, dtype)
-        assert out.dtype == dtype and out.shape == src.shape and torch.equal(out, src.to(dtype))
-        assert out.data_ptr() != src.data_ptr()
+        (out, finite), (out2, finite2) = ck._copy_all([(src, dtype), (other, torch.float32)])
+        assert out.dtype == dtype and out.shape == src.shape and torch.equal(out, src.to(dtype)) and finite is True
+        assert torch.equal(out2, other) and finite2 is True
+        assert out.data_ptr() != src.data_ptr() or src.numel() == 0
         with torch.inference_mode():                             # a trace loads its layers in inference mode
-            assert torch.equal(ck._copy(src, dtype), src.to(dtype))
+            assert torch.equal(ck._copy_all([(src, dtype)])[0][0], src.to(dtype))
+    if src.numel():
+        for bad in (float("nan"), float("inf")):
+            damaged = src.clone()
+            damaged.view(-1)[-1] = bad                            # in the last block
+            (_, finite), (_, finite2) = ck._copy_all([(damaged, torch.bfloat16), (other, torch.float32)])
+            assert finite is False and finite2 is True and not ck.is_finite(damaged)

@@ -202,15 +202,21 @@ def page_params(prefix: str) -> dict:
 
 
 def share_panel(page_path: str, prefix: str) -> None:
-    """Sidebar: the link to exactly this view (copy button on the code block) and its QR code."""
-    base = st.context.url or "http://127.0.0.1:8501/"
-    params = {"lang": lang(), **({"mode": "lecture"} if lecture() else {}), **page_params(prefix)}
-    url = share_url(base, page_path, params)
-    with st.sidebar.expander(tr("common.share"), icon=":material/qr_code_2:"):
-        st.code(url, language=None, wrap_lines=True)
-        st.image(qr_png(url), width=200, caption=tr("common.share_qr"))
-        if "127.0.0.1" in base or "localhost" in base:
-            st.caption(tr("common.share_local"))
+    """Sidebar: a button that shows the link to exactly this view (copy button on the code block) and its
+    QR code. Made when asked for, not on every run: stepping and the fragments' sliders rerun only part
+    of a page, so a link drawn by the last full run named an older view; the button's click is a full
+    run, which reads every widget as it is now."""
+    if st.sidebar.button(tr("common.share"), icon=":material/qr_code_2:", key="share_open", width="stretch"):
+        base = st.context.url or "http://127.0.0.1:8501/"
+        params = {"lang": lang(), **({"mode": "lecture"} if lecture() else {}), **page_params(prefix)}
+        st.dialog(tr("common.share"), icon=":material/qr_code_2:")(_share_dialog)(share_url(base, page_path, params))
+
+
+def _share_dialog(url: str) -> None:
+    st.code(url, language=None, wrap_lines=True)
+    st.image(qr_png(url), width=240, caption=tr("common.share_qr"))
+    if "://127.0.0.1" in url or "://localhost" in url:
+        st.caption(tr("common.share_local"))
 
 
 def teacher_notes(page: str) -> None:
