@@ -76,10 +76,12 @@ def curves_view() -> None:
     st.subheader(ui.tr("cost.table_title"))
     rows = cost.summary(SIZES, T_read, batch=batch, dtype=dtype, interval=interval)
     col = lambda k: ui.tr(f"cost.col_{k}")
-    st.dataframe([{col("model"): r["model"], col("layers"): f"{r['layers'][0]} + {r['layers'][1]}",
-                   col("state"): cost.fmt_bytes(r["state"]), col("kv"): cost.fmt_bytes(r["kv"]),
-                   col("cross"): f"{r['crossover']:,.0f}", col("hybrid"): cost.fmt_bytes(r["hybrid"]),
-                   col("full"): cost.fmt_bytes(r["full"])} for r in rows], hide_index=True, key="cost_table")
+    # a plain table, not st.dataframe: its canvas grid redrew on every context-slider move (the browser's
+    # time, not the server's), and its text does not follow lecture mode's larger font
+    st.table([{col("model"): r["model"], col("layers"): f"{r['layers'][0]} + {r['layers'][1]}",
+               col("state"): cost.fmt_bytes(r["state"]), col("kv"): cost.fmt_bytes(r["kv"]),
+               col("cross"): f"{r['crossover']:,.0f}", col("hybrid"): cost.fmt_bytes(r["hybrid"]),
+               col("full"): cost.fmt_bytes(r["full"])} for r in rows], hide_index=True)
     st.caption(ui.tr("cost.source_note"))
 
 

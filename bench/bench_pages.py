@@ -117,6 +117,15 @@ def compare(i):
                                row_labels={n: n for n in fc.VECTOR_ROWS}, axis={"key": "k", "value": "v"})
 
 
+def cost_slider(i):
+    """The page's context slider: same model and look, the T mark moves (cost_page changes the model)."""
+    cfg = cost.load_sizes()["Qwen3.5-0.8B"]
+    T = np.unique(np.geomspace(1, 2 ** 18, 64).round())
+    curves = cost.memory_curves(cfg, T, batch=1, dtype="bf16", interval=4)
+    return fco.fig_cost(T, curves, [(256.0, "a", "red"), (2.0 ** (i % 18), f"T = {2 ** (i % 18):,}", "gray")],
+                        labels={k: k for k in ("state", "kv", "hybrid", "full", "x", "y")})
+
+
 def cost_page(i):
     cfg = list(cost.load_sizes().values())[i % 7]
     T = np.unique(np.geomspace(1, 2 ** 18, 64).round())               # as the page draws it
@@ -128,7 +137,7 @@ def cost_page(i):
 CASES = {"trivial figure (peer)": trivial, "playground overwrite": overwrite, "playground repeated writes": repeat,
          "playground key norm": knorm, "playground half-life": halflife, "playground capacity d_k=16": capacity_toy,
          "memory step (new step)": memory_step, "memory timeline": memory_timeline, "chunking token slider": chunking_merge,
-         "compare step": compare, "cost": cost_page, "playground capacity d_k=128, alpha (not toy)": capacity_128_alpha,
+         "compare step": compare, "cost": cost_page, "cost context slider": cost_slider, "playground capacity d_k=128, alpha (not toy)": capacity_128_alpha,
          "playground capacity d_k=128, new keys: 3 curves (not toy)": capacity_128_new_keys}
 
 

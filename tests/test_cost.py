@@ -115,7 +115,7 @@ def test_page_controls(lang):
     assert metrics(at)[0] == metrics(at)[1]                                         # all attention = full
     at.selectbox(key="cost_model").set_value("Qwen3.5-397B-A17B").run()
     at.select_slider(key="cost_T").set_value(1).run()
-    assert not at.exception and len(at.dataframe[0].value) == len(SIZES)
+    assert not at.exception and len(at.table[0].value) == len(SIZES)
 
 
 def test_page_marks_the_real_model_prompt():

@@ -124,7 +124,8 @@ def test_every_chart_on_the_pages_fits_its_data(page, params):
 
 # ---- skeletons (gdn.figures.common.from_skeleton): a warm skeleton gives the figure a cold build gives ----
 
-SKELETON_CASES = ["overwrite", "repeat", "knorm", "halflife", "capacity_toy", "compare", "memory_step", "memory_timeline", "chunking_merge"]
+SKELETON_CASES = ["overwrite", "repeat", "knorm", "halflife", "capacity_toy", "compare", "memory_step", "memory_timeline",
+                  "chunking_merge", "cost_slider"]
 
 
 @pytest.mark.parametrize("case", SKELETON_CASES)
@@ -135,14 +136,14 @@ def test_a_warm_skeleton_equals_a_full_build(case, monkeypatch):
     import plotly.io as pio
 
     from bench import bench_pages
-    from gdn.figures import chunking, common, compare, memory, playground
+    from gdn.figures import chunking, common, compare, cost, memory, playground
     build = getattr(bench_pages, case)
     common._skeletons.clear()
     for i in (1, 2, 5):
         warm = pio.to_json(build(i))                      # from the skeleton of an earlier call (after i = 1)
         with monkeypatch.context() as m:                  # reference: the builder's own full figure
-            for module in (chunking, compare, memory, playground):
-                m.setattr(module, "from_skeleton", lambda key, full, data: full())
+            for module in (chunking, compare, cost, memory, playground):
+                m.setattr(module, "from_skeleton", lambda key, full, data, layout=None: full())
             cold = pio.to_json(build(i))
         assert json.loads(warm) == json.loads(cold), (case, i)
     assert len(common._skeletons) >= 1

@@ -49,12 +49,13 @@ _skeletons: OrderedDict = OrderedDict()
 _skeleton_lock = threading.Lock()
 
 
-def from_skeleton(key: tuple, build, data: list[dict]) -> go.Figure:
-    """key: everything except `data` that the figure depends on (hashable); build(): the full figure
-    for this call, built and validated the ordinary way (only on a key's first call); data: per trace,
-    the properties that change between calls with this key (x, y, z, text, ...), as plotly would
-    store them. Returns an unvalidated go.Figure made of the skeleton and this call's data, equal to
-    build()'s (tests/test_figures.py checks every user against a cold build)."""
+def from_skeleton(key: tuple, build, data: list[dict], layout: dict | None = None) -> go.Figure:
+    """key: everything except `data` and `layout` that the figure depends on (hashable); build(): the
+    full figure for this call, built and validated the ordinary way (only on a key's first call); data:
+    per trace, the properties that change between calls with this key (x, y, z, text, ...), as plotly
+    would store them; layout: top-level layout properties that change (e.g. the annotations), likewise.
+    Returns an unvalidated go.Figure made of the skeleton and this call's data, equal to build()'s
+    (tests/test_figures.py checks every user against a cold build)."""
     with _skeleton_lock:
         skeleton = _skeletons.pop(key, None)
     if skeleton is None:
@@ -67,4 +68,4 @@ def from_skeleton(key: tuple, build, data: list[dict]) -> go.Figure:
         while len(_skeletons) > SKELETONS_KEPT:
             _skeletons.popitem(last=False)
     traces = [{**trace, **new} for trace, new in zip(skeleton["data"], data)]
-    return go.Figure({"data": traces, "layout": copy.deepcopy(skeleton["layout"])}, _validate=False)
+    return go.Figure({"data": traces, "layout": {**copy.deepcopy(skeleton["layout"]), **(layout or {})}}, _validate=False)

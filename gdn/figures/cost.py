@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from gdn.figures.common import base_layout
+from gdn.figures.common import base_layout, from_skeleton
 from gdn.lessons.cost import fmt_bytes
 
 CURVE_STYLE = {"state": dict(color="#1d4ed8", width=3), "kv": dict(color="#f59e0b", width=3),
@@ -20,11 +20,6 @@ def fig_cost(T: np.ndarray, curves: dict[str, np.ndarray], marks: list[tuple[flo
 
     Each mark's label sits above the plot area, one row per mark, so no label ever lies on a curve or
     on another label; the legend goes under the x axis to leave that space free."""
-    fig = go.Figure()
-    for name, y in curves.items():
-        fig.add_trace(go.Scatter(x=T, y=np.maximum(y, 1.0), mode="lines", name=labels[name], line=CURVE_STYLE[name],
-                                 hovertemplate="T=%{x:,.0f}: %{customdata}<extra>" + labels[name] + "</extra>",
-                                 customdata=[fmt_bytes(b) for b in y]))
     finite = np.concatenate([y[y > 0] for y in curves.values()])
     lo, hi = float(finite.min()) / 3, float(finite.max()) * 3
     inside = [m for m in marks if T[0] <= m[0] <= T[-1]]
@@ -32,26 +27,55 @@ def fig_cost(T: np.ndarray, curves: dict[str, np.ndarray], marks: list[tuple[flo
     axis_below, legend_rows = 3 * font_size + 24, 2 * (font_size + 10)
     top, bottom = 20 + len(inside) * (font_size + 10), axis_below + legend_rows + 10
     row_height = (font_size + 10) / (height - top - bottom)   # one label row, in plot-area (paper) units
-    for i, (x, text, color) in enumerate(inside):             # lines as traces: exact on log axes
-        fig.add_trace(go.Scatter(x=[x, x], y=[lo, hi], mode="lines", showlegend=False, hoverinfo="skip",
-                                 line=dict(color=color, width=2, dash="dot")))
-        # Anchored by where the mark sits: left third -> the label runs right, right third -> left,
-        # middle -> centred on the line; so a label never runs past the plot's edge.
-        where = (np.log(x) - np.log(T[0])) / (np.log(T[-1]) - np.log(T[0]))
-        anchor = "left" if where < 1 / 3 else "right" if where > 2 / 3 else "center"
-        # An annotation's x on a log axis is log10 of the value (plotly's rule for annotations).
-        fig.add_annotation(x=np.log10(x), xref="x", y=1 + (len(inside) - i - 0.5) * row_height, yref="paper",
-                           text={"left": f"┆ {text}", "right": f"{text} ┆", "center": text}[anchor],
-                           showarrow=False, xanchor=anchor, yanchor="middle",
-                           font=dict(size=font_size - 1, color=color))
-    ticks = [t for t in BYTE_TICKS if lo <= t <= hi]
-    decades = [10 ** p for p in range(0, 7) if T[0] <= 10 ** p <= T[-1]]       # 1, 10, 100, 1k, ... tokens
-    fig.update_xaxes(type="log", title_text=labels["x"], range=[np.log10(T[0]), np.log10(T[-1])], title_standoff=8,
-                     tickvals=decades, ticktext=[f"{d // 1000:,}k" if d >= 1000 else str(d) for d in decades])
-    fig.update_yaxes(type="log", title_text=labels["y"], range=[np.log10(lo), np.log10(hi)],
-                     tickvals=ticks or None, ticktext=[fmt_bytes(t) for t in ticks] or None, automargin=True)
-    plot_height = height - top - bottom
-    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-axis_below / plot_height, x=0,
-                                  font=dict(size=font_size - 1)))
-    return base_layout(fig, height=height, font_size=font_size).update_layout(
-        margin=dict(l=20 + 4 * font_size, r=20, t=top, b=bottom))
+    parts = [_mark(x, text, color, row=len(inside) - i - 0.5, T=T, y=(lo, hi), row_height=row_height, font_size=font_size)
+             for i, (x, text, color) in enumerate(inside)]
+
+    def build() -> go.Figure:
+        fig = go.Figure()
+        for name, y in curves.items():
+            fig.add_trace(go.Scatter(x=T, y=np.maximum(y, 1.0), mode="lines", name=labels[name], line=CURVE_STYLE[name],
+                                     hovertemplate="T=%{x:,.0f}: %{customdata}<extra>" + labels[name] + "</extra>",
+                                     customdata=[fmt_bytes(b) for b in y]))
+        for line, label in parts:
+            fig.add_trace(go.Scatter(line))
+            fig.add_annotation(label)
+        ticks = [t for t in BYTE_TICKS if lo <= t <= hi]
+        decades = [10 ** p for p in range(0, 7) if T[0] <= 10 ** p <= T[-1]]       # 1, 10, 100, 1k, ... tokens
+        fig.update_xaxes(type="log", title_text=labels["x"], range=[np.log10(T[0]), np.log10(T[-1])], title_standoff=8,
+                         tickvals=decades, ticktext=[f"{d // 1000:,}k" if d >= 1000 else str(d) for d in decades])
+        tick_text = [fmt_bytes(t) for t in ticks]
+        fig.update_yaxes(type="log", title_text=labels["y"], range=[np.log10(lo), np.log10(hi)],
+                         tickvals=ticks or None, ticktext=tick_text or None)
+        plot_height = height - top - bottom
+        fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-axis_below / plot_height, x=0,
+                                      font=dict(size=font_size - 1)))
+        # The left margin fits the longest tick label (~0.6 em a character) and the axis title, measured here
+        # rather than by Plotly's automargin, which lays the figure out twice when it is drawn: about 20 of
+        # the 50 ms of this figure's newPlot in Chromium, paid again at every context-slider move.
+        left = round(0.6 * font_size * max(map(len, tick_text), default=4) + 1.5 * font_size + 22)
+        return base_layout(fig, height=height, font_size=font_size).update_layout(
+            margin=dict(l=max(left, 20 + 4 * font_size), r=20, t=top, b=bottom))
+
+    # A context-slider move only moves the marks: one skeleton per model setting (its curves) and look,
+    # the marks' lines and labels swapped in.
+    key = ("cost", T.tobytes(), tuple((n, y.tobytes()) for n, y in curves.items()), tuple(sorted(labels.items())),
+           tuple(color for _, _, color in inside), font_size, height)
+    data = [{} for _ in curves] + [{"x": line["x"]} for line, _ in parts]
+    return from_skeleton(key, build, data, layout={"annotations": [label for _, label in parts]})
+
+
+def _mark(x: float, text: str, color: str, *, row: float, T: np.ndarray, y: tuple[float, float], row_height: float,
+          font_size: int) -> tuple[dict, dict]:
+    """One vertical mark at T = x: its line (a trace: exact on log axes) and its label above the plot
+    area, `row` label rows up, as plotly stores them."""
+    # Anchored by where the mark sits: left third -> the label runs right, right third -> left,
+    # middle -> centred on the line; so a label never runs past the plot's edge.
+    where = (np.log(x) - np.log(T[0])) / (np.log(T[-1]) - np.log(T[0]))
+    anchor = "left" if where < 1 / 3 else "right" if where > 2 / 3 else "center"
+    line = dict(type="scatter", x=[x, x], y=list(y), mode="lines", showlegend=False, hoverinfo="skip",
+                line=dict(color=color, width=2, dash="dot"))
+    # An annotation's x on a log axis is log10 of the value (plotly's rule for annotations).
+    label = dict(x=float(np.log10(x)), xref="x", y=1 + row * row_height, yref="paper",
+                 text={"left": f"┆ {text}", "right": f"{text} ┆", "center": text}[anchor], showarrow=False,
+                 xanchor=anchor, yanchor="middle", font=dict(size=font_size - 1, color=color))
+    return line, label
