@@ -11,6 +11,8 @@ Everything is float64 numpy and deterministic given the seed.
 """
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -160,12 +162,14 @@ def capacity_stream(N: int, K: int, V: int, *, seed: int = 0, geometry: str = "r
     """The reference protocol (teaching §4): RandomState(seed) draws keys [N, K] then values [N, V],
     both standard normal; keys are scaled to unit length (or made orthonormal up to K)."""
     rng = np.random.RandomState(seed)
-    return _capacity_keys(rng, N, K, geometry), rng.randn(N, V)
+    return _capacity_keys(rng.randn(N, K), geometry), rng.randn(N, V)
 
 
-def _capacity_keys(rng: np.random.RandomState, N: int, K: int, geometry: str) -> np.ndarray:
-    """[N, K]: the stream's keys, drawn first, so they do not depend on V (the QR draws nothing)."""
-    keys = unit_rows(rng.randn(N, K))
+def _capacity_keys(drawn: np.ndarray, geometry: str) -> np.ndarray:
+    """[N, K]: the stream's keys from its first N*K normals, drawn first, so they do not depend on V
+    (the QR draws nothing)."""
+    N, K = drawn.shape
+    keys = unit_rows(drawn)
     if geometry == "orthogonal":
         m = min(N, K)
         q, r = np.linalg.qr(keys[:m].T)
@@ -200,9 +204,33 @@ def recall_errors(rule: str, keys: np.ndarray, values: np.ndarray, *, alpha: flo
 CACHED_SETS = 8
 
 
+# RandomState's normals come as one sequence however they are asked for (randn(a) then randn(b) gives
+# randn(a + b)), so every stream of a seed is a slice of that seed's sequence: stream N's keys are its
+# first N*K normals, its values the next N*V. One draw of the longest stream serves all CAPACITY_NS
+# (262k normals at d_k = d_v = 128, instead of 932k drawn stream by stream and the keys again for M).
+_normals_drawn: OrderedDict = OrderedDict()          # seed -> the longest run of its normals drawn so far
+_normals_lock = threading.Lock()
+
+
+def _normals(seed: int, n: int) -> np.ndarray:
+    """[n] read-only: the first n standard normals of RandomState(seed)."""
+    with _normals_lock:
+        have = _normals_drawn.pop(seed, None)
+    if have is None or len(have) < n:
+        have = _read_only(np.random.RandomState(seed).randn(n))
+    with _normals_lock:
+        _normals_drawn[seed] = have
+        while len(_normals_drawn) > CACHED_SETS:
+            _normals_drawn.popitem(last=False)
+    return have[:n]
+
+
 @lru_cache(maxsize=CACHED_SETS * len(CAPACITY_NS))
 def _cached_stream(N: int, K: int, V: int, seed: int, geometry: str) -> tuple[np.ndarray, np.ndarray]:
-    return tuple(_read_only(x) for x in capacity_stream(N, K, V, seed=seed, geometry=geometry))
+    """capacity_stream(N, K, V, seed=seed, geometry=geometry), read-only, cut from _normals."""
+    drawn = _normals(seed, N * (K + V))
+    keys = _capacity_keys(drawn[:N * K].reshape(N, K), geometry)
+    return _read_only(keys), drawn[N * K:].reshape(N, V)
 
 
 @lru_cache(maxsize=CACHED_SETS * len(CAPACITY_NS))
@@ -210,11 +238,12 @@ def unrolled_keys(N: int, K: int, seed: int, geometry: str) -> np.ndarray:
     """[N, K] read-only: row i is M_i = P_N ... P_{i+1} k_i for capacity_stream's keys. Telescoping
     P_N ... P_{i+1} = I - sum_{j>i} M_j k_j^T gives M_i = k_i - sum_{j>i} (k_j . k_i) M_j, so
     (I + L)^T M = keys with L the strictly lower triangle of keys keys^T: one triangular solve.
-    The same as the delta rule's final state with values = identity (tests/test_playground.py)."""
-    keys = torch.from_numpy(_capacity_keys(np.random.RandomState(seed), N, K, geometry))      # [N, K]
-    A = torch.tril(keys @ keys.T, -1)                                   # [N, N]: L
-    A.diagonal().fill_(1.0)                                             # I + L
-    return _read_only(torch.linalg.solve_triangular(A.T, keys, upper=True).numpy())
+    The same as the delta rule's final state with values = identity (tests/test_playground.py).
+    (I + L)^T is the strict upper triangle of the symmetric Gram matrix with a unit diagonal, which is
+    all of it a unit-triangular solve reads: no triangle to cut out."""
+    keys = torch.from_numpy(_capacity_keys(_normals(seed, N * K).reshape(N, K), geometry))   # [N, K]
+    gram = keys @ keys.T                                                # [N, N], symmetric
+    return _read_only(torch.linalg.solve_triangular(gram, keys, upper=True, unitriangular=True).numpy())
 
 
 def _read_only(x: np.ndarray) -> np.ndarray:
@@ -243,6 +272,7 @@ def capacity_curve(rule: str, K: int, V: int, *, alpha: float = 1.0, seed: int =
     """[len(Ns), 3]: per N (its own seeded stream), mean relative error over all pairs, over the
     SPLIT most recent and over the SPLIT oldest. The same numbers as recall_errors per stream (to
     ~1e-15 relative: tests/test_playground.py), through capacity_errors' unrolled form."""
+    _normals(seed, max(Ns) * (K + V))                                  # the longest stream first: one draw
     errors = [capacity_errors(rule, N, K, V, alpha=alpha, seed=seed, geometry=geometry) for N in Ns]
     return np.array([(e.mean(), e[-SPLIT:].mean(), e[:SPLIT].mean()) for e in errors])
 
