@@ -29,6 +29,8 @@ def test_real_model_link_round_trip():
 ])
 def test_share_link_in_the_sidebar_carries_the_view(page, params):
     at = open_app("en", page=page, mode="lecture", **params)
+    assert not [c for c in at.code if c.value.startswith("http")]      # made only when asked for
+    at.button(key="share_open").click().run()
     link = next(c.value for c in at.code if c.value.startswith("http"))
     assert "lang=en" in link and "mode=lecture" in link
     for key, value in params.items():
