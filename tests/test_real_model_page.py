@@ -547,4 +547,7 @@ def test_gates_html_shows_what_the_plotly_figure_shows(T):
     # hovers count tokens from 1, like the axis under them
     assert f'title="token 2 «␣w1» · layer 2 · head 0&#10;α = {kw["alpha"][1, 0]:.3f}"' in body
     assert f'title="token {T} «' in body and f'title="token {T + 1} «' not in body
-    assert ">1·词<" in body if T <= figs.TICK_TOKENS else ">1·" not in body
+    if T <= figs.TICK_TOKENS:                                             # every token named, or every 5th counted
+        assert ">1·词<" in body and "<span>5</span>" not in body
+    else:
+        assert ">1·" not in body and '<tr class="ticks sparse">' in body and "<span>5</span><" in body

@@ -285,6 +285,7 @@ GATES_CSS = """<style>
 .rm-gates tr.answer td.wrong{color:#b91c1c}
 .rm-gates tr.ticks th{vertical-align:top}
 .rm-gates tr.ticks th.tok{text-align:center;padding:0.2em 0 0 0;overflow:hidden}
+.rm-gates tr.ticks.sparse th.tok{overflow:visible}
 .rm-gates tr.ticks th.tok span{writing-mode:vertical-rl;text-orientation:sideways;transform:rotate(180deg);white-space:nowrap}
 .rm-gates .axis{text-align:center;color:#6b7280;font-size:0.85em}
 </style>""".replace("MARK_ALPHA", MARK_COLORS["alpha"]).replace("MARK_BETA", MARK_COLORS["beta"])
@@ -339,7 +340,8 @@ def gates_html(alpha: np.ndarray, beta: np.ndarray, *, tokens, layer: int, top_t
     step = 1 if T <= TICK_TOKENS else max(5, 5 * round(T / 24 / 5))                 # every token, or every 5th, 10th...
     ticks = "".join(f'<th class="tok"><span>{f"{t + 1}·{pieces[t]}" if step == 1 else t + 1 if (t + 1) % step == 0 else ""}'
                     f"</span></th>" for t in range(T))
-    rows.append(f'<tr class="ticks"><th>{esc(labels["token"])}</th>{ticks}</tr>')
+    # every 5th or 10th index is wider than its column: shown over the empty neighbours
+    rows.append(f'<tr class="ticks{" sparse" if step > 1 else ""}"><th>{esc(labels["token"])}</th>{ticks}</tr>')
     height = max(0.9, min(1.9, 16 / H))                                  # a few heads get tall rows, 16 heads short ones
     return (GATES_CSS + f'<div class="gdn-figure rm-gates" role="figure" aria-label="{esc(alt)}" style="--row:{height:.2f}em">'
             f'<table><colgroup><col class="lab">{"<col>" * T}</colgroup>{"".join(rows)}</table></div>')
