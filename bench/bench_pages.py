@@ -1,4 +1,4 @@
-"""Server time from a slider change or step to a new figure, for the memory, playground, compare and cost pages.
+"""Server time from a slider change or step to a new figure, for the memory, playground, compare, cost and real-model pages.
 
 Each case calls what the page calls on a cache miss (the gdn computation with fresh parameters,
 then the fig_* builder, then the JSON the browser receives) and reports the median per change, next
@@ -23,6 +23,7 @@ import plotly.graph_objects as go                  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from gdn.figures import chunking as fch, compare as fc, cost as fco, memory as fm, playground as fp  # noqa: E402
+from gdn.figures import real_model as frm  # noqa: E402
 from gdn.lessons import chunking as ce, cost, playground as ex            # noqa: E402
 from gdn.lessons.compare import COMPARE_PRESETS, RULES, run_all           # noqa: E402
 from gdn.lessons.memory import random_stream                              # noqa: E402
@@ -134,19 +135,34 @@ def cost_page(i):
                         labels={k: k for k in ("state", "kv", "hybrid", "full", "x", "y")})
 
 
+def real_model_layer(i):
+    """The real-model page's layer picker: the gates and guesses as HTML (what the page draws up to
+    HTML_TOKENS tokens), 64 tokens x 16 heads as in Qwen3.5-0.8B."""
+    r = np.random.default_rng(i)
+    T = 64
+    return frm.gates_html(r.random((T, 16)), r.random((T, 16)), tokens=[f" w{t}" for t in range(T)], layer=i % 18,
+                          top_tokens=[[f"g{t}{k}" for k in range(3)] for t in range(T)],
+                          top_p=np.sort(r.random((T, 3)))[:, ::-1], titles={"alpha": "α", "beta": "β", "predictions": "p"},
+                          labels={"token": "token", "layer": "layer", "head": "head"})
+
+
 CASES = {"trivial figure (peer)": trivial, "playground overwrite": overwrite, "playground repeated writes": repeat,
          "playground key norm": knorm, "playground half-life": halflife, "playground capacity d_k=16": capacity_toy,
          "memory step (new step)": memory_step, "memory timeline": memory_timeline, "chunking token slider": chunking_merge,
-         "compare step": compare, "cost": cost_page, "cost context slider": cost_slider, "playground capacity d_k=128, alpha (not toy)": capacity_128_alpha,
+         "compare step": compare, "cost": cost_page, "cost context slider": cost_slider,
+         "real model layer (gates as HTML, 64 tokens x 16 heads)": real_model_layer, "playground capacity d_k=128, alpha (not toy)": capacity_128_alpha,
          "playground capacity d_k=128, new keys: 3 curves (not toy)": capacity_128_new_keys}
 
 
 def time_case(fn, repeats: int) -> float:
-    fn(0).to_json()                                                       # warm imports and plotly validators
+    """Median ms of fn(i) and its serialisation: a figure's JSON (what st.plotly_chart sends), or the HTML
+    string itself (what st.html sends)."""
+    send = lambda out: out if isinstance(out, str) else out.to_json()
+    send(fn(0))                                                           # warm imports and plotly validators
     times = []
     for i in range(1, repeats + 1):
         start = time.perf_counter()
-        fn(i).to_json()                                                   # what st.plotly_chart serialises
+        send(fn(i))
         times.append(time.perf_counter() - start)
     return statistics.median(times) * 1000
 
