@@ -13,7 +13,7 @@ from typing import Callable
 import numpy as np
 import streamlit as st
 
-from gdn.figures.real_model import (ALPHA_COLORS, BETA_COLORS, HTML_TOKENS, fig_gate_pair, fig_gates_predictions,
+from gdn.figures.real_model import (ALPHA_COLORS, BETA_COLORS, draws_as_html, fig_gate_pair, fig_gates_predictions,
                                     fig_head_detail, fig_head_params, fig_kernel_outputs, fig_overview,
                                     fig_state_block, gates_html, overview_html)
 from gdn.ops import CHUNK_SIZE
@@ -149,7 +149,7 @@ def gates(c: ViewContext) -> None:
         alpha, beta, tokens=c.tokens, layer=c.layer, top_tokens=top_tokens, top_p=p.top_p, titles=titles,
         labels=c.labels, marks=marks, answers=answers, font_size=c.fs, height=(640 if c.lecture else 540) + 2 * extra)
     alt = ui.tr("real_model.alt_gates", layer=c.layer, T=c.T)
-    if c.T <= HTML_TOKENS:
+    if draws_as_html(c.T, len(c.heads)):
         # HTML: a new layer would mount a new Plotly chart, whose newPlot was most of a layer change's wait in
         # the browser; the Plotly figure stays as the download (and the picture of longer prompts)
         st.html(gates_html(alpha, beta, tokens=c.tokens, layer=c.layer, top_tokens=top_tokens, top_p=p.top_p,
@@ -263,11 +263,12 @@ def head(c: ViewContext) -> None:
     m2.metric(ui.tr("real_model.mean_beta"), f"{c.summary['beta'][c.li, c.head]:.3f}")
     m3.metric(ui.tr("real_model.half_life"), "∞" if not np.isfinite(hl) else f"{hl:.3g}")
     m4.metric(ui.tr("real_model.fixed_speed"), f"{c.run.A[c.li, c.head]:.3f}", help=ui.tr("real_model.fixed_speed_help"))
-    if st.session_state.get("real_model_t", c.T - 1) > c.T - 1:
-        st.session_state["real_model_t"] = c.T - 1
-    t = st.slider(ui.tr("real_model.token_t"), 0, max(c.T - 1, 1), c.T - 1, key="real_model_t", bind="query-params",
-                  disabled=c.T == 1)
-    t = min(t, c.T - 1)
+    # tokens count from 1, as on every axis and in the guesses; t below is the index (from 0)
+    if st.session_state.get("real_model_t", c.T) > c.T:
+        st.session_state["real_model_t"] = c.T
+    shown_t = st.slider(ui.tr("real_model.token_t"), 1, max(c.T, 2), c.T, key="real_model_t", bind="query-params",
+                        disabled=c.T == 1)
+    t = min(shown_t, c.T) - 1
     detail_titles = {"gates": ui.tr("real_model.detail_gates"), "norm": ui.tr("real_model.detail_norm")}
     fig = fig_head_detail(c.alpha[:, c.head], c.beta[:, c.head], c.norms[:, c.head], tokens=c.tokens, layer=c.layer,
                           head=c.head, marked=t, titles=detail_titles, labels=c.labels, font_size=c.fs,
@@ -276,10 +277,10 @@ def head(c: ViewContext) -> None:
     S = compute.cached("state", (c.folder, c.ids, c.layer, c.head, t), lambda: head_state(*c.inputs().tensors(), head=c.head, t=t))
     n = min(TABLE_DIMS, *S.shape)
     rows, cols, block = top_block(S, n)
-    fig = fig_state_block(block, rows, cols, layer=c.layer, head=c.head, token=t, labels=c.labels, font_size=c.fs,
-                          title=ui.tr("real_model.state_title", t=t, piece=c.tokens[c.enc.group[t]], n=n,
+    fig = fig_state_block(block, rows, cols, layer=c.layer, head=c.head, token=t + 1, labels=c.labels, font_size=c.fs,
+                          title=ui.tr("real_model.state_title", t=t + 1, piece=c.tokens[c.enc.group[t]], n=n,
                                       K=S.shape[0], V=S.shape[1]), height=560 if c.lecture else 460)
-    ui.show_figure(fig, key="real_model_state", alt=ui.tr("real_model.alt_state", t=t, head=c.head))
+    ui.show_figure(fig, key="real_model_state", alt=ui.tr("real_model.alt_state", t=t + 1, head=c.head))
     st.caption(ui.tr("real_model.state_note", n=n, K=S.shape[0], V=S.shape[1], norm=f"{np.linalg.norm(S):.3f}",
                      share=f"{100 * np.linalg.norm(block) ** 2 / max(np.linalg.norm(S) ** 2, 1e-30):.0f}"))
     st.markdown(ui.tr("real_model.params_explain"))

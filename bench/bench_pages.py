@@ -137,7 +137,7 @@ def cost_page(i):
 
 def real_model_layer(i):
     """The real-model page's layer picker: the gates and guesses as HTML (what the page draws up to
-    HTML_TOKENS tokens), 64 tokens x 16 heads as in Qwen3.5-0.8B."""
+    draws_as_html allows), 64 tokens x 16 heads as in Qwen3.5-0.8B."""
     r = np.random.default_rng(i)
     T = 64
     return frm.gates_html(r.random((T, 16)), r.random((T, 16)), tokens=[f" w{t}" for t in range(T)], layer=i % 18,

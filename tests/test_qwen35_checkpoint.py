@@ -272,3 +272,19 @@ def test_block_copy_equals_a_plain_cast(shape, monkeypatch):
             damaged.view(-1)[-1] = bad                            # in the last block
             (_, finite), (_, finite2) = ck._copy_all([(damaged, torch.bfloat16), (other, torch.float32)])
             assert finite is False and finite2 is True and not ck.is_finite(damaged)
+
+
+def test_a_copy_that_fails_names_its_tensor_only():
+    """A block whose copy raises (a read error inside the memory map) comes back as that tensor's
+    exception, the others intact; load_many turns it into the 'could not be read' message."""
+    from gdn.qwen35 import checkpoint as ck
+
+    class Unreadable(torch.Tensor):
+        def __getitem__(self, index):
+            raise OSError("input/output error")
+
+    good = torch.randn(6, 4)
+    bad = torch.randn(6, 4).as_subclass(Unreadable)
+    (out, ok), (_, failed) = ck._copy_all([(good, torch.float32), (bad, torch.float32)])
+    assert ok is True and torch.equal(out, good)
+    assert isinstance(failed, OSError) and "input/output" in str(failed)

@@ -536,18 +536,35 @@ def test_gates_html_shows_what_the_plotly_figure_shows(T):
     want = np.rint(scale_rgb(scale, kw["alpha"][:, 0])).astype(int)
     assert [tuple(int(c[i:i + 2], 16) for i in (0, 2, 4)) for c in colours] == [tuple(w) for w in want]
     # the circled cells: the figure's rectangles, by row (gate) and column (token)
-    rects = {(round((s["x0"] + s["x1"]) / 2), round((s["y0"] + s["y1"]) / 2), "alpha" if s["yref"] == "y" else "beta")
-             for s in fig["layout"]["shapes"]}
+    rects = {(round((s["x0"] + s["x1"]) / 2) - 1, round((s["y0"] + s["y1"]) / 2), "alpha" if s["yref"] == "y" else "beta")
+             for s in fig["layout"]["shapes"]}                            # the axis counts tokens from 1
     circled = set()
     for gate in ("alpha", "beta"):
         for h, row in re.findall(rf'<tr data-gate="{gate}"><th>(\d+)</th>(.*?)</tr>', body):
             circled |= {(t_, int(h), gate) for t_, cell in enumerate(re.findall(r"<td[^>]*>", row)) if "mark-" in cell}
     assert circled == rects == set(kw["marks"])
     assert sorted(shown["answers"]) == sorted(a["text"] for a in fig["layout"]["annotations"] if a["text"][:1] in "✓✗")
-    # hovers count tokens from 1, like the axis under them
+    # hovers count tokens from 1, like the axis under them, in both
+    assert fig["data"][0]["x"][0] == 1 and fig["layout"]["xaxis3"].get("tickvals", [1])[0] == 1
+    assert fig["data"][2]["customdata"][0][1].startswith("token 2 «␣w1» →")
     assert f'title="token 2 «␣w1» · layer 2 · head 0&#10;α = {kw["alpha"][1, 0]:.3f}"' in body
     assert f'title="token {T} «' in body and f'title="token {T + 1} «' not in body
     if T <= figs.TICK_TOKENS:                                             # every token named, or every 5th counted
         assert ">1·词<" in body and "<span>5</span>" not in body
     else:
         assert ">1·" not in body and '<tr class="ticks sparse">' in body and "<span>5</span><" in body
+
+
+def test_gates_are_html_only_while_small_and_nan_gets_a_colour():
+    """HTML for a short prompt of few heads (a layer change re-sends every cell), Plotly beyond; a NaN
+    value must still give a valid colour, never '#-800...'."""
+    from gdn.figures import real_model as figs
+    assert figs.draws_as_html(34, 4) and figs.draws_as_html(128, 16) and figs.draws_as_html(1, 1)
+    assert not figs.draws_as_html(129, 4) and not figs.draws_as_html(128, 32) and not figs.draws_as_html(40, 64)
+    alpha = np.full((3, 2), 0.5)
+    alpha[1, 1] = np.nan
+    body = figs.gates_html(alpha, alpha, tokens=["a", "b", "c"], layer=0, top_tokens=[["x"] * 3] * 3,
+                           top_p=np.full((3, 3), np.nan), titles={"alpha": "α", "beta": "β", "predictions": "p"},
+                           labels={"token": "token", "layer": "layer", "head": "head"})
+    assert "#-" not in body and "rgb(-" not in body
+    assert len(re.findall(r"background:#[0-9a-f]{6}\"", body)) == 2 * 3 * 2

@@ -61,7 +61,7 @@ def fig_cost(T: np.ndarray, curves: dict[str, np.ndarray], marks: list[tuple[flo
     key = ("cost", T.tobytes(), tuple((n, y.tobytes()) for n, y in curves.items()), tuple(sorted(labels.items())),
            tuple(color for _, _, color in inside), font_size, height)
     data = [{} for _ in curves] + [{"x": line["x"]} for line, _ in parts]
-    return from_skeleton(key, build, data, layout={"annotations": [label for _, label in parts]})
+    return from_skeleton(key, build, data, layout={"annotations": [label for _, label in parts]} if parts else None)
 
 
 def _mark(x: float, text: str, color: str, *, row: float, T: np.ndarray, y: tuple[float, float], row_height: float,

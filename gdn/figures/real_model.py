@@ -19,13 +19,19 @@ ALPHA_COLORS = "Blues"      # dark = remembers (α near 1)
 BETA_COLORS = "Oranges"     # dark = writes hard (β near 1)
 
 
+def token_axis(T: int) -> list[int]:
+    """x of T tokens: they count from 1 (t = 1, 2, …) on every axis, hover and slider of the page, as in
+    the guesses table and the HTML gates; arrays stay indexed from 0."""
+    return list(range(1, T + 1))
+
+
 def token_ticks(tokens, limit: int = TICK_TOKENS) -> dict:
-    """Axis settings for a token axis: the pieces themselves when there are few, else indices."""
+    """Axis settings for a token axis (token_axis): the pieces themselves when there are few, else numbers."""
     T = len(tokens)
     if T > limit:
         return dict(title_standoff=4)
-    text = [f"{i + 1}·{_show(p)}" for i, p in enumerate(tokens)]              # tokens count from 1 (t = 1, 2, …)
-    return dict(tickmode="array", tickvals=list(range(T)), ticktext=text, tickangle=-60)
+    text = [f"{i + 1}·{_show(p)}" for i, p in enumerate(tokens)]
+    return dict(tickmode="array", tickvals=token_axis(T), ticktext=text, tickangle=-60)
 
 
 def tick_depth(tokens, size: int, limit: int = TICK_TOKENS) -> int:
@@ -52,7 +58,7 @@ def fig_gate_heatmap(z: np.ndarray, *, tokens, layer: int, name: str, title: str
     custom = np.broadcast_to(pieces, (H, T))                                  # [H, T] token piece per cell
     hover = (f"{labels['token']} %{{x}} «%{{customdata}}»<br>{labels['layer']} {layer} · "
              f"{labels['head']} %{{y}}<br>{name} = %{{z:.3f}}<extra></extra>")
-    fig = go.Figure(go.Heatmap(z=z.T, x=list(range(T)), y=list(range(H)), customdata=custom, zmin=zmin, zmax=zmax,
+    fig = go.Figure(go.Heatmap(z=z.T, x=token_axis(T), y=list(range(H)), customdata=custom, zmin=zmin, zmax=zmax,
                                colorscale=colorscale, colorbar=dict(title=dict(text=name), thickness=14),
                                hovertemplate=hover, xgap=1 if T <= 64 else 0, ygap=1))
     fig.update_xaxes(title_text=labels["token"], **token_ticks(tokens))
@@ -152,7 +158,8 @@ def overview_html(summary: dict[str, np.ndarray], *, layers: list[int], selected
 def fig_head_detail(alpha: np.ndarray, beta: np.ndarray, norms: np.ndarray, *, tokens, layer: int, head: int,
                     marked: int | None, titles: dict[str, str], labels: dict[str, str], font_size: int = 14,
                     height: int = 420) -> go.Figure:
-    """alpha, beta, norms: [T] of one head. Top: α_t and β_t; bottom: ||S_t||. `marked` draws a line."""
+    """alpha, beta, norms: [T] of one head. Top: α_t and β_t; bottom: ||S_t||. `marked` (a token index,
+    from 0) draws a line."""
     T = len(alpha)
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.1, row_heights=[0.55, 0.45],
                         subplot_titles=[titles["gates"], titles["norm"]])
@@ -161,14 +168,14 @@ def fig_head_detail(alpha: np.ndarray, beta: np.ndarray, norms: np.ndarray, *, t
     mode = "lines+markers" if T <= 128 else "lines"
     for y, name, color, row in ((alpha, "α", "#1d4ed8", 1), (beta, "β", "#ea580c", 1),
                                 (norms, labels["norm"], "#059669", 2)):
-        fig.add_trace(go.Scatter(x=list(range(T)), y=y, name=name, mode=mode, line=dict(color=color, width=2),
+        fig.add_trace(go.Scatter(x=token_axis(T), y=y, name=name, mode=mode, line=dict(color=color, width=2),
                                  marker=dict(size=5), customdata=pieces,
                                  hovertemplate=where + f"{name} = %{{y:.3f}}<extra></extra>"), row=row, col=1)
     fig.update_yaxes(range=[0, 1.05], row=1, col=1)
     fig.update_yaxes(rangemode="tozero", row=2, col=1)
     fig.update_xaxes(title_text=labels["token"], row=2, col=1, **token_ticks(tokens))
     if marked is not None:
-        fig.add_vline(x=marked, line=dict(color="#f59e0b", width=2, dash="dot"))
+        fig.add_vline(x=marked + 1, line=dict(color="#f59e0b", width=2, dash="dot"))
     fig.update_annotations(font_size=font_size)
     fig.update_layout(legend=dict(orientation="h", y=1.12, x=1, xanchor="right"), hovermode="x unified")
     return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=55, b=55))
@@ -176,7 +183,8 @@ def fig_head_detail(alpha: np.ndarray, beta: np.ndarray, norms: np.ndarray, *, t
 
 def fig_state_block(block: np.ndarray, rows: np.ndarray, cols: np.ndarray, *, title: str, labels: dict[str, str],
                     layer: int, head: int, token: int, font_size: int = 14, height: int = 460) -> go.Figure:
-    """block: [n, n] = S_t[rows][:, cols] of one head (gdn.qwen35.gates.top_block); rows are key dims, cols value dims."""
+    """block: [n, n] = S_t[rows][:, cols] of one head (gdn.qwen35.gates.top_block); rows are key dims, cols value
+    dims; token: the token's number as the page shows it (from 1)."""
     zmax = symmetric_range(block)
     hover = (f"{labels['token']} {token} · {labels['layer']} {layer} · {labels['head']} {head}<br>"
              f"{labels['key']} %{{y}} · {labels['value']} %{{x}}<br>S = %{{z:.4f}}<extra></extra>")
@@ -221,7 +229,7 @@ def fig_gates_predictions(alpha: np.ndarray, beta: np.ndarray, *, tokens, layer:
     T, H = alpha.shape
     guess = np.array([[_show(p) for p in row] for row in top_tokens], dtype=object)          # [T, 3]
     pieces = [_show(p) for p in tokens]
-    guess_hover = np.array([[f"{labels['token']} {t} «{pieces[t]}» →<br>" + "<br>".join(
+    guess_hover = np.array([[f"{labels['token']} {t + 1} «{pieces[t]}» →<br>" + "<br>".join(
         f"{k + 1}. «{guess[t, k]}» {top_p[t, k]:.2f}" for k in range(guess.shape[1])) for t in range(T)]] * guess.shape[1],
         dtype=object)
 
@@ -231,7 +239,7 @@ def fig_gates_predictions(alpha: np.ndarray, beta: np.ndarray, *, tokens, layer:
         for row, (name, z, scale) in enumerate((("α", alpha, ALPHA_COLORS), ("β", beta, BETA_COLORS)), start=1):
             hover = (f"{labels['token']} %{{x}} «%{{customdata}}»<br>{labels['layer']} {layer} · "
                      f"{labels['head']} %{{y}}<br>{name} = %{{z:.3f}}<extra></extra>")
-            fig.add_trace(go.Heatmap(z=z.T, x=list(range(T)), y=list(range(H)), customdata=np.broadcast_to(
+            fig.add_trace(go.Heatmap(z=z.T, x=token_axis(T), y=list(range(H)), customdata=np.broadcast_to(
                 np.array(pieces, dtype=object), (H, T)), zmin=0, zmax=1, colorscale=scale, hovertemplate=hover,
                 xgap=1 if T <= 64 else 0, ygap=1, colorbar=dict(title=dict(text=name), thickness=12)), row=row, col=1)
             lo, hi = fig.layout["yaxis" if row == 1 else f"yaxis{row}"].domain                  # the colour bar beside its row
@@ -239,17 +247,17 @@ def fig_gates_predictions(alpha: np.ndarray, beta: np.ndarray, *, tokens, layer:
             fig.update_yaxes(title_text=labels["head"], autorange="reversed", dtick=1 if H <= 16 else None,
                              showticklabels=True, row=row, col=1)
         for t, h, gate in marks:
-            fig.add_shape(type="rect", x0=t - 0.5, x1=t + 0.5, y0=h - 0.5, y1=h + 0.5, row=1 if gate == "alpha" else 2,
+            fig.add_shape(type="rect", x0=t + 0.5, x1=t + 1.5, y0=h - 0.5, y1=h + 0.5, row=1 if gate == "alpha" else 2,
                           col=1, line=dict(color=MARK_COLORS[gate], width=3))
         show_text = T <= TEXT_TOKENS                                              # else the table under the figure has them
-        fig.add_trace(go.Heatmap(z=top_p.T, x=list(range(T)), y=[f"#{k + 1}" for k in range(guess.shape[1])],
+        fig.add_trace(go.Heatmap(z=top_p.T, x=token_axis(T), y=[f"#{k + 1}" for k in range(guess.shape[1])],
                                  text=guess.T if show_text else None, texttemplate="%{text}" if show_text else None,
                                  textfont=dict(size=max(9, font_size - 4)), customdata=guess_hover,
                                  hovertemplate="%{customdata}<extra></extra>", zmin=0, zmax=1, colorscale="Greens",
                                  showscale=False, xgap=1 if T <= 64 else 0, ygap=1), row=3, col=1)
         fig.update_yaxes(autorange="reversed", type="category", row=3, col=1)      # the row title says what it is
         for t, expected, right in answers:
-            fig.add_annotation(x=t, y=-0.5, yref="y3", text="✓" if right else f"✗ {_show(expected)}", showarrow=False,
+            fig.add_annotation(x=t + 1, y=-0.5, yref="y3", text="✓" if right else f"✗ {_show(expected)}", showarrow=False,
                                yshift=10, font=dict(color="#15803d" if right else "#b91c1c", size=font_size), row=3, col=1)
         tick_size = max(10, font_size - (8 if T > 24 else 2))
         fig.update_xaxes(**token_ticks(tokens), tickfont=dict(size=tick_size), row=3, col=1)
@@ -266,7 +274,14 @@ def fig_gates_predictions(alpha: np.ndarray, beta: np.ndarray, *, tokens, layer:
     return from_skeleton(key, build, [{"z": alpha.T}, {"z": beta.T}, guesses])
 
 
-HTML_TOKENS = 128           # up to this many tokens the page draws the gates as HTML (gates_html), beyond as Plotly
+# The page draws the gates as HTML (gates_html) up to 128 tokens and 4,480 cells (128 tokens x 16 heads x 2
+# gates + 3 guess rows: ~0.5 MB, sent again at every layer change); beyond, as Plotly (smaller for many cells).
+HTML_TOKENS, HTML_CELLS = 128, 4480
+
+
+def draws_as_html(T: int, H: int) -> bool:
+    """Whether the page draws the gates of T tokens and H heads as HTML (gates_html) or as Plotly."""
+    return T <= HTML_TOKENS and T * (2 * H + 3) <= HTML_CELLS
 
 GATES_CSS = """<style>
 .rm-gates table{border-collapse:separate;border-spacing:1px;width:100%;table-layout:fixed;font-size:0.85em;color:#374151}
@@ -293,7 +308,7 @@ GATES_CSS = """<style>
 
 def gates_html(alpha: np.ndarray, beta: np.ndarray, *, tokens, layer: int, top_tokens, top_p: np.ndarray,
                titles: dict[str, str], labels: dict[str, str], marks=(), answers=(), alt: str = "") -> str:
-    """fig_gates_predictions as one HTML table (what the page draws up to HTML_TOKENS tokens): Streamlit
+    """fig_gates_predictions as one HTML table (what the page draws where draws_as_html allows): Streamlit
     mounts a new Plotly chart for every new layer, and this figure's newPlot was most of a layer change's
     time in the browser. Same rows on one token axis: α (heads x tokens), β, the top-3 guesses with the
     answers' ✓ / ✗ over them; same colour scales and circled marks. A cell's title (hover) names the token
@@ -355,14 +370,14 @@ def fig_gate_pair(before: np.ndarray, after: np.ndarray, *, tokens, layer: int, 
     T, H = before.shape
     fig = make_subplots(rows=1, cols=2, shared_yaxes=True, horizontal_spacing=0.04, subplot_titles=titles)
     for col, z in enumerate((before, after), start=1):
-        fig.add_trace(go.Heatmap(z=z.T, x=list(range(T)), y=list(range(H)), zmin=0, zmax=1, colorscale=colorscale,
+        fig.add_trace(go.Heatmap(z=z.T, x=token_axis(T), y=list(range(H)), zmin=0, zmax=1, colorscale=colorscale,
                                  showscale=col == 2, colorbar=dict(title=dict(text=name), thickness=12),
                                  xgap=1 if T <= 64 else 0, ygap=1,
                                  hovertemplate=f"{labels['token']} %{{x}} · {labels['head']} %{{y}}<br>{name} = "
                                                f"%{{z:.3f}}<extra></extra>"), row=1, col=col)
         fig.update_xaxes(title_text=labels["token"], row=1, col=col)
     for h in changed:
-        fig.add_shape(type="rect", x0=-0.5, x1=T - 0.5, y0=h - 0.5, y1=h + 0.5, line=dict(color=ACTIVE, width=3),
+        fig.add_shape(type="rect", x0=0.5, x1=T + 0.5, y0=h - 0.5, y1=h + 0.5, line=dict(color=ACTIVE, width=3),
                       row=1, col=2)
     fig.update_yaxes(title_text=labels["head"], autorange="reversed", dtick=1 if H <= 16 else None, row=1, col=1)
     fig.update_annotations(font_size=font_size)
@@ -381,7 +396,8 @@ def fig_kernel_outputs(outputs: dict[str, np.ndarray], *, tokens, layer: int, he
                         subplot_titles=[p[0] for p in panels])
     zmax = symmetric_range(ref)
     for col, (title, z, is_diff) in enumerate(panels, start=1):
-        fig.add_trace(go.Heatmap(z=z.T, zmin=0 if is_diff else -zmax, zmax=float(z.max()) or 1e-30 if is_diff else zmax,
+        fig.add_trace(go.Heatmap(z=z.T, x=token_axis(z.shape[0]), zmin=0 if is_diff else -zmax,
+                                 zmax=float(z.max()) or 1e-30 if is_diff else zmax,
                                  colorscale="Greys" if is_diff else DIVERGING, showscale=is_diff,   # values: hover
                                  colorbar=dict(thickness=10, len=0.8, x=col / len(panels) - 0.005),
                                  hovertemplate=f"{labels['token']} %{{x}} · {labels['value']} %{{y}}<br>"

@@ -23,12 +23,12 @@ from gdn.lessons.fmt import cell_text
 
 def scale_rgb(colorscale, u: np.ndarray) -> np.ndarray:
     """[..., 3] colours of a Plotly colour scale (a name such as "Blues", or [[stop, colour], ...]) at u in
-    [0, 1], interpolated linearly between its stops as Plotly does."""
+    [0, 1], interpolated linearly between its stops as Plotly does (NaN: the colour at 0)."""
     scale = plotly.colors.get_colorscale(colorscale) if isinstance(colorscale, str) else colorscale
     stops = np.array([s for s, _ in scale], dtype=float)
     rgb = np.array([plotly.colors.unlabel_rgb(plotly.colors.convert_colors_to_same_type(c, "rgb")[0][0])
                     for _, c in scale], dtype=float)                                            # [stops, 3]
-    u = np.clip(np.asarray(u, dtype=float), 0.0, 1.0)
+    u = np.clip(np.nan_to_num(np.asarray(u, dtype=float), nan=0.0), 0.0, 1.0)
     return np.stack([np.interp(u, stops, rgb[:, i]) for i in range(3)], axis=-1)
 
 

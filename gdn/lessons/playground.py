@@ -200,7 +200,8 @@ def recall_errors(rule: str, keys: np.ndarray, values: np.ndarray, *, alpha: flo
 # only: not on alpha, not on the values. So M is cached per keys (N, K, seed, geometry) and a new
 # alpha costs two matmuls per stream. The streams are cached too: drawing them (RandomState, the
 # reference protocol) costs more than the matmuls. Each cache holds CACHED_SETS settings of all
-# CAPACITY_NS; at d_k = d_v = 128 a setting is ~3.7 MB of M plus ~7.4 MB of keys and values.
+# CAPACITY_NS; at d_k = d_v = 128 a setting is ~3.7 MB of M plus ~3.7 MB of unit keys; the values are
+# views of their seed's normals (_normals: ~2 MB a seed, kept while a cached stream uses them).
 CACHED_SETS = 8
 
 

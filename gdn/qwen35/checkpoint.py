@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -117,17 +118,20 @@ def _all_finite(t: torch.Tensor, block: int = 1 << 22) -> bool:
 # may use one CPU.
 COPY_BLOCK_BYTES = 32 << 20
 _copy_pool: ThreadPoolExecutor | None = None
+_copy_pool_lock = threading.Lock()
 
 
 def _pool() -> ThreadPoolExecutor | None:
-    """The copy threads, started on first use; None where the process may use only one CPU."""
+    """The copy threads, started on first use (one pool for every session's loads); None where the
+    process may use only one CPU."""
     global _copy_pool
-    if _copy_pool is None:
-        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
-        if cpus < 2:
-            return None
-        _copy_pool = ThreadPoolExecutor(min(4, cpus), thread_name_prefix="gdn-copy")
-    return _copy_pool
+    with _copy_pool_lock:
+        if _copy_pool is None:
+            cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+            if cpus < 2:
+                return None
+            _copy_pool = ThreadPoolExecutor(min(4, cpus), thread_name_prefix="gdn-copy")
+        return _copy_pool
 
 
 def _copy_all(sources: list[tuple[torch.Tensor, torch.dtype]]) -> list[tuple[torch.Tensor, bool | Exception]]:
