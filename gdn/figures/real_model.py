@@ -173,12 +173,15 @@ def fig_head_detail(alpha: np.ndarray, beta: np.ndarray, norms: np.ndarray, *, t
                                  hovertemplate=where + f"{name} = %{{y:.3f}}<extra></extra>"), row=row, col=1)
     fig.update_yaxes(range=[0, 1.05], row=1, col=1)
     fig.update_yaxes(rangemode="tozero", row=2, col=1)
-    fig.update_xaxes(title_text=labels["token"], row=2, col=1, **token_ticks(tokens))
+    fig.update_xaxes(title_text=labels["token"], title_standoff=10, row=2, col=1, **token_ticks(tokens))
     if marked is not None:
         fig.add_vline(x=marked + 1, line=dict(color="#f59e0b", width=2, dash="dot"))
     fig.update_annotations(font_size=font_size)
     fig.update_layout(legend=dict(orientation="h", y=1.12, x=1, xanchor="right"), hovermode="x unified")
-    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=55, b=55))
+    # the turned token labels, the standoff and the axis title below the plot (they ran into each other);
+    # the figure grows by what they need, so the plots keep their height
+    bottom = tick_depth(tokens, font_size) + 10 + round(1.4 * font_size) + 8
+    return base_layout(fig, height=height + bottom - 55, font_size=font_size).update_layout(margin=dict(l=70, b=bottom))
 
 
 def fig_state_block(block: np.ndarray, rows: np.ndarray, cols: np.ndarray, *, title: str, labels: dict[str, str],
