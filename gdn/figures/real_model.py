@@ -173,7 +173,7 @@ def fig_head_detail(alpha: np.ndarray, beta: np.ndarray, norms: np.ndarray, *, t
                                  hovertemplate=where + f"{name} = %{{y:.3f}}<extra></extra>"), row=row, col=1)
     fig.update_yaxes(range=[0, 1.05], row=1, col=1)
     fig.update_yaxes(rangemode="tozero", row=2, col=1)
-    fig.update_xaxes(title_text=labels["token"], title_standoff=10, row=2, col=1, **token_ticks(tokens))
+    fig.update_xaxes(title_text=labels["token"], row=2, col=1, **{"title_standoff": 10, **token_ticks(tokens)})
     if marked is not None:
         fig.add_vline(x=marked + 1, line=dict(color="#f59e0b", width=2, dash="dot"))
     fig.update_annotations(font_size=font_size)
