@@ -255,3 +255,15 @@ def test_negative_eigenvalue_opt_in_is_the_key_norm_overshoot():
     at.toggle(key="playground_knorm_negative").set_value(False).run()    # back off: beta returns into [0, 1]
     assert_clean(at)
     assert at.slider(key="playground_knorm_beta").value == 1.0
+
+
+@pytest.mark.parametrize("geometry", ["random", "orthogonal"])
+def test_streams_cut_from_one_draw_are_the_reference_streams(geometry):
+    """The cached streams are slices of one draw of their seed's normals: they must be exactly the
+    reference protocol's (RandomState(seed): keys, then values), for odd sizes too and whichever
+    stream of the seed is asked for first."""
+    sizes = [(96, 16, 24), (7, 5, 3), (1024, 16, 24), (33, 17, 9)]              # 1024 x 40 redraws the seed longer
+    for N, K, V in sizes:
+        got = ex._cached_stream(N, K, V, 11, geometry)
+        want = ex.capacity_stream(N, K, V, seed=11, geometry=geometry)
+        assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1]), (N, K, V)
