@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from gdn.figures.common import ACTIVE, DIVERGING, SEQUENTIAL, base_layout, from_skeleton, symmetric_range
-from gdn.figures.tables import cell_style, scale_rgb
+from gdn.figures.tables import cell_style, gradient_css, scale_rgb
 
 TICK_TOKENS = 48            # up to this many tokens, the token axis shows the tokens themselves
 ALPHA_COLORS = "Blues"      # dark = remembers (α near 1)
@@ -146,11 +146,10 @@ def overview_html(summary: dict[str, np.ndarray], *, layers: list[int], selected
                 f'{esc(labels["layer"])} {layer} · {esc(labels["head"])} {h}&#10;{esc(titles[key])} = '
                 f'{fmt(shown[r, h])}"></td>' for h in range(H))
             rows.append(f'<tr{" class=sel" if layer == selected else ""}><th>{layer}</th>{cells}</tr>')
-        bar = ",".join(f"rgb({r},{g},{b})" for r, g, b in np.rint(scale_rgb(scale, np.linspace(0, 1, 9))).astype(int))
         out.append(f"<figure><figcaption>{esc(titles[key])}</figcaption><table><thead><tr><th>{esc(labels['layer'])}</th>"
                    f"{head}</tr></thead>"
                    f"<tbody>{''.join(rows)}</tbody></table><div class=axis>{esc(labels['head'])}</div>"
-                   f'<div class=bar style="background:linear-gradient(to right,{bar})"></div>'
+                   f'<div class=bar style="background:{gradient_css(scale)}"></div>'
                    f"<div class=ticks>{''.join(f'<span>{t}</span>' for t in ticks)}</div></figure>")
     return OVERVIEW_CSS + f'<div class="gdn-figure rm-ov" role="figure" aria-label="{esc(alt)}">' + "".join(out) + "</div>"
 
@@ -286,6 +285,7 @@ def draws_as_html(T: int, H: int) -> bool:
     """Whether the page draws the gates of T tokens and H heads as HTML (gates_html) or as Plotly."""
     return T <= HTML_TOKENS and T * (2 * H + 3) <= HTML_CELLS
 
+
 GATES_CSS = """<style>
 .rm-gates table{border-collapse:separate;border-spacing:1px;width:100%;table-layout:fixed;font-size:0.85em;color:#374151}
 .rm-gates col.lab{width:3.2em}
@@ -305,7 +305,6 @@ GATES_CSS = """<style>
 .rm-gates tr.ticks th.tok{text-align:center;padding:0.2em 0 0 0;overflow:hidden}
 .rm-gates tr.ticks.sparse th.tok{overflow:visible}
 .rm-gates tr.ticks th.tok span{writing-mode:vertical-rl;text-orientation:sideways;transform:rotate(180deg);white-space:nowrap}
-.rm-gates .axis{text-align:center;color:#6b7280;font-size:0.85em}
 </style>""".replace("MARK_ALPHA", MARK_COLORS["alpha"]).replace("MARK_BETA", MARK_COLORS["beta"])
 
 
@@ -320,11 +319,11 @@ def gates_html(alpha: np.ndarray, beta: np.ndarray, *, tokens, layer: int, top_t
     esc = html.escape
     pieces = [esc(_show(p)) for p in tokens]
     where = [f"{esc(labels['token'])} {t + 1} «{pieces[t]}»" for t in range(T)]
+    layer_head = f"{esc(labels['layer'])} {layer} · {esc(labels['head'])}"
     marked = {(t, h, gate) for t, h, gate in marks}
 
     def bar(scale) -> str:
-        stops = ",".join(f"rgb({r},{g},{b})" for r, g, b in np.rint(scale_rgb(scale, np.linspace(0, 1, 9))).astype(int))
-        return f'<span class="scale">0<i style="background:linear-gradient(to right,{stops})"></i>1</span>'
+        return f'<span class="scale">0<i style="background:{gradient_css(scale)}"></i>1</span>'
 
     def title_row(text: str, corner: str, scale=None) -> str:
         return (f'<tr class="title"><th>{esc(corner)}</th><th colspan="{T}">{esc(text)}'
@@ -337,8 +336,8 @@ def gates_html(alpha: np.ndarray, beta: np.ndarray, *, tokens, layer: int, top_t
         for h in range(H):
             cells = "".join(
                 f'<td{" class=mark-" + gate if (t, h, gate) in marked else ""} style="background:#{rgb[t, h, 0]:02x}'
-                f'{rgb[t, h, 1]:02x}{rgb[t, h, 2]:02x}" title="{where[t]} · {esc(labels["layer"])} {layer} · '
-                f'{esc(labels["head"])} {h}&#10;{name} = {z[t, h]:.3f}"></td>' for t in range(T))
+                f'{rgb[t, h, 1]:02x}{rgb[t, h, 2]:02x}" title="{where[t]} · {layer_head} {h}&#10;{name} = '
+                f'{z[t, h]:.3f}"></td>' for t in range(T))
             rows.append(f'<tr data-gate="{gate}"><th>{h}</th>{cells}</tr>')
     rows.append(title_row(titles["predictions"], ""))
     if answers:

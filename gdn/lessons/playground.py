@@ -227,11 +227,15 @@ def _normals(seed: int, n: int) -> np.ndarray:
 
 
 @lru_cache(maxsize=CACHED_SETS * len(CAPACITY_NS))
+def _cached_keys(N: int, K: int, seed: int, geometry: str) -> np.ndarray:
+    """[N, K] read-only: capacity_stream's keys, cut from _normals (shared by the streams of every d_v and M)."""
+    return _read_only(_capacity_keys(_normals(seed, N * K).reshape(N, K), geometry))
+
+
+@lru_cache(maxsize=CACHED_SETS * len(CAPACITY_NS))
 def _cached_stream(N: int, K: int, V: int, seed: int, geometry: str) -> tuple[np.ndarray, np.ndarray]:
     """capacity_stream(N, K, V, seed=seed, geometry=geometry), read-only, cut from _normals."""
-    drawn = _normals(seed, N * (K + V))
-    keys = _capacity_keys(drawn[:N * K].reshape(N, K), geometry)
-    return _read_only(keys), drawn[N * K:].reshape(N, V)
+    return _cached_keys(N, K, seed, geometry), _normals(seed, N * (K + V))[N * K:].reshape(N, V)
 
 
 @lru_cache(maxsize=CACHED_SETS * len(CAPACITY_NS))
@@ -242,7 +246,7 @@ def unrolled_keys(N: int, K: int, seed: int, geometry: str) -> np.ndarray:
     The same as the delta rule's final state with values = identity (tests/test_playground.py).
     (I + L)^T is the strict upper triangle of the symmetric Gram matrix with a unit diagonal, which is
     all of it a unit-triangular solve reads: no triangle to cut out."""
-    keys = torch.from_numpy(_capacity_keys(_normals(seed, N * K).reshape(N, K), geometry))   # [N, K]
+    keys = torch.tensor(_cached_keys(N, K, seed, geometry))            # [N, K], a copy: torch wants writable memory
     gram = keys @ keys.T                                                # [N, N], symmetric
     return _read_only(torch.linalg.solve_triangular(gram, keys, upper=True, unitriangular=True).numpy())
 

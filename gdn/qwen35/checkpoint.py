@@ -114,8 +114,8 @@ def _all_finite(t: torch.Tensor, block: int = 1 << 22) -> bool:
 # Copying out of the memory map costs one zeroed page per 4 KiB of destination (~376k page faults for the
 # 0.8B model: 0.7 s of a 1.0 s load on one core); the faults of different pages run in parallel on
 # different cores, so the tensors of a file, big ones cut into row blocks, are copied by a few threads.
-# Plain copies, no OpenMP: nothing waits at a barrier on a busy machine. One worker where the process
-# may use one CPU.
+# With OMP_NUM_THREADS > 1 each worker's copy and sum may run their own OpenMP team (the app runs 1
+# thread). No pool where the process may use one CPU.
 COPY_BLOCK_BYTES = 32 << 20
 _copy_pool: ThreadPoolExecutor | None = None
 _copy_pool_lock = threading.Lock()
