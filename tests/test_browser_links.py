@@ -35,8 +35,9 @@ def test_share_link_in_the_browser_reopens_the_view(page, app_url):
     link = open_share(page)
     assert link.startswith(f"{app_url}/compare?") and "/compare/compare" not in link
     assert "compare_preset=city" in link and "compare_t=3" in link
-    qr = page.locator('[data-testid="stDialog"] img').first                   # the QR code is drawn
-    assert qr.evaluate("img => img.complete && img.naturalWidth") > 100
+    # the QR code is drawn (the dialog's image arrives as its own request, after the link)
+    page.wait_for_function("""() => { const img = document.querySelector('[data-testid="stDialog"] img');
+                              return img && img.complete && img.naturalWidth > 100; }""", timeout=30_000)
     page.goto(link)
     wait_for_app(page)
     assert "Hangzhou" in page.inner_text("body") or "杭州" in page.inner_text("body")
