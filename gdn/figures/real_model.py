@@ -176,11 +176,15 @@ def fig_head_detail(alpha: np.ndarray, beta: np.ndarray, norms: np.ndarray, *, t
     if marked is not None:
         fig.add_vline(x=marked + 1, line=dict(color="#f59e0b", width=2, dash="dot"))
     fig.update_annotations(font_size=font_size)
-    fig.update_layout(legend=dict(orientation="h", y=1.12, x=1, xanchor="right"), hovermode="x unified")
+    # the legend on its own row at the top of the figure, above the first plot's title (at lecture size the
+    # two ran into each other)
+    fig.update_layout(legend=dict(orientation="h", yref="container", y=1, yanchor="top", x=1, xanchor="right"),
+                      hovermode="x unified")
     # the turned token labels, the standoff and the axis title below the plot (they ran into each other);
     # the figure grows by what they need, so the plots keep their height
-    bottom = tick_depth(tokens, font_size) + 10 + round(1.4 * font_size) + 8
-    return base_layout(fig, height=height + bottom - 55, font_size=font_size).update_layout(margin=dict(l=70, b=bottom))
+    top, bottom = round(3 * font_size) + 16, tick_depth(tokens, font_size) + 10 + round(1.4 * font_size) + 8
+    return base_layout(fig, height=height + bottom - 55 + top - 60, font_size=font_size).update_layout(
+        margin=dict(l=70, t=top, b=bottom))
 
 
 def fig_state_block(block: np.ndarray, rows: np.ndarray, cols: np.ndarray, *, title: str, labels: dict[str, str],
