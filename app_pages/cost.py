@@ -50,7 +50,8 @@ def curves_view() -> None:
         marks.append((float(prompt), ui.tr("cost.mark_prompt", n=f"{prompt:,}"), "#7c3aed"))
     shown = {k: v for k, v in curves.items() if (k != "state" or n_gdn) and (k != "kv" or n_attn)}
     labels = {k: ui.tr(f"cost.curve_{k}") for k in curves} | {"x": ui.tr("cost.x"), "y": ui.tr("cost.y")}
-    fig = fig_cost(T, shown, marks, labels=labels, font_size=ui.font_size(), height=540 if ui.lecture() else 500)
+    # lecture: the larger labels above and the legend below take ~300 px; the plot keeps ~340 px of its own
+    fig = fig_cost(T, shown, marks, labels=labels, font_size=ui.font_size(), height=640 if ui.lecture() else 500)
 
     at = cost.memory_curves(cfg, np.array([T_read]), batch=batch, dtype=dtype, interval=interval)
     with controls:
