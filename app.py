@@ -12,7 +12,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import streamlit as st  # noqa: E402
 
-from app_pages._support import heap, path, ui  # noqa: E402,F401  (heap: once per process, see heap.py)
+from app_pages._support import heap, path, player, ui  # noqa: E402,F401  (heap: once per process, see heap.py)
 
 ui.init_session()
 st.set_page_config(page_title="Gated DeltaNet Explorer", page_icon="🧠", layout="wide",
@@ -29,6 +29,7 @@ pages.append(st.Page(first.file, title=ui.tr(f"nav.{first.key}"), url_path=first
 pages.append(st.Page("app_pages/memory_table.py", title=ui.tr("nav.memory"), url_path="memory", visibility="hidden"))
 page = st.navigation(pages, position="top")
 ui.sidebar_chrome()
+player.relay()          # the players' way to Python (app_pages/_support/player.py), outside every fragment
 page.run()
 path.next_link(page.url_path)
 stop = path.stop_of(page.url_path)

@@ -2,12 +2,12 @@
 import pandas as pd
 import streamlit as st
 
-from gdn.figures import fig_memory_player, fig_timeline, memory_step_html
-from gdn.lessons.memory import (CLOSED_FORM, PRESETS, STAGE_SYMBOLS, InputError, random_stream, replay_stream,
-                                rows_to_stream, stage_formulas, stream_to_rows)
+from gdn.figures import fig_memory_player
+from gdn.lessons.memory import PRESETS, InputError, random_stream, replay_stream, rows_to_stream, stream_to_rows
 from gdn.lessons.stream import STAGES, records_csv, step_records
+from app_pages._memory_frames import PANELS, packed_frames
 from app_pages._support import ui
-from app_pages._support.stepper import stepper
+from app_pages._support.player import player
 
 st.title(ui.tr("memory.title"))
 st.caption(ui.tr("memory.intro"))
@@ -64,53 +64,22 @@ except InputError as e:
     st.error(ui.tr(f"errors.{e.key}", **e.fields), icon=":material/error:")
     st.stop()
 rec = step_records(stream)
-stream_key = ui.stream_key(stream)          # once per run: names the shared figures of this stream
-T, K, V = stream.shape
-
-
-TITLES = {n: ui.tr(f"memory.panel_{n}") for n in ("S_prev", "S_decayed", "write", "S_new", "keys", "read", "output")}
-AXIS = {"key": ui.tr("common.key_dim"), "value": ui.tr("common.value_dim"), "dim": ui.tr("common.dim")}
+T = stream.shape[0]
 
 
 def animation_html() -> str:
+    """The offline Plotly player for slides (the download)."""
+    titles = {n: ui.tr(f"memory.panel_{n}") for n in PANELS}
+    axis = {"key": ui.tr("common.key_dim"), "value": ui.tr("common.value_dim"), "dim": ui.tr("common.dim")}
     stage_name = ui.label_maker("common.stage_")
-    fig = fig_memory_player(rec, titles=TITLES, axis=AXIS, play=ui.tr("common.play"), pause=ui.tr("common.pause"),
+    fig = fig_memory_player(rec, titles=titles, axis=axis, play=ui.tr("common.play"), pause=ui.tr("common.pause"),
                             step_label=lambda t, s: f"{ui.tr('memory.token_n', t=t + 1)} · {stage_name(s)}")
     return fig.to_html(include_plotlyjs=True, auto_play=False)
 
 
-def draw(t: int, stage: str) -> None:
-    """Token t (0-based; shown as t + 1) at one stage: this stage's formula with its numbers over the figure,
-    and beside the figure what the stage does and the whole update, later stages without numbers."""
-    name = f" · “{token_names[t]}”" if token_names and t < len(token_names) else ""
-    formulas = stage_formulas(rec, t)
-    head, formula = st.columns([1, 3], vertical_alignment="center")
-    head.markdown(f"**{ui.tr('common.stage_' + stage)}** · {ui.tr('memory.token_n', t=t + 1)}{name}")
-    formula.latex(formulas[stage])
-    figure, side = st.columns([5, 2]) if not ui.lecture() else (st.container(), None)
-    with figure:
-        # HTML tables, not a Plotly figure: a step is a new picture, and plotly.js drawing seven heatmap
-        # subplots anew was most of a key press's wait (gdn/figures/tables.py).
-        st.html(memory_step_html(rec, t, stage, titles=TITLES, axis=AXIS,
-                                 alt=ui.tr("memory.alt", t=t + 1, stage=ui.tr("common.stage_" + stage))))
-        labels = {"alpha": "α", "beta": "β", "token": ui.tr("common.token_t")}
-        timeline = ui.shared_figure(("memory_timeline", stream_key, t, tuple(labels.items()), ui.font_size(),
-                                     tuple(token_names or ())),
-                                    lambda: fig_timeline(rec, t, labels=labels, font_size=ui.font_size(),
-                                                         token_names=token_names))
-        ui.show_figure(timeline, key="memory_timeline", alt=ui.tr("memory.timeline_alt"), export=False)
-    if side is not None:
-        with side:
-            st.markdown(ui.tr(f"memory.explain_{stage}"))
-            lines = [rf"\colorbox{{#fde68a}}{{${STAGE_SYMBOLS[s]}$}}" if s == stage else STAGE_SYMBOLS[s] for s in STAGES]
-            st.latex(r"\begin{aligned}" + r"\\[2pt]".join(lines) + r"\end{aligned}")
-            st.caption(ui.tr("memory.closed_form_label"))
-            st.latex(r"\small " + CLOSED_FORM)
-            st.caption(ui.tr("memory.shape_note", K=K, V=V))
-
-
 with stepper_area:
-    stepper("memory", T, STAGES, draw)
+    # Every step of the stream goes to the browser at once: stepping, playing and scrubbing answer there.
+    player("memory", packed_frames(rec, ui.stream_key(stream), token_names), T, STAGES)
 if not ui.lecture():
     bar = st.container(horizontal=True)
     bar.download_button(ui.tr("memory.export_player"), data=animation_html, file_name="memory_table_player.html",

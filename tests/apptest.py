@@ -35,3 +35,15 @@ def arr(x) -> np.ndarray:
         shape = [int(n) for n in str(x.get("shape", "-1")).split(",")]
         return np.frombuffer(base64.b64decode(x["bdata"]), dtype=x["dtype"]).reshape(shape)
     return np.asarray(x)
+
+
+def player_payload(at: AppTest, key: str) -> tuple[dict, dict]:
+    """The frame player mounted under `key` (app_pages/_support/player.py): (what the page sent, with
+    the packed frames left out; the unpacked {"frames", "fixed", "sides"})."""
+    import gzip
+    import json
+
+    proto = next(e.proto for e in at.get("bidi_component") if e.proto.id.endswith(key))
+    data = json.loads(proto.json)
+    payload = json.loads(gzip.decompress(base64.b64decode(data.pop("gz"))))
+    return data, payload

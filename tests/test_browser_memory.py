@@ -1,4 +1,5 @@
-"""The memory-table page in headless Chromium: keyboard stepping changes the numbers people see."""
+"""The memory-table page in headless Chromium: the player steps in the browser, whatever was clicked last,
+and shows the numbers the server-side figure code made."""
 import pytest
 
 from tests.app_server import wait_for_app
@@ -8,59 +9,120 @@ pytestmark = pytest.mark.browser
 # The panels as drawn (gdn/figures/tables.py): each panel's cell texts, row by row, in the figure's order.
 READ_FIGURE = """() => {
   const panels = {};
-  for (const td of document.querySelectorAll('.gdn-memory td[data-panel]')) {
+  for (const td of document.querySelectorAll('.gdn-player-figure td[data-panel]')) {
     const rows = panels[td.dataset.panel] = panels[td.dataset.panel] || [];
     (rows[+td.dataset.r] = rows[+td.dataset.r] || []).push(td.textContent);
   }
   return ["S_prev", "S_decayed", "write", "S_new", "keys", "read", "output"].map(name => panels[name]);
 }"""
+COUNTER = "document.querySelector('.gdn-counter')?.textContent || ''"
+
+
+def open_memory(page, app_url, query: str) -> None:
+    page.goto(f"{app_url}/memory?{query}")
+    wait_for_app(page)
+    page.wait_for_selector(".gdn-player-figure td[data-panel]")
+
+
+def at_step(page, text: str) -> None:
+    page.wait_for_function(f"({COUNTER}).includes({text!r})", timeout=20_000)
 
 
 def test_arrow_keys_step_through_the_update(page, app_url):
-    page.goto(f"{app_url}/memory?lang=en&memory_preset=k1_update&memory_t=3")
-    wait_for_app(page)
-    assert "Step 11 of 20" in page.inner_text("body")
+    open_memory(page, app_url, "lang=en&memory_preset=k1_update&memory_t=3")
+    at_step(page, "Step 11 of 20")
     page.locator("h1").click()                                   # focus the page, not a widget
     for _ in range(3):
         page.keyboard.press("ArrowRight")
-        page.wait_for_timeout(700)
-    page.wait_for_function("document.body.innerText.includes('Step 14 of 20')", timeout=20_000)
+    at_step(page, "Step 14 of 20")
     panels = page.evaluate(READ_FIGURE)
     assert panels[1] == [["1.5", "0.5"], ["-0.5", "1"]]          # decayed table alpha * S
     assert panels[2] == [["3.5", "-0.5"], ["0", "0"]]            # the write: only the error, on k₁'s row (dim 1)
     assert panels[3] == [["5", "0"], ["-0.5", "1"]]              # new table: k1 -> (5, 0)
     assert panels[6] == [["?", "?"]]                              # query not reached yet
+    assert "dim 1" in page.inner_text(".gdn-narration")          # the narration names the changed row
+    assert "memory_t=3" in page.url and "memory_stage=write" in page.url   # the browser keeps the link current
     page.keyboard.press("ArrowLeft")
-    page.wait_for_function("document.body.innerText.includes('Step 13 of 20')", timeout=20_000)
+    at_step(page, "Step 13 of 20")
     assert page.locator('[data-testid="stException"]').count() == 0
-    assert "Traceback" not in page.inner_text("body")
     assert not page.problems, page.problems
 
 
 def test_chinese_page_renders_without_errors(page, app_url):
-    page.goto(f"{app_url}/memory?lang=zh")
-    wait_for_app(page)
+    open_memory(page, app_url, "lang=zh")
     assert "记忆表" in page.inner_text("h1")
+    assert "第 1 / 15 步" in page.evaluate(COUNTER)
     assert not page.problems, page.problems
 
 
-def test_fast_key_presses_are_all_counted(page, app_url):
-    """Eight → presses 0.2 s apart advance eight steps (Streamlit's own shortcuts merged presses that
-    arrived during a run: 8 gave 4), and ← / Home after them land where they should."""
-    page.goto(f"{app_url}/memory?lang=en&memory_preset=k1_update")
-    wait_for_app(page)
-    assert "Step 1 of 20" in page.inner_text("body")
+def test_fast_key_presses_are_all_counted_and_send_nothing(page, app_url):
+    """Ten presses as fast as the keyboard repeats advance ten steps, and the browser sends the server
+    nothing for them: no more messages over the burst than over an idle window of the same length."""
+    sent = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(payload)))
+    open_memory(page, app_url, "lang=en&memory_preset=k1_update")
+    at_step(page, "Step 1 of 20")
     page.locator("h1").click()
-    for _ in range(8):
+    start = len(sent)
+    page.wait_for_timeout(1500)                                  # a measuring window, not a wait for readiness
+    idle = len(sent) - start
+    start = len(sent)
+    for _ in range(10):
         page.keyboard.press("ArrowRight")
-        page.wait_for_timeout(200)
-    page.wait_for_function("document.body.innerText.includes('Step 9 of 20')", timeout=30_000)
-    page.wait_for_timeout(1500)                                  # nothing arrives late and moves it further
-    assert "Step 9 of 20" in page.inner_text("body")
+    at_step(page, "Step 11 of 20")
+    page.wait_for_timeout(1500)
+    assert len(sent) - start <= idle, sent[start:]
     page.keyboard.press("PageUp")                                # a presenter's clicker goes back too
-    page.wait_for_function("document.body.innerText.includes('Step 8 of 20')", timeout=20_000)
+    at_step(page, "Step 10 of 20")
+    page.keyboard.press("End")
+    at_step(page, "Step 20 of 20")
     page.keyboard.press("Home")
-    page.wait_for_function("document.body.innerText.includes('Step 1 of 20')", timeout=20_000)
+    at_step(page, "Step 1 of 20")
     assert "memory_t=" not in page.url                           # back at the default: the link is short again
     assert not page.problems, page.problems
 
+
+@pytest.mark.parametrize("control", ["stage button", "player button", "scrubber", "example picker",
+                                     "sidebar language", "figure"])
+def test_keys_step_after_clicking_any_control(page, app_url, control):
+    """After a click on any kind of control, → and PageDown step and the page does not scroll."""
+    open_memory(page, app_url, "lang=en&memory_preset=k1_update")
+    clicks = {
+        "stage button": lambda: page.locator(".gdn-stage", has_text="3 Error").click(),
+        "player button": lambda: page.locator(".gdn-next").click(),
+        "scrubber": lambda: page.locator(".gdn-slider").click(),
+        "example picker": lambda: (page.locator('[data-testid="stSelectbox"]').first.click(),
+                                   page.keyboard.press("Escape")),
+        "sidebar language": lambda: page.locator('[data-testid="stSidebar"] label', has_text="English").click(),
+        "figure": lambda: page.locator(".gdn-player-figure").click(),
+    }
+    clicks[control]()
+    if control == "example picker":                              # a closed select box: focus left on the page
+        page.locator("h1").click()
+    before = page.evaluate(COUNTER)
+    n = int(before.split()[1])
+    scroll = page.evaluate("document.querySelector('[data-testid=stMain]')?.scrollTop ?? window.scrollY")
+    page.keyboard.press("ArrowRight")
+    at_step(page, f"Step {n + 1} of")
+    page.keyboard.press("PageDown")
+    at_step(page, f"Step {n + 2} of")
+    assert page.evaluate("document.querySelector('[data-testid=stMain]')?.scrollTop ?? window.scrollY") == scroll
+    assert not page.problems, page.problems
+
+
+def test_play_and_the_write_animation(page, app_url):
+    """Space plays (the button says Pause), Space again stops; a forward step into the write stage flies
+    k and β⊙e into the write panel and marks the changed row."""
+    open_memory(page, app_url, "lang=en&memory_preset=k1_update&memory_t=3&memory_stage=error")
+    page.locator("h1").click()
+    page.keyboard.press("ArrowRight")
+    at_step(page, "Step 14 of 20")
+    assert page.locator(".gdn-fly").count() == 4                 # k and β⊙e, two cells each, in flight
+    assert page.evaluate("[...document.querySelectorAll('.gdn-player-figure td.changed')]"
+                         ".map(td => td.dataset.panel + td.dataset.r)") == ["write0", "write0", "S_new0", "S_new0"]
+    page.keyboard.press("Space")
+    page.wait_for_function("document.querySelector('.gdn-play').textContent === 'Pause'")
+    at_step(page, "Step 15 of 20")
+    page.keyboard.press("Space")
+    page.wait_for_function("document.querySelector('.gdn-play').textContent === 'Play'")
+    assert not page.problems, page.problems

@@ -1,12 +1,13 @@
 """The memory-table page through Streamlit's AppTest: every preset, stepping, both languages, links."""
-import json
 from html.parser import HTMLParser
 
+import numpy as np
 import pytest
 
-from gdn.figures.memory import PANELS
+from gdn.lessons.fmt import cell_text
 from gdn.lessons.memory import PRESETS
-from tests.apptest import open_app
+from gdn.lessons.stream import STAGES, step_records
+from tests.apptest import open_app, player_payload
 
 PAGE = "app_pages/memory_table.py"     # no longer the default page: "/" opens the start page
 
@@ -37,62 +38,93 @@ class _Cells(HTMLParser):
 
 
 def memory_panels(at) -> dict[str, list[list[str]]]:
-    figure = next(h.proto.body for h in at.get("html") if "gdn-memory" in h.proto.body)
+    """The panels of the step the player opens on."""
+    data, payload = player_payload(at, "memory_player")
+    return frame_panels(payload["frames"][data["position"]])
+
+
+def frame_panels(frame: dict) -> dict[str, list[list[str]]]:
     parser = _Cells()
-    parser.feed(figure)
+    parser.feed(frame["html"])
     return parser.panels
 
 
-def panel_text(at, index):
-    """Cell texts of the index-th panel in the figure's order (S_prev, S_decayed, write, S_new, keys, read, output)."""
-    return memory_panels(at)[list(PANELS)[index]]
+def frame_at(at, t: int, stage: str) -> dict:
+    """The player's frame of token t (counted from 1, as the page shows it) at `stage`."""
+    _, payload = player_payload(at, "memory_player")
+    return payload["frames"][(t - 1) * len(STAGES) + STAGES.index(stage)]
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 @pytest.mark.parametrize("preset", list(PRESETS))
-def test_every_preset_steps_to_the_end_and_back(lang, preset):
+def test_every_preset_sends_every_step(lang, preset):
+    """All T x 5 steps go to the browser at once, in token-major order, and each is what the figure code
+    draws for it: stepping needs no server."""
     at = open_app(lang, PAGE)
     at.selectbox(key="memory_preset").set_value(preset).run()
-    T = PRESETS[preset]().shape[0]
-    for _ in range(T * 5 + 2):                                         # past the end: stays on the last step
-        at.button(key="memory_next").click().run()
     assert not at.exception
-    assert (at.session_state["memory_t"], at.session_state["memory_stage"]) == (T, "query")
-    assert "?" not in str(panel_text(at, 6))                            # the output is revealed at the end
-    at.button(key="memory_reset").click().run()
-    assert (at.session_state["memory_t"], at.session_state["memory_stage"]) == (1, "decay")
-    at.button(key="memory_prev").click().run()                          # before the start: stays
-    assert at.session_state["memory_t"] == 1 and not at.exception
+    stream = PRESETS[preset]()
+    T = stream.shape[0]
+    data, payload = player_payload(at, "memory_player")
+    assert (data["tokens"], data["stages"], len(payload["frames"])) == (T, list(STAGES), T * 5)
+    assert data["position"] == 0 and data["params"] == {"t": "memory_t", "stage": "memory_stage"}
+    rec = step_records(stream)
+    for i, frame in enumerate(payload["frames"]):
+        t, stage = divmod(i, 5)
+        panels = frame_panels(frame)
+        assert panels["S_new"] == ([list(r) for r in cell_text(rec.S_new[t])] if stage >= 3
+                                   else [["?"] * stream.shape[2]] * stream.shape[1])
+        assert ("?" in str(panels["output"])) == (stage < 4)          # the output exists from the query on
+        assert (frame.get("fly") is not None) == (STAGES[stage] == "write")
+    assert set(payload["sides"]) == set(STAGES) and 'data-token="0"' in payload["fixed"]
 
 
 def test_k1_update_shows_the_worked_numbers():
     at = open_app("en", PAGE, memory_preset="k1_update", memory_t="3", memory_stage="query")     # tokens count from 1
     assert not at.exception
     assert at.selectbox(key="memory_preset").value == "k1_update"
-    assert panel_text(at, 1) == [["1.5", "0.5"], ["-0.5", "1"]]         # alpha * S_{t-1}
-    assert panel_text(at, 5)[2] == ["3.5", "-0.5"]                       # error row
-    assert panel_text(at, 6) == [["5", "0"]]                             # k1 now reads (5, 0)
-    assert at.latex[0].value.strip("$\n").startswith("o_t") and "5" in at.latex[0].value   # this stage, numbers in
-    assert r"\colorbox" in at.latex[1].value and "o_t" in at.latex[1].value.split(r"\colorbox")[1]
+    data, _ = player_payload(at, "memory_player")
+    assert data["position"] == 2 * 5 + 4                                 # the link's step: token 3, query
+    panels = frame_panels(frame_at(at, 3, "query"))
+    assert panels["S_decayed"] == [["1.5", "0.5"], ["-0.5", "1"]]       # alpha * S_{t-1}
+    assert panels["read"][2] == ["3.5", "-0.5"]                          # error row
+    assert panels["output"] == [["5", "0"]]                              # k1 now reads (5, 0)
+    assert "o = Sᵀq = (5, 0)" in frame_at(at, 3, "query")["narration"]
+    # The write changes k1's row only; the new table [[5, 0], [-0.5, 1]] has size sqrt(25 + 0.25 + 1).
+    write = frame_at(at, 3, "write")["narration"]
+    assert "(dim 1)" in write and f"{np.sqrt(26.25):.2f}" in write
+    assert "0.5" in frame_at(at, 3, "decay")["narration"]               # alpha = 0.5 names itself
 
 
 def test_no_numbers_of_later_stages_before_the_figure_shows_them():
-    """At "read", the error (3.5, -0.5) and the new row (5, 0) are still "?" in the figure: no formula or
-    text under the story may give them away."""
+    """At "read", the error (3.5, -0.5) and the new row (5, 0) are still "?" in the figure: neither the
+    frame's narration nor any text on the page may give them away."""
     at = open_app("en", PAGE, memory_preset="k1_update", memory_t="3", memory_stage="read")
-    assert panel_text(at, 3) == [["?", "?"], ["?", "?"]]                  # the write panel is not computed yet
-    shown = [x.value for x in at.main.latex] + [x.value for x in at.main.markdown]      # sidebar: teacher notes
-    assert any(r"\hat v" in x and "1.5" in x for x in shown)             # the prediction is this stage's number
-    assert not any("3.5" in x or "(5, 0)" in x or r"(5,\ 0)" in x for x in shown)
+    frame = frame_at(at, 3, "read")
+    assert frame_panels(frame)["write"] == [["?", "?"], ["?", "?"]]        # the write panel is not computed yet
+    assert "(1.5, 0.5)" in frame["narration"]                             # the prediction is this stage's number
+    shown = [frame["narration"], frame["head"]] + [x.value for x in at.main.markdown]  # sidebar: teacher notes
+    assert not any("3.5" in x or "(5, 0)" in x for x in shown)
 
 
 def test_stages_reveal_panels_in_order():
     at = open_app("en", PAGE, memory_preset="write_read_2d", memory_t="2")
-    assert panel_text(at, 6) == [["?", "?"]]                             # output not computed at "decay"
-    for _ in range(4):
-        at.button(key="memory_next").click().run()
-    assert at.session_state["memory_stage"] == "query"
-    assert panel_text(at, 6) == [["1", "2.2"]]                           # 0.6*(3,1) + 0.8*(-1,2)
+    outputs = [frame_panels(frame_at(at, 2, stage))["output"] for stage in STAGES]
+    assert outputs[:4] == [[["?", "?"]]] * 4                             # output not computed before "query"
+    assert outputs[4] == [["1", "2.2"]]                                  # 0.6*(3,1) + 0.8*(-1,2)
+
+
+def test_a_position_set_by_another_page_is_followed():
+    """A classroom demo sets memory_t / memory_stage and switches page: the player is told to move there
+    (a new seq), while a position the browser reported itself keeps the seq."""
+    at = open_app("en", PAGE, memory_preset="k1_update")
+    first, _ = player_payload(at, "memory_player")
+    at.session_state["memory_t"], at.session_state["memory_stage"] = 4, "query"
+    at.run()
+    moved, _ = player_payload(at, "memory_player")
+    assert moved["seq"] == first["seq"] + 1 and moved["position"] == 3 * 5 + 4
+    at.run()
+    assert player_payload(at, "memory_player")[0]["seq"] == moved["seq"]
 
 
 def test_random_preset_with_different_key_and_value_dims():
@@ -117,6 +149,7 @@ def test_bad_link_values_fall_back_to_defaults():
     assert not at.exception
     assert at.session_state["memory_preset"] == "write_read_2d"
     assert at.session_state["memory_t"] == 3 and at.session_state["memory_stage"] == "decay"   # the last token
+    assert player_payload(at, "memory_player")[0]["position"] == 2 * 5
 
 
 def test_replay_of_a_real_head_runs_on_its_gates():
@@ -133,6 +166,6 @@ def test_replay_of_a_real_head_runs_on_its_gates():
     at.run().switch_page(PAGE).run()
     assert not at.exception
     assert at.selectbox(key="memory_preset").value == "replay"
-    timeline = json.loads(at.get("plotly_chart")[0].proto.spec)        # the tables are HTML, the timeline a chart
-    assert timeline["layout"]["xaxis"]["ticktext"] == ["1 the", "2  password", "3  is"]
-    assert any("“the”" in m.value for m in at.markdown)                 # the current token is named
+    _, payload = player_payload(at, "memory_player")
+    assert 'title="Token t = 2 ·  password · α = 0.5 · β = 0.5"' in payload["fixed"]   # the timeline names tokens
+    assert "“the”" in payload["frames"][0]["head"]                      # the current token is named

@@ -16,6 +16,7 @@ from plotly.subplots import make_subplots
 from gdn.figures.common import ACTIVE, DIVERGING, base_layout, dim_labels, from_skeleton, numbered, symmetric_range
 from gdn.figures.tables import Panel, panels_table
 from gdn.lessons.fmt import cell_text
+from gdn.lessons.memory import changed_rows
 from gdn.lessons.stream import STAGES, StepRecords
 
 # panel name -> (row, col) in the 2 x 4 grid; "read" spans columns 2-3 of the bottom row.
@@ -103,10 +104,12 @@ def memory_step_html(rec: StepRecords, t: int, stage: str, *, titles: dict[str, 
     T, K, V = rec.stream.shape
     arrays, zmax, shown = _step(rec, t, stage, axis.get("dim", "dim"))
 
+    marked = tuple(changed_rows(rec, t)) if stage == "write" else ()     # the rows the write changes
+
     def panel(name: str, cols: list[str], **kw) -> Panel:
         z, rows = arrays[name]
-        return Panel(titles[name], z, rows, cols, shown=shown[name],
-                     active=name in ACTIVE_PANELS[stage], name=name, **kw)
+        return Panel(titles[name], z, rows, cols, shown=shown[name], active=name in ACTIVE_PANELS[stage],
+                     name=name, marked=marked if name in ("write", "S_new") else (), **kw)
 
     dims = lambda n: dim_labels(n, axis.get("dim", "dim"))
     # Top row: the four [K x V] tables share their rows (key dims), named once at the left.
@@ -179,3 +182,56 @@ def fig_memory_player(rec: StepRecords, *, titles: dict[str, str], axis: dict[st
                       steps=[dict(label=step_label(t, s), **animate([str(i)], "immediate"))
                              for i, (t, s) in enumerate(steps)])])
     return fig
+
+
+# ---- the player's HTML parts (app_pages/_support/player.py): notation, the side rules, the timeline -----
+
+def _m(text: str) -> str:
+    """Math in the app's notation as HTML: <sub>/<sup> marks, set in a math face."""
+    return f'<span class="gdn-math">{text}</span>'
+
+
+# Each stage's rule, the same notation as the LaTeX of gdn.lessons.memory.STAGE_SYMBOLS: S is d_k x d_v,
+# reads are S^T k.
+STAGE_HTML = {
+    "decay": _m("S̃ = α<sub>t</sub> S<sub>t−1</sub>"),
+    "read": _m("v̂ = S̃<sup>⊤</sup>k<sub>t</sub>"),
+    "error": _m("e = v<sub>t</sub> − v̂"),
+    "write": _m("S<sub>t</sub> = S̃ + k<sub>t</sub> (β<sub>t</sub> ⊙ e)<sup>⊤</sup>"),
+    "query": _m("o<sub>t</sub> = S<sub>t</sub><sup>⊤</sup>q<sub>t</sub>"),
+}
+CLOSED_FORM_HTML = _m("S<sub>t</sub> = α<sub>t</sub> (I − β<sub>t</sub> k<sub>t</sub>k<sub>t</sub><sup>⊤</sup>) "
+                      "S<sub>t−1</sub> + β<sub>t</sub> k<sub>t</sub>v<sub>t</sub><sup>⊤</sup>")
+
+
+def rules_html(stage: str, *, explain: str, closed_label: str, note: str) -> str:
+    """Beside the panels: what this stage does (explain), the five rules with this stage's highlighted,
+    and the whole update in one line. Texts are plain (escaped here)."""
+    lines = "".join(f'<div class="{"now" if s == stage else ""}">{STAGE_HTML[s]}</div>' for s in STAGES)
+    return (f"<div>{html.escape(explain)}</div><div class=\"rules\">{lines}</div>"
+            f'<div class="note">{html.escape(closed_label)}</div><div>{CLOSED_FORM_HTML}</div>'
+            f'<div class="note">{html.escape(note)}</div>')
+
+
+def timeline_html(rec: StepRecords, *, labels: dict[str, str], token_names: list[str] | None = None) -> str:
+    """alpha_t and beta_t of every token as bars in one column per token (data-token: the 0-based index,
+    which the player frames when it is the current token, and scrubs to on a click). Tokens count from 1.
+    labels: {"alpha", "beta", "token"} (translated)."""
+    s = rec.stream
+    alpha = s.alpha if s.alpha.ndim == 1 else s.alpha.mean(axis=1)
+    beta = s.beta if s.beta.ndim == 1 else s.beta.mean(axis=1)
+    a_txt, b_txt = cell_text(alpha), cell_text(beta)
+    columns = []
+    for t in range(s.shape[0]):
+        name = f" · {token_names[t]}" if token_names and t < len(token_names) else ""
+        hover = html.escape(f"{labels['token']} = {t + 1}{name} · α = {a_txt[t]} · β = {b_txt[t]}", quote=True)
+        columns.append(
+            f'<div class="tok" data-token="{t}" title="{hover}"><div class="bars">'
+            f'<div class="bar alpha" style="height:{100 * float(alpha[t]):.1f}%"></div>'
+            f'<div class="bar beta" style="height:{100 * float(beta[t]):.1f}%"></div></div>'
+            f'<div class="lab">{t + 1}</div></div>')
+    legend = (f'<div class="gdn-timeline-legend"><span><span class="sw" style="background:#2563eb"></span>'
+              f'{html.escape(labels["alpha"])}</span><span><span class="sw" style="background:#f59e0b"></span>'
+              f'{html.escape(labels["beta"])}</span><span>{html.escape(labels["token"])}</span></div>')
+    return f'{legend}<div class="gdn-timeline" role="img" aria-label="{html.escape(labels.get("alt", ""), quote=True)}">' \
+           + "".join(columns) + "</div>"

@@ -80,6 +80,7 @@ class Panel:
     name: str = ""                   # data-panel attribute, for tests and tools
     text: np.ndarray | None = None
     corner: str = ""                 # over the row labels: what they count (e.g. "token i")
+    marked: tuple[int, ...] = ()     # rows this step changed: class "changed", which the player highlights
 
 
 BLANK = ("?", "—")                   # not computed yet; not defined for this rule
@@ -122,7 +123,8 @@ def panels_table(panels: list[Panel], zmax: float, css_class: str) -> str:
                     edges = " ".join(e for e, on in (("t", r == 0), ("b", r == len(p.rows) - 1), ("l", c == 0),
                                                     ("r", c == len(p.cols) - 1)) if on)
                     style = cell_style(colours[r, c]) if text[r, c] not in BLANK else ""
-                    row.append(f'<td class="cell{frame} {edges}" data-panel="{p.name}" data-r="{r}" style="{style}">'
+                    changed = " changed" if r in p.marked else ""
+                    row.append(f'<td class="cell{frame}{changed} {edges}" data-panel="{p.name}" data-r="{r}" style="{style}">'
                                f'{html.escape(str(text[r, c]))}</td>')
             else:
                 row.append(f'<td colspan="{width}"></td>')

@@ -3,6 +3,7 @@
     presets     the worked examples of teaching-content.md §1-3 as one-head streams (deterministic;
                 titles live in the i18n tables under memory.preset_<name>)
     formulas    each stage's formula as LaTeX with this token's numbers plugged in
+    narration   each stage's numbers as short strings, for the one line the player says about a step
     table       a stream as editable rows (one per token) and back, with errors that name the cell
 
 Numbers the page shows (e.g. reading q = (0.6, 0.8) gives (1.0, 2.2)) are computed by
@@ -92,6 +93,31 @@ def stage_formulas(rec: StepRecords, t: int) -> dict[str, str]:
 
 
 CLOSED_FORM = r"S_t = \alpha_t \left(I - \beta_t k_t k_t^{\top}\right) S_{t-1} + \beta_t k_t v_t^{\top}"
+
+
+# ---- narration ---------------------------------------------------------------------------------
+
+def vec_text(x: np.ndarray) -> str:
+    """(3, -0.5): a vector written the way the table cells write its numbers."""
+    return "(" + ", ".join(cell_text(np.atleast_1d(x))) + ")"
+
+
+def changed_rows(rec: StepRecords, t: int) -> list[int]:
+    """The rows (key dims, 0-based) that token t's write changes: where k_t and beta_t * e are both non-zero."""
+    return [int(i) for i in np.flatnonzero(np.abs(rec.write[t]).max(axis=1) > 1e-12)]
+
+
+def stage_numbers(rec: StepRecords, t: int, dim: str = "dim") -> dict[str, str]:
+    """The numbers the narration of token t (0-based) names, formatted like the cells: gates, vectors,
+    the table's size ||S|| (Frobenius) before and after each change, and the rows the write changes
+    named like the panels' row labels ("dim 1, dim 2"; dim: the translated word)."""
+    s = rec.stream
+    gate = lambda x: vec_text(x) if np.ndim(x) else str(cell_text(np.array(x)))
+    norm = lambda S: str(cell_text(np.array(np.linalg.norm(S))))
+    return {"alpha": gate(s.alpha[t]), "beta": gate(s.beta[t]), "k": vec_text(s.k[t]), "v": vec_text(s.v[t]),
+            "q": vec_text(s.q[t]), "v_hat": vec_text(rec.prediction[t]), "e": vec_text(rec.error[t]),
+            "o": vec_text(rec.output[t]), "norm_prev": norm(rec.S_prev[t]), "norm_decayed": norm(rec.S_decayed[t]),
+            "norm_new": norm(rec.S_new[t]), "rows": ", ".join(f"{dim} {i + 1}" for i in changed_rows(rec, t))}
 
 
 # ---- the editable table -----------------------------------------------------------------------

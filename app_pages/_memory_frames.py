@@ -1,0 +1,64 @@
+"""The memory page's frames: every (token, stage) of one stream as the player shows it (app_pages/_support/player.py).
+
+Built once per stream, language and mode for the whole server (a class steps through the same few
+examples); a random 16-token 8 x 8 stream takes about a third of a second, the presets a few ms.
+"""
+from __future__ import annotations
+
+import html
+
+import streamlit as st
+
+from gdn.figures.memory import memory_step_html, rules_html, timeline_html
+from gdn.lessons.memory import stage_numbers
+from gdn.lessons.stream import STAGES, StepRecords
+from app_pages._support import ui
+from app_pages._support.player import Frame, Packed, pack
+
+PANELS = ("S_prev", "S_decayed", "write", "S_new", "keys", "read", "output")
+# The write's animation: k (row 0 of "keys") and beta * e (row 3 of "read") fly into the write panel.
+FLY = {"from": [["keys", 0], ["read", 3]], "to": "write"}
+
+
+def narration(rec: StepRecords, t: int, stage: str) -> str:
+    """One line that says what this stage did to token t, with its numbers (escaped: plain text)."""
+    numbers = stage_numbers(rec, t, dim=ui.tr("common.dim"))
+    key = "memory.narrate_write_none" if stage == "write" and not numbers["rows"] else f"memory.narrate_{stage}"
+    return html.escape(ui.tr(key, **numbers))
+
+
+def frames(rec: StepRecords, token_names: list[str] | None) -> list[Frame]:
+    titles = {n: ui.tr(f"memory.panel_{n}") for n in PANELS}
+    axis = {"key": ui.tr("common.key_dim"), "value": ui.tr("common.value_dim"), "dim": ui.tr("common.dim")}
+    stage_name = ui.label_maker("common.stage_")
+    out = []
+    for t in range(rec.stream.shape[0]):
+        name = f" · “{html.escape(token_names[t])}”" if token_names and t < len(token_names) else ""
+        for stage in STAGES:
+            head = f"<b>{html.escape(stage_name(stage))}</b> · {html.escape(ui.tr('memory.token_n', t=t + 1))}{name}"
+            alt = ui.tr("memory.alt", t=t + 1, stage=stage_name(stage))
+            figure = memory_step_html(rec, t, stage, titles=titles, axis=axis, alt=alt)
+            out.append(Frame(head=head, narration=narration(rec, t, stage), html=figure,
+                             fly=FLY if stage == "write" else None))
+    return out
+
+
+def sides(K: int, V: int) -> dict[str, str]:
+    """Beside the panels (not in lecture mode, where the narration says it): each stage's rules."""
+    return {stage: rules_html(stage, explain=ui.tr(f"memory.explain_{stage}"),
+                              closed_label=ui.tr("memory.closed_form_label"), note=ui.tr("memory.shape_note", K=K, V=V))
+            for stage in STAGES}
+
+
+@st.cache_resource(max_entries=256, show_spinner=False)
+def _packed(stream_key: str, language: str, lecture: bool, token_names: tuple[str, ...], _rec: StepRecords) -> Packed:
+    T, K, V = _rec.stream.shape
+    labels = {"alpha": "α", "beta": "β", "token": ui.tr("common.token_t"), "alt": ui.tr("memory.timeline_alt")}
+    return pack(frames(_rec, list(token_names) or None),
+                fixed=timeline_html(_rec, labels=labels, token_names=list(token_names) or None),
+                sides={} if lecture else sides(K, V))
+
+
+def packed_frames(rec: StepRecords, stream_key: str, token_names: list[str] | None) -> Packed:
+    """The stream's frames, packed once per server for this language and mode (stream_key: ui.stream_key)."""
+    return _packed(stream_key, ui.lang(), ui.lecture(), tuple(token_names or ()), rec)

@@ -1,0 +1,131 @@
+"""The frame player: a page's token x stage figure, stepped in the browser.
+
+Python computes every frame (the HTML the figure code already draws, one line of narration with its
+numbers) and sends them all at once, gzip-packed; assets/player/player.js only shows what it was sent.
+So a key press, the play button, the stage picker and the scrubber answer in one animation frame and send
+nothing to the server, and the keys (← → PageUp PageDown Space Home End) work whatever was clicked last.
+
+Where the position lives:
+- the address bar: the browser writes "<prefix>_t" (tokens count from 1) and "<prefix>_stage" at every
+  step, so a reload or a copied link reopens the view;
+- st.session_state["<prefix>_t" / "<prefix>_stage"]: Python's copy, sent by the browser only when a click
+  (or Enter) outside the player may need it, in the same run as that click: the share dialog, a page
+  switch, an export. Stepping itself sends nothing;
+- moving it from Python (a classroom demo sets the keys, then switches page) bumps "_player_seq_<prefix>", the
+  only case in which the browser gives up its own position for Python's.
+"""
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+import json
+from dataclasses import asdict, dataclass
+
+import streamlit as st
+
+from app_pages._support import ui
+
+# The stylesheet rides in the script, which puts it in the page's head once: a component drawn into the
+# page (isolate_styles=False, so the tables get the app's CSS) has its css= applied nowhere.
+PLAYER_JS = (f"const PLAYER_CSS = {json.dumps((ui.ASSETS / 'player' / 'player.css').read_text(encoding='utf-8'))};\n"
+             + (ui.ASSETS / "player" / "player.js").read_text(encoding="utf-8"))
+_component = st.components.v2.component("gdn_player", js=PLAYER_JS, isolate_styles=False)
+PLAY_MS = 1200          # one stage per tick when playing: slow enough to read the numbers aloud
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One step as the player shows it. head, narration, html: trusted HTML made by the figure code
+    (text from outside already escaped); fly: the write's animation, {"from": [[panel, row], ...], "to":
+    panel}, the cells that fly into the target panel when this frame is reached by a forward step."""
+    head: str
+    narration: str
+    html: str
+    fly: dict | None = None
+
+
+@dataclass(frozen=True)
+class Packed:
+    """Frames ready to send: gz is base64 of gzip(JSON); hash names them (the browser decodes once)."""
+    gz: str
+    hash: str
+    n_frames: int
+
+
+def pack(frames: list[Frame], *, fixed: str = "", sides: dict[str, str] | None = None) -> Packed:
+    """fixed: HTML drawn once under the frames (its [data-token] elements are framed for the current
+    token); sides: stage -> HTML beside the figure. Gzip: a random 16-token, 8 x 8 stream is 3 MB of
+    table HTML and 0.17 MB packed (the cells repeat)."""
+    body = json.dumps({"frames": [{k: v for k, v in asdict(f).items() if v is not None} for f in frames],
+                       "fixed": fixed, "sides": sides or {}}, ensure_ascii=False, separators=(",", ":")).encode()
+    return Packed(gz=base64.b64encode(gzip.compress(body, 6, mtime=0)).decode("ascii"),
+                  hash=hashlib.sha1(body).hexdigest()[:16], n_frames=len(frames))
+
+
+def position(prefix: str, n_tokens: int, stages: tuple[str, ...]) -> tuple[int, str]:
+    """(token counted from 1, stage): Python's copy, else the link's, clamped to this stream. A change
+    from what the player last sent or was sent is a move made by Python: the browser must follow it."""
+    state = st.session_state
+    t = state.get(f"{prefix}_t", st.query_params.get(f"{prefix}_t", 1))
+    try:
+        t = max(1, min(int(t), n_tokens))
+    except (TypeError, ValueError):
+        t = 1
+    stage = state.get(f"{prefix}_stage", st.query_params.get(f"{prefix}_stage"))
+    stage = stage if stage in stages else stages[0]
+    state[f"{prefix}_t"], state[f"{prefix}_stage"] = t, stage
+    if state.get(f"_player_synced_{prefix}") != (t, stage):
+        state[f"_player_seq_{prefix}"] = state.get(f"_player_seq_{prefix}", 0) + 1
+        state[f"_player_synced_{prefix}"] = (t, stage)
+    return t, stage
+
+
+RELAY_JS = """
+export default function ({ setStateValue }) {
+  // The players' way to Python (assets/player/player.js, flush): mounted outside every fragment.
+  (window.__gdnPlayers ??= { players: new Map(), last: null }).relay = setStateValue;
+}
+"""
+_relay = st.components.v2.component("gdn_player_relay", js=RELAY_JS)
+
+
+def _heard() -> None:
+    """A player's position, sent just before a click that may need it: Python's copy follows it (no new
+    seq: the browser already shows it)."""
+    sent = (st.session_state["gdn_player_relay"] or {}).get("position") or {}
+    try:
+        prefix, t, stage = str(sent["id"]), int(sent["t"]), str(sent["stage"])
+    except (KeyError, TypeError, ValueError):
+        return
+    if t >= 1 and stage.isidentifier() and prefix.isidentifier():
+        st.session_state[f"{prefix}_t"], st.session_state[f"{prefix}_stage"] = t, stage
+        st.session_state[f"_player_synced_{prefix}"] = (t, stage)
+
+
+def relay() -> None:
+    """Mount once per run, outside any fragment (app.py): what a player sends through it arrives in the
+    same full run as the click that made it send (a fragment's message would scope that run to the fragment)."""
+    _relay(key="gdn_player_relay", on_position_change=_heard, width="content", height=0)
+
+
+def player(prefix: str, packed: Packed, n_tokens: int, stages: tuple[str, ...]) -> None:
+    """Mount the player for `packed` (n_tokens x len(stages) frames, token-major) at Python's position."""
+    t, stage = position(prefix, n_tokens, stages)
+    _mount(prefix, packed, n_tokens, stages, (t - 1) * len(stages) + stages.index(stage))
+
+
+def _mount(prefix: str, packed: Packed, n_tokens: int, stages: tuple[str, ...], index: int) -> None:
+    ui.sync_to_url(f"{prefix}_t", 1)
+    ui.sync_to_url(f"{prefix}_stage", stages[0])
+    stage_label = ui.label_maker("common.stage_")
+    data = {
+        "id": prefix, "seq": st.session_state[f"_player_seq_{prefix}"], "position": index, "tokens": n_tokens,
+        "stages": list(stages), "stageLabels": [stage_label(s) for s in stages], "lecture": ui.lecture(),
+        "playMs": PLAY_MS, "params": {"t": f"{prefix}_t", "stage": f"{prefix}_stage"},
+        "labels": {"reset": ui.tr("common.reset"), "prev": ui.tr("common.prev"), "next": ui.tr("common.next"),
+                   "play": ui.tr("common.play"), "pause": ui.tr("common.pause"), "stage": ui.tr("common.stage"),
+                   "token": ui.tr("common.token_t"), "stepOf": ui.tr("common.step_of", step="{n}", total="{N}")},
+        "hash": packed.hash, "gz": packed.gz,
+    }
+    _component(key=f"{prefix}_player", data=data, width="stretch", height="content")

@@ -1,0 +1,314 @@
+// The frame player (app_pages/_support/player.py): draws frames that Python computed, and steps, plays,
+// scrubs and highlights them in the browser, so a key press paints in one animation frame and sends
+// nothing to the server. Python stays the truth for every number: this file never computes one, it only
+// swaps HTML it was sent. The position goes into the address bar at once (reload and copied links reopen
+// it) and to Python only when Python needs it (see flush), never once per key press.
+//
+// Payload (data): id, seq (bumped when Python moves the position on purpose), position, tokens, stages,
+// stageLabels, labels {reset, prev, next, play, pause, stepOf, token, stage}, params {t, stage},
+// lecture, playMs, hash, gz (base64 gzip of JSON {frames: [{head, narration, html, side?, fly?}],
+// fixed, sides {stage: html}}).
+export default function ({ data, parentElement }) {
+  addStyle();
+  const registry = (window.__gdnPlayers ??= { players: new Map(), last: null });
+  installKeys(registry);
+  let player = registry.players.get(data.id);
+  if (!player) {
+    player = { id: data.id, index: 0, seq: null, hash: null, frames: [], sides: {}, timer: null, moved: false };
+    registry.players.set(data.id, player);
+  }
+  player.data = data;
+  if (player.host !== parentElement || !player.root?.isConnected) build(player, parentElement, registry);
+  relabel(player);
+  load(player).then(() => {
+    if (player.seq !== data.seq) {                       // a new mount, or Python moved the position on purpose
+      player.seq = data.seq;
+      player.index = data.position;
+    }
+    show(player, player.index);
+  });
+  return () => stopPlaying(player);
+}
+
+function addStyle() {
+  // PLAYER_CSS is prepended by player.py (assets/player/player.css).
+  let style = document.getElementById("gdn-player-css");
+  if (!style) {
+    style = document.createElement("style");
+    style.id = "gdn-player-css";
+    document.head.appendChild(style);
+  }
+  if (style.textContent !== PLAYER_CSS) style.textContent = PLAYER_CSS;
+}
+
+// ---- the payload --------------------------------------------------------------------------------
+
+async function load(player) {
+  const { hash, gz } = player.data;
+  if (player.hash === hash) return;
+  const bytes = Uint8Array.from(atob(gz), (c) => c.charCodeAt(0));
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+  const payload = JSON.parse(await new Response(stream).text());
+  player.frames = payload.frames;
+  player.sides = payload.sides || {};
+  player.fixed.innerHTML = payload.fixed || "";
+  player.hash = hash;
+  player.shown = -1;
+  player.index = Math.min(player.index, player.frames.length - 1);
+}
+
+// ---- the page around the frames ------------------------------------------------------------------
+
+function el(tag, className, parent) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+function build(player, host, registry) {
+  stopPlaying(player);
+  host.replaceChildren();
+  const root = el("div", "gdn-player", host);
+  root.addEventListener("pointerdown", () => { registry.last = player; });
+  const bar = el("div", "gdn-player-bar", root);
+  const button = (name, onClick) => {
+    const b = el("button", `gdn-btn gdn-${name}`, bar);
+    b.type = "button";
+    b.addEventListener("click", () => { registry.last = player; onClick(); });
+    return b;
+  };
+  player.buttons = {
+    reset: button("reset", () => go(player, 0)),
+    prev: button("prev", () => go(player, player.index - 1)),
+    next: button("next", () => go(player, player.index + 1)),
+    play: button("play", () => togglePlay(player)),
+  };
+  player.stageGroup = el("div", "gdn-stages", bar);
+  player.stageGroup.setAttribute("role", "group");
+  player.counter = el("span", "gdn-counter", bar);
+  player.counter.setAttribute("aria-live", "polite");
+  player.head = el("div", "gdn-player-head", root);
+  player.narration = el("div", "gdn-narration", root);
+  const body = el("div", "gdn-player-body", root);
+  player.figure = el("div", "gdn-player-figure", body);
+  player.side = el("aside", "gdn-player-side", body);
+  player.fixed = el("div", "gdn-player-fixed", root);
+  player.fixed.addEventListener("click", (e) => {      // a token in the timeline: scrub there
+    const cell = e.target.closest("[data-token]");
+    if (cell) go(player, Number(cell.dataset.token) * player.data.stages.length + stageOf(player));
+  });
+  const scrub = el("label", "gdn-scrub", root);
+  player.scrubLabel = el("span", "gdn-scrub-label", scrub);
+  player.slider = el("input", "gdn-slider", scrub);
+  player.slider.type = "range";
+  player.slider.min = "1";
+  player.slider.addEventListener("input", () => {
+    go(player, (Number(player.slider.value) - 1) * player.data.stages.length + stageOf(player));
+  });
+  player.sliderValue = el("output", "gdn-scrub-value", scrub);
+  player.root = root;
+  player.host = host;
+  player.hash = null;                                    // the new DOM needs the fixed part again
+}
+
+function relabel(player) {
+  const { labels, stages, stageLabels, tokens, lecture } = player.data;
+  player.root.classList.toggle("lecture", !!lecture);
+  player.root.classList.toggle("playing", !!player.timer);
+  for (const [name, b] of Object.entries(player.buttons)) {
+    const label = name === "play" ? (player.timer ? labels.pause : labels.play) : labels[name];
+    b.textContent = lecture && name !== "play" ? "" : label;
+    b.setAttribute("aria-label", label);
+    b.title = label;
+  }
+  if (player.stageGroup.dataset.stages !== stageLabels.join("|")) {
+    player.stageGroup.replaceChildren();
+    stages.forEach((stage, i) => {
+      const b = el("button", "gdn-stage", player.stageGroup);
+      b.type = "button";
+      b.textContent = stageLabels[i];
+      b.dataset.stage = stage;
+      b.addEventListener("click", () => go(player, tokenOf(player) * stages.length + i));
+    });
+    player.stageGroup.dataset.stages = stageLabels.join("|");
+    player.stageGroup.setAttribute("aria-label", labels.stage);
+  }
+  player.scrubLabel.textContent = labels.token;
+  player.slider.max = String(tokens);
+  player.slider.closest("label").hidden = tokens < 2;
+}
+
+// ---- moving ------------------------------------------------------------------------------------
+
+const tokenOf = (player) => Math.floor(player.index / player.data.stages.length);
+const stageOf = (player) => player.index % player.data.stages.length;
+
+function go(player, to) {
+  if (!player.frames.length) return;
+  const next = Math.max(0, Math.min(player.frames.length - 1, to));
+  if (next === player.index && player.shown === next) return;
+  const forward = next === player.index + 1;
+  player.index = next;
+  show(player, next, { forward });
+  markMoved(player);
+}
+
+function show(player, index, { forward = false } = {}) {
+  const frame = player.frames[index];
+  if (!frame) return;
+  const { stages, labels, tokens } = player.data;
+  const before = forward && frame.fly && !reducedMotion() ? flyStart(player, frame.fly) : null;
+  if (player.shown !== index) {
+    player.head.innerHTML = frame.head;
+    player.narration.innerHTML = frame.narration;
+    player.figure.innerHTML = frame.html;
+    const stage = stages[index % stages.length];
+    player.side.innerHTML = frame.side ?? player.sides[stage] ?? "";
+    player.side.hidden = !player.side.innerHTML;
+    player.shown = index;
+  }
+  const token = Math.floor(index / stages.length), stage = index % stages.length;
+  for (const b of player.stageGroup.children) b.setAttribute("aria-pressed", String(b.dataset.stage === stages[stage]));
+  player.counter.textContent = labels.stepOf.replace("{n}", index + 1).replace("{N}", player.frames.length);
+  player.slider.value = String(token + 1);
+  player.sliderValue.textContent = String(token + 1);
+  player.buttons.prev.disabled = player.buttons.reset.disabled = index === 0;
+  player.buttons.next.disabled = index === player.frames.length - 1 && !player.timer;
+  for (const cell of player.fixed.querySelectorAll("[data-token]")) {
+    cell.classList.toggle("gdn-now", Number(cell.dataset.token) === token);
+  }
+  if (before) flyEnd(player, before, frame.fly);
+  writeAddress(player, token, stages[stage]);
+}
+
+// ---- the address bar and Python -------------------------------------------------------------------
+
+function writeAddress(player, token, stage) {
+  const { params, stages } = player.data;
+  const url = new URL(window.location.href);
+  const put = (name, value, fallback) => (value === fallback ? url.searchParams.delete(name) : url.searchParams.set(name, value));
+  put(params.t, String(token + 1), "1");
+  put(params.stage, stage, stages[0]);
+  if (url.href !== window.location.href) window.history.replaceState(window.history.state, "", url.href);
+}
+
+// Python hears the position only when it needs it: when the learner clicks or presses Enter on something
+// outside the player (Share, another page, an export), the position goes first, through the relay that
+// app.py mounts outside every fragment, so it travels in the same full run as that click.
+function markMoved(player) {
+  player.moved = true;
+}
+
+function flush(registry) {
+  for (const player of registry.players.values()) {
+    if (!player.moved || !player.root?.isConnected || !registry.relay) continue;
+    player.moved = false;
+    registry.relay("position", { id: player.id, t: tokenOf(player) + 1, stage: player.data.stages[stageOf(player)] });
+  }
+}
+
+// ---- playing -------------------------------------------------------------------------------------
+
+function togglePlay(player) {
+  if (player.timer) return stopPlaying(player, true);
+  if (player.index >= player.frames.length - 1) go(player, 0);
+  player.timer = setInterval(() => {
+    if (!player.root.isConnected || player.index >= player.frames.length - 1) return stopPlaying(player, true);
+    go(player, player.index + 1);
+  }, player.data.playMs);
+  relabel(player);
+  show(player, player.index);
+}
+
+function stopPlaying(player, redraw = false) {
+  if (!player.timer) return;
+  clearInterval(player.timer);
+  player.timer = null;
+  if (redraw && player.root?.isConnected) {
+    relabel(player);
+    show(player, player.index);
+  }
+}
+
+// ---- the write's animation: the key and the error fly into the write panel -------------------------
+
+const reducedMotion = () => window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+
+function flyStart(player, fly) {
+  // Where the sources are now (they are on screen in the frame before the write).
+  return fly.from.map(([panel, row]) => {
+    const cells = [...player.figure.querySelectorAll(`td[data-panel="${panel}"][data-r="${row}"]`)];
+    return cells.map((cell) => ({ rect: cell.getBoundingClientRect(), html: cell.outerHTML }));
+  });
+}
+
+function flyEnd(player, sources, fly) {
+  const target = [...player.figure.querySelectorAll(`td[data-panel="${fly.to}"]`)];
+  if (!target.length) return;
+  const box = target.map((c) => c.getBoundingClientRect())
+    .reduce((a, r) => ({ left: Math.min(a.left, r.left), top: Math.min(a.top, r.top),
+                         right: Math.max(a.right, r.right), bottom: Math.max(a.bottom, r.bottom) }),
+            { left: Infinity, top: Infinity, right: -Infinity, bottom: -Infinity });
+  const layer = el("div", "gdn-fly-layer", document.body);
+  sources.flat().forEach(({ rect, html }, i) => {
+    const ghost = el("table", "gdn-tables gdn-fly", layer);
+    ghost.innerHTML = `<tr>${html}</tr>`;
+    Object.assign(ghost.style, { left: `${rect.left}px`, top: `${rect.top}px`, width: `${rect.width}px`, height: `${rect.height}px` });
+    const dx = (box.left + box.right) / 2 - (rect.left + rect.width / 2);
+    const dy = (box.top + box.bottom) / 2 - (rect.top + rect.height / 2);
+    ghost.animate([{ transform: "translate(0,0) scale(1)", opacity: 1 },
+                   { transform: `translate(${dx}px,${dy}px) scale(0.6)`, opacity: 0.15 }],
+                  { duration: 650, delay: 40 * i, easing: "cubic-bezier(.4,0,.2,1)", fill: "forwards" });
+  });
+  setTimeout(() => layer.remove(), 1000);
+  for (const cell of player.figure.querySelectorAll("td.changed")) {
+    cell.animate([{ boxShadow: "inset 0 0 0 4px #f59e0b" }, { boxShadow: "inset 0 0 0 0 #f59e0b" }],
+                 { duration: 1400, delay: 500, easing: "ease-out" });
+  }
+}
+
+// ---- keys ----------------------------------------------------------------------------------------
+
+const KEYS = { ArrowRight: 1, PageDown: 1, ArrowLeft: -1, PageUp: -1, Home: "home", End: "end", " ": "play" };
+const NOT_TEXT = /^(radio|checkbox|button|submit|reset|range|color|file|image)$/;
+
+function typing(node) {
+  // A text field keeps its keys: the learner is typing. A grid (the token editor) moves its own cursor.
+  if (!node) return false;
+  if (node.isContentEditable || /^(TEXTAREA|SELECT)$/.test(node.tagName)) return true;
+  if (node.tagName === "INPUT") return !NOT_TEXT.test(node.type);
+  return ["textbox", "combobox", "searchbox", "grid", "gridcell"].includes(node.getAttribute("role"));
+}
+
+function target(registry) {
+  const live = [...registry.players.values()].filter((p) => p.root?.isConnected && p.frames.length);
+  return live.includes(registry.last) ? registry.last : live[0];
+}
+
+function installKeys(registry) {
+  if (registry.keys) return;
+  registry.keys = true;
+  let dragging = false;                                  // a slider held by the pointer keeps its keys
+  const CONTROL = 'button, a, input, select, textarea, label, [role="button"], [role="tab"], [role="slider"], [role="option"]';
+  const outside = (node) => ![...registry.players.values()].some((p) => p.root?.contains(node));
+  document.addEventListener("pointerdown", (e) => {
+    dragging = !!e.target.closest?.('[role="slider"]');
+    if (e.target.closest?.(CONTROL) && outside(e.target)) flush(registry);
+  }, true);
+  document.addEventListener("pointerup", () => { dragging = false; }, true);
+  window.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && outside(document.activeElement)) flush(registry);
+    const move = KEYS[e.key];
+    if (move === undefined || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
+    if (typing(document.activeElement) || dragging) return;
+    const player = target(registry);
+    if (!player) return;
+    e.preventDefault();                                  // no page scroll, no radio or tab change
+    e.stopImmediatePropagation();
+    if (move === "play") togglePlay(player);
+    else if (move === "home") go(player, 0);
+    else if (move === "end") go(player, player.frames.length - 1);
+    else go(player, player.index + move);
+  }, true);
+}
