@@ -5,22 +5,21 @@ import json
 import numpy as np
 import streamlit as st
 
-from gdn.figures.compare import VECTOR_ROWS, compare_step_html, fig_transpose_bug, fig_two_calls
+from gdn.figures.compare import fig_transpose_bug, fig_two_calls
 from gdn.lessons.compare import (COMPARE_PRESETS, RULES, VARIANT_PRESETS, VARIANTS, bug_stream, gated_final_state,
-                                 nearest_labels, readout_error, run_all, two_calls)
-from gdn.lessons.fmt import cell_text
+                                 run_all, two_calls)
 from gdn.lessons.memory import k1_update
 from gdn.lessons.stream import STAGES, step_records
 from gdn.qwen35.analysis import two_call_run
 from gdn.qwen35.sources import TRAINED_PATH
+from app_pages._compare_frames import packed_frames
 from app_pages._support import compute, ui
-from app_pages._support.stepper import stepper
+from app_pages._support.player import player
 
 st.title(ui.tr("compare.title"))
 st.caption(ui.tr("compare.intro"))
 variant = ui.linked(st.segmented_control, ui.tr("compare.variant"), VARIANTS, key="compare_variant", default="rules",
                     required=True, format_func=ui.label_maker("compare.variant_"), label_visibility="collapsed")
-vec = lambda x: "(" + ", ".join(cell_text(x)) + ")"
 axis = {"key": ui.tr("common.key_dim"), "value": ui.tr("common.value_dim"), "dim": ui.tr("common.dim")}
 
 
@@ -36,41 +35,13 @@ def variant_run(name: str):
     return p.target, {col: step_records(s) for col, s in p.streams.items()}
 
 
-def answer(o: np.ndarray, values: np.ndarray, value_labels: tuple[str, ...]) -> str:
-    """The readout as a labelled value (city story) or as numbers."""
-    if not value_labels:
-        return ui.tr("compare.readout", o=vec(o))
-    best = nearest_labels(o, values)
-    label = lambda i: ui.tr(f"compare.label_{value_labels[i]}")
-    if not best:
-        return ui.tr("compare.nothing")
-    (a, sa), (b, sb) = best
-    if sa - sb < 0.01:
-        return ui.tr("compare.blend", a=label(a), b=label(b), sa=f"{sa:.2f}", sb=f"{sb:.2f}")
-    return ui.tr("compare.nearest", label=label(a), sim=f"{sa:.2f}", norm=f"{np.linalg.norm(o):.2f}")
-
-
 def side_by_side(story: str, recs: dict, target: np.ndarray, titles: dict[str, str], names: dict[str, str],
                  values=np.zeros((0, 0)), value_labels: tuple[str, ...] = ()) -> None:
-    """One stream's versions (recs: column -> StepRecords) stepped together: tables, vectors, readouts."""
-    errors = {col: readout_error(rec, target) for col, rec in recs.items()}
-
-    def draw(t: int, stage: str) -> None:
-        st.markdown(f"**{ui.tr(f'compare.tok_{story}_{t}')}** · {ui.tr('common.stage_' + stage)}")
-        rows = {n: ui.tr(f"compare.row_{n}") for n in VECTOR_ROWS}
-        value_names = [ui.tr(f"compare.label_{n}") for n in value_labels]
-        # HTML tables, not a Plotly figure: a step is a new picture (see gdn/figures/tables.py)
-        st.html(compare_step_html(recs, target, t, stage, titles=titles, row_labels=rows, axis=axis,
-                                  value_names=value_names,
-                                  alt=ui.tr("compare.alt", t=t + 1, stage=ui.tr("common.stage_" + stage))))
-        # The readouts exist from the query stage on; before it they would give away what the figure hides.
-        for col, name in zip(st.columns(len(recs)), recs):
-            said = (f"{answer(recs[name].output[t], values, value_labels)}  \n"
-                    + ui.tr("compare.error", err=f"{errors[name][t]:.2f}")) if stage == "query" else ui.tr("compare.readout_later")
-            col.markdown(f"**{names[name]}**  \n{said}")
-        st.caption(ui.tr("compare.stage_note"))
-
-    stepper("compare", len(target), STAGES, draw)
+    """One stream's versions (recs: column -> StepRecords) stepped together in the browser: tables, vectors,
+    readouts, and the rules x tokens error grid."""
+    packed = packed_frames(story, recs, target, titles, names, values, value_labels)
+    player("compare", packed, len(target), STAGES)
+    st.caption(ui.tr("compare.stage_note"))
 
 
 def two_calls_panel() -> None:

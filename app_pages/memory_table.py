@@ -13,7 +13,7 @@ st.title(ui.tr("memory.title"))
 st.caption(ui.tr("memory.intro"))
 replay = st.session_state.get("memory_replay")        # a real head sent here by the real-model page
 
-# The example picker and its story share one row, so the stepper and the figure start in the first
+# The example picker and its story share one row, so the player and the figure start in the first
 # screen; lecture mode moves them to the sidebar (the teacher tells the story).
 if ui.lecture():
     picker = story_box = st.sidebar
@@ -46,8 +46,8 @@ else:                                                # a hand-made stream, sent 
 with story_box:
     ui.note(story)
 
-# The stepper's place comes first on the screen; the token editor under it is read before the stepper draws.
-stepper_area = st.container()
+# The player's place comes first on the screen; the token editor under it is read before the player draws.
+player_area = st.container()
 with st.expander(ui.tr("memory.edit"), expanded=False):
     st.caption(ui.tr("memory.edit_help", K=base.shape[1], V=base.shape[2]))
     text = {c: st.column_config.TextColumn(ui.tr(f"memory.col_{c}")) for c in ("k", "v", "q")}
@@ -77,7 +77,7 @@ def animation_html() -> str:
     return fig.to_html(include_plotlyjs=True, auto_play=False)
 
 
-with stepper_area:
+with player_area:
     # Every step of the stream goes to the browser at once: stepping, playing and scrubbing answer there.
     player("memory", packed_frames(rec, ui.stream_key(stream), token_names), T, STAGES)
 if not ui.lecture():

@@ -54,7 +54,7 @@ def test_memory_page_has_its_own_address(page, app_url):
 
 
 def test_share_link_follows_fragment_reruns(page, app_url):
-    """Steps rerun only the stepper's fragment (no full run): the share link must still name the step on
+    """Steps happen in the browser (no run at all): the share link must still name the step on
     screen (a panel drawn by the last full run said stage=decay after three presses)."""
     page.goto(f"{app_url}/memory?lang=en&memory_preset=k1_update")
     wait_for_app(page)

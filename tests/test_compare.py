@@ -1,5 +1,6 @@
 """Compare page: the three rules against closed forms, the worked numbers, the transpose bug, AppTest, browser."""
 import json
+import re
 
 import numpy as np
 import pytest
@@ -7,9 +8,11 @@ import torch
 
 from gdn.lessons.compare import (COMPARE_PRESETS, RULES, bug_stream, city_story, gated_final_state, k1_compare,
                        nearest_labels, readout_error, run_all)
+from gdn.lessons.fmt import cell_text
 from gdn.lessons.memory import random_stream
+from gdn.lessons.stream import STAGES
 from gdn.ops import recurrent_gated_delta_rule
-from tests.apptest import open_app
+from tests.apptest import open_app, player_payload
 
 
 def closed_form(rule, s):
@@ -79,36 +82,59 @@ def spec(at, i=0):
     return json.loads(at.get("plotly_chart")[i].proto.spec)
 
 
-def step_panels(at) -> dict[str, list[list[str]]]:
-    """The stepped tables (HTML, gdn/figures/tables.py): panel name -> rows of cell text."""
+def step_panels(at, step: int = -1) -> dict[str, list[list[str]]]:
+    """The stepped tables (HTML, gdn/figures/tables.py) of the player's frame `step` (default: the last):
+    panel name -> rows of cell text."""
     from tests.test_memory_page import _Cells
 
     parser = _Cells()
-    parser.feed(next(h.proto.body for h in at.get("html") if "gdn-compare" in h.proto.body))
+    parser.feed(player_payload(at, "compare_player")[1]["frames"][step]["html"])
     return parser.panels
+
+
+def narration_at(at, t: int, stage: str) -> str:
+    """The line under the player's head at token t (counted from 1) and stage."""
+    return player_payload(at, "compare_player")[1]["frames"][(t - 1) * 5 + STAGES.index(stage)]["narration"]
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 @pytest.mark.parametrize("preset", list(COMPARE_PRESETS))
-def test_page_steps_every_preset(lang, preset):
+def test_page_sends_every_step_of_every_preset(lang, preset):
     at = open_app(lang, "app_pages/compare.py", compare_preset=preset)
-    T = COMPARE_PRESETS[preset]().stream.shape[0]
-    for _ in range(T * 5 + 1):
-        at.button(key="compare_next").click().run()
     assert not at.exception
-    assert (at.session_state["compare_t"], at.session_state["compare_stage"]) == (T, "query")
+    T = COMPARE_PRESETS[preset]().stream.shape[0]
+    data, payload = player_payload(at, "compare_player")
+    assert (data["tokens"], len(payload["frames"])) == (T, T * 5)
     panels = step_panels(at)
     assert len(panels) == 6                                      # a table and the vectors of each rule
     assert "?" not in str(panels["vectors_delta"])                # everything revealed at "query"
+    assert "?" in str(step_panels(at, 0)["vectors_delta"])        # the output is hidden at the first step
 
 
 def test_page_shows_k1_readouts_and_city_labels():
     at = open_app("en", "app_pages/compare.py", compare_t="3", compare_stage="query")
-    text = " ".join(m.value for m in at.markdown)
+    assert player_payload(at, "compare_player")[0]["position"] == 2 * 5 + 4
+    text = narration_at(at, 3, "query")
     assert "reads o = (8, 1)" in text and text.count("reads o = (5, 0)") == 2
+    assert "(8, 1)" not in narration_at(at, 3, "write")           # not before the query stage
     at = open_app("zh", "app_pages/compare.py", compare_preset="city", compare_t="4", compare_stage="query")
-    text = " ".join(m.value for m in at.markdown)
-    assert "混合" in text and text.count("回答 **上海**") == 2
+    text = narration_at(at, 4, "query")
+    assert "混合" in text and text.count("回答 <b>上海</b>") == 2
+
+
+def test_error_grid_marks_where_the_rules_part_ways():
+    """The grid under the player: one row per rule, each cell ||o_t - target_t|| computed here from the
+    records; the tokens where the errors differ carry the ≠ mark."""
+    at = open_app("en", "app_pages/compare.py", compare_preset="k1_update")
+    fixed = player_payload(at, "compare_player")[1]["fixed"]
+    preset = COMPARE_PRESETS["k1_update"]()
+    errors = {rule: readout_error(rec, preset.target) for rule, rec in run_all(preset.stream).items()}
+    for rule, err in errors.items():
+        cells = re.findall(rf'data-rule="{rule}" style="[^"]*">([^<]*)</td>', fixed)
+        assert cells == list(cell_text(err))
+    spread = np.ptp(np.stack(list(errors.values())), axis=0)
+    marked = [int(t) for t in re.findall(r'<th class="col disagree" data-token="(\d+)"', fixed)]
+    assert marked == [t for t in range(len(spread)) if spread[t] > 0.05] and marked
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -122,13 +148,15 @@ def test_page_transpose_bug(lang):
 
 
 @pytest.mark.browser
-def test_browser_compare_token_slider_changes_readout(page, app_url):
+def test_browser_compare_scrub_and_grid_click_change_the_readout(page, app_url):
     from tests.app_server import open_page
 
     open_page(page, f"{app_url}/compare?lang=en&compare_stage=query")
-    readout = lambda: page.get_by_text("reads o =").first.inner_text()
-    before = readout()
-    page.locator('[data-testid="stSlider"]', has_text="Token").get_by_role("slider").press("End")
-    page.wait_for_function(f"!document.body.innerText.includes({json.dumps(before)})", timeout=20_000)
-    assert readout() != before
+    page.wait_for_selector(".gdn-readouts")
+    before = page.inner_text(".gdn-readouts")
+    page.locator(".gdn-slider").press("End")                      # the scrubber has the focus: End goes to the end
+    page.wait_for_function(f"document.querySelector('.gdn-readouts')?.innerText !== {json.dumps(before)}")
+    page.locator('.gdn-grid th.col[data-token="1"]').click()      # a token in the grid: go there, same stage
+    page.wait_for_function("document.querySelector('.gdn-counter').textContent.startsWith('Step 10 of')")
+    assert "compare_t=2" in page.url
     assert not page.problems, page.problems

@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from gdn.figures.common import DIVERGING, base_layout, dim_labels, from_skeleton, numbered, symmetric_range
-from gdn.figures.tables import Panel, panels_table
+from gdn.figures.tables import Panel, cell_style, panels_table, scale_rgb
 from gdn.lessons.fmt import cell_text
 from gdn.lessons.stream import STAGES, StepRecords
 
@@ -160,3 +160,22 @@ def fig_two_calls(panels: dict[str, np.ndarray], cut: int, *, titles: dict[str, 
     fig.update_yaxes(autorange="reversed")                    # the tick labels name the tokens: no axis title
     fig.update_annotations(font_size=font_size + 1)
     return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=70, t=60))
+
+
+def error_grid_html(errors: dict[str, np.ndarray], disagree: np.ndarray, *, names: dict[str, str],
+                    corner: str, alt: str = "") -> str:
+    """Small multiples under the player: one row per rule, one column per token (data-token, 0-based: the
+    player frames the current token and scrubs to a clicked one), each cell the readout error
+    ||o_t - target_t|| in white (0) to red; columns where the rules disagree (gdn.lessons.compare.disagreements)
+    carry class "disagree"."""
+    top = max(1e-9, max(float(np.max(e)) for e in errors.values()))
+    T = len(disagree)
+    head = "".join(f'<th class="col{" disagree" if disagree[t] else ""}" data-token="{t}">{t + 1}</th>' for t in range(T))
+    rows = []
+    for rule, err in errors.items():
+        text, colours = cell_text(err), scale_rgb("Reds", np.asarray(err) / top * 0.85)
+        cells = "".join(f'<td class="cell{" disagree" if disagree[t] else ""}" data-token="{t}" data-rule="{rule}" '
+                        f'style="{cell_style(colours[t])}">{html.escape(str(text[t]))}</td>' for t in range(T))
+        rows.append(f'<tr><th class="row">{html.escape(names[rule])}</th>{cells}</tr>')
+    return (f'<table class="gdn-grid" role="figure" aria-label="{html.escape(alt, quote=True)}">'
+            f'<tr><th class="corner">{html.escape(corner)}</th>{head}</tr>{"".join(rows)}</table>')

@@ -61,6 +61,13 @@ def readout_error(rec: StepRecords, target: np.ndarray) -> np.ndarray:
     return np.linalg.norm(rec.output - target, axis=1)
 
 
+def disagreements(errors: dict[str, np.ndarray], tol: float = 0.05) -> np.ndarray:
+    """[T] bool: the tokens at which the rules' readout errors (readout_error, one [T] array per rule)
+    differ by more than tol, i.e. where the choice of rule changes what the memory answers."""
+    stacked = np.stack(list(errors.values()))                       # [rules, T]
+    return stacked.max(axis=0) - stacked.min(axis=0) > tol
+
+
 def gated_final_state(s: Stream, *, transpose_bug: bool = False) -> np.ndarray:
     """Final S of the gated delta rule written the way kernel code writes it, with broadcasting.
 
