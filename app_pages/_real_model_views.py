@@ -266,7 +266,7 @@ def head(c: ViewContext) -> None:
     # tokens count from 1, as on every axis and in the guesses; t below is the index (from 0)
     if st.session_state.get("real_model_t", c.T) > c.T:
         st.session_state["real_model_t"] = c.T
-    shown_t = st.slider(ui.tr("real_model.token_t"), 1, max(c.T, 2), c.T, key="real_model_t", bind="query-params",
+    shown_t = st.slider(ui.tr("real_model.token_t"), 1, max(c.T, 2), c.T, key=ui.bound("real_model_t"), bind="query-params",
                         disabled=c.T == 1)
     t = min(shown_t, c.T) - 1
     detail_titles = {"gates": ui.tr("real_model.detail_gates"), "norm": ui.tr("real_model.detail_norm")}

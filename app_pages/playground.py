@@ -28,7 +28,7 @@ fs, lecture = ui.font_size(), ui.lecture()
 
 def slider(name, lo, hi, default, step=None, where=st, label=None):
     return where.slider(ui.tr(label or f"playground.{name}"), lo, hi, default, step=step,
-                        key=f"playground_{panel}_{name}", bind="query-params")
+                        key=ui.bound(f"playground_{panel}_{name}"), bind="query-params")
 
 
 def metrics(values: dict[str, str]) -> None:
@@ -91,8 +91,8 @@ def knorm_panel():
     controls, chart = beside()
     with controls:
         # beta in [0, 2): the "negative eigenvalue" opt-in. Off, beta stays in Qwen3.5's [0, 1].
-        negative = st.toggle(ui.tr("playground.kn_negative"), key="playground_knorm_negative", bind="query-params",
-                             help=ui.tr("playground.kn_negative_help"))
+        negative = st.toggle(ui.tr("playground.kn_negative"), key=ui.bound("playground_knorm_negative"),
+                             bind="query-params", help=ui.tr("playground.kn_negative_help"))
         beta_max = 1.99 if negative else 1.0
         if st.session_state.get("playground_knorm_beta", 0.0) > beta_max:    # turned off above 1: back in range
             st.session_state["playground_knorm_beta"] = beta_max
@@ -123,9 +123,10 @@ def knorm_panel():
 def capacity_panel():
     controls, chart = beside()
     with controls:
-        K = st.select_slider(ui.tr("playground.dk"), DIMS, 128, key="playground_cap_dk", bind="query-params")
-        V = st.select_slider(ui.tr("playground.dv"), DIMS, 128, key="playground_cap_dv", bind="query-params")
-        N = st.select_slider(ui.tr("playground.cap_N"), ex.CAPACITY_NS, 256, key="playground_cap_N", bind="query-params")
+        K = st.select_slider(ui.tr("playground.dk"), DIMS, 128, key=ui.bound("playground_cap_dk"), bind="query-params")
+        V = st.select_slider(ui.tr("playground.dv"), DIMS, 128, key=ui.bound("playground_cap_dv"), bind="query-params")
+        N = st.select_slider(ui.tr("playground.cap_N"), ex.CAPACITY_NS, 256, key=ui.bound("playground_cap_N"),
+                             bind="query-params")
         alpha = slider("alpha", 0.8, 1.0, 0.99, 0.005, label="playground.cap_alpha")
         geometry = ui.linked(st.selectbox, ui.tr("playground.geometry"), ["random", "orthogonal"],
                              key="playground_cap_geometry", default="random", format_func=ui.label_maker("playground.geometry_"))

@@ -268,7 +268,8 @@ with left:
                          help=ui.tr("real_model.upload_help", limit=MAX_UPLOAD_BYTES // 1000))
         st.caption(ui.tr("real_model.upload_limit", limit=MAX_UPLOAD_BYTES // 1000, types=", ".join(UPLOAD_TYPES)))
         max_tokens = st.slider(ui.tr("real_model.max_tokens"), 16, DEFAULT_MAX_TOKENS, 512, step=16,
-                               key="real_model_max_tokens", bind="query-params", help=ui.tr("real_model.max_tokens_help"))
+                               key=ui.bound("real_model_max_tokens"), bind="query-params",
+                               help=ui.tr("real_model.max_tokens_help"))
     if "real_model_upload_error" in st.session_state:
         st.error(st.session_state["real_model_upload_error"][0], icon=":material/error:")
 

@@ -15,7 +15,7 @@ import streamlit as st
 
 from gdn.qwen35 import load_model, list_sources
 from gdn.qwen35.analysis import describe, load_stages
-from app_pages._support import ui
+from app_pages._support.chrome import tr
 from app_pages._support.pool import PoolTimeout, SharedLRU, SlotPool
 
 WAIT_SECONDS = 300            # give up waiting for a slot after this long (the user can press Run again)
@@ -67,7 +67,7 @@ def in_slot(compute: Callable):
         return compute()
     box = st.empty()
     try:
-        with forward_pool().slot(on_wait=lambda n: box.info(ui.tr("real_model.waiting", position=n),
+        with forward_pool().slot(on_wait=lambda n: box.info(tr("real_model.waiting", position=n),
                                                             icon=":material/hourglass_top:"),
                                  timeout=WAIT_SECONDS):
             box.empty()
@@ -77,7 +77,7 @@ def in_slot(compute: Callable):
             finally:
                 _held.slot = False
     except PoolTimeout:
-        box.error(ui.tr("real_model.pool_timeout"), icon=":material/hourglass_disabled:")
+        box.error(tr("real_model.pool_timeout"), icon=":material/hourglass_disabled:")
         st.stop()
 
 
@@ -123,6 +123,6 @@ def model(folder: str):
 def _read_weights(m) -> None:
     bar = st.empty()
     for stage, i, n in load_stages(m):
-        text = ui.tr("real_model.loading_layer", i=i + 1, n=n) if stage == "layer" else ui.tr("real_model.loading_head")
+        text = tr("real_model.loading_layer", i=i + 1, n=n) if stage == "layer" else tr("real_model.loading_head")
         bar.progress(i / n, text=text)
     bar.empty()
