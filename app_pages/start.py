@@ -11,6 +11,7 @@ from gdn.lessons.cost import fmt_bytes, load_sizes
 from gdn.qwen35 import parse_config
 from gdn.qwen35.analysis import layer_inputs, layer_state_norms
 from gdn.qwen35.sources import DEMO_PATH, TRAINED_PATH
+from app_pages._real_model.prompt import last_folder
 from app_pages._support import compute, path, ui
 
 KD = VD = 3                                           # the toy example's key and value sizes
@@ -108,7 +109,7 @@ def layer_sections():
     """The block diagram and the stack: one fragment (a token or head change reruns only this), since
     both follow the chosen shapes."""
     st.header(ui.tr("start.block_title"))
-    loaded = (st.session_state.get("real_model_request") or {}).get("folder")
+    loaded = last_folder()
     options = ["q08", "demo"] + (["loaded"] if loaded and loaded != DEMO else [])
     c = st.columns([4, 2, 2, 4])                     # the shapes picker's two labels fit in lecture mode
     default = "loaded" if "loaded" in options else "q08"
