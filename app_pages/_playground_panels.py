@@ -8,9 +8,10 @@ from gdn.figures import playground as figs
 from gdn.lessons import playground as ex
 from gdn.lessons.compare import RULES
 from app_pages._support import ui
+from app_pages._support.caches import BOUNDS
 
 DIMS = [16, 32, 64, 128]
-cached = st.cache_data(max_entries=64, show_spinner=False)
+cached = st.cache_data(max_entries=BOUNDS["playground.lessons"], show_spinner=False)
 overwrite, repeated, curve = cached(ex.overwrite), cached(ex.repeated_writes), cached(ex.capacity_curve)
 
 

@@ -110,7 +110,7 @@ def model_two_calls() -> None:
     ids_first = model.tokenizer.encode(first, max_tokens=512).ids
     ids = model.tokenizer.encode(first + " " + second, max_tokens=512).ids
     st.markdown(ui.tr("compare.stream_real_story", first=first, second=second))
-    run = compute.cached("stream", (folder, tuple(ids), len(ids_first)),
+    run = compute.cached("compare.stream", (folder, tuple(ids), len(ids_first)),
                          lambda: two_call_run(model, ids, len(ids_first)))
     word = lambda top: ", ".join(f"“{model.tokenizer.tok.decode([i]).strip()}” {p:.0%}" for i, p in top)
     rows = {ui.tr(f"compare.stream_{n}"): word(top) for n, top in

@@ -64,7 +64,6 @@ except InputError as e:
     st.error(ui.tr(f"errors.{e.key}", **e.fields), icon=":material/error:")
     st.stop()
 rec = step_records(stream)
-stream_key = ui.stream_key(stream)          # once per run: names the shared figures of this stream
 T, K, V = stream.shape
 
 
@@ -94,10 +93,8 @@ def draw(t: int, stage: str) -> None:
         st.html(memory_step_html(rec, t, stage, titles=TITLES, axis=AXIS,
                                  alt=ui.tr("memory.alt", t=t + 1, stage=ui.tr("common.stage_" + stage))))
         labels = {"alpha": "α", "beta": "β", "token": ui.tr("common.token_t")}
-        timeline = ui.shared_figure(("memory_timeline", stream_key, t, tuple(labels.items()), ui.font_size(),
-                                     tuple(token_names or ())),
-                                    lambda: fig_timeline(rec, t, labels=labels, font_size=ui.font_size(),
-                                                         token_names=token_names))
+        timeline = ui.shared_figure(fig_timeline, rec, t, labels=labels, font_size=ui.font_size(),
+                                    token_names=token_names)
         ui.show_figure(timeline, key="memory_timeline", alt=ui.tr("memory.timeline_alt"), export=False)
     if side is not None:
         with side:

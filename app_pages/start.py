@@ -37,9 +37,8 @@ def attention_section():
     labels = {n: ui.tr(f"start.att_{n}") for n in ("t1", "t2", "t3", "token", "token_axis", "sum", "table", "value_axis",
                                                     "key_axis")}
     labels["diff"] = ui.tr("start.att_diff", x=f"{diff:.1e}")
-    fig = ui.shared_figure(("start_attention", T, seed, ui.lang(), lecture),
-                           lambda: fig_attention_to_table(weights, o_sum, o_table, S, labels=labels, font_size=fs,
-                                                          height=470 if lecture else 380))
+    fig = ui.shared_figure(fig_attention_to_table, weights, o_sum, o_table, S, labels=labels, font_size=fs,
+                           height=470 if lecture else 380)
     ui.show_figure(fig, key="start_attention_fig", alt=ui.tr("start.att_alt", T=T))
     if lecture:
         st.markdown(ui.tr("start.qkv"))
@@ -65,7 +64,7 @@ def layer_sections():
     shapes_from = shapes_from or default       # None for one run after a switch from this page to its /start twin
     model = compute.model(DEMO)
     text = PROMPT[ui.lang()]
-    enc = compute.cached("encode", ("start", DEMO, text), lambda: model.tokenizer.encode(text, max_tokens=64))
+    enc = compute.cached("start.encode", (DEMO, text), lambda: model.tokenizer.encode(text, max_tokens=64))
     gdn_layers = [i for i, kind in enumerate(model.cfg.layer_types) if kind == "linear_attention"]
     layer = ui.linked(c[1].selectbox, ui.tr("start.layer"), gdn_layers, key="start_layer", default=gdn_layers[0])
     head = ui.linked(c[2].selectbox, ui.tr("start.head"), list(range(model.cfg.linear_num_value_heads)),
@@ -74,16 +73,15 @@ def layer_sections():
     t = ui.linked(c[3].select_slider, ui.tr("start.token"), list(range(len(enc.ids))), key="start_t",
                   default=max(0, len(enc.ids) - 2), format_func=lambda i: f"{i + 1} · {pieces[i]}")
     ids = tuple(enc.ids)
-    live = lesson.token_values(**compute.cached("inputs", ("start", DEMO, ids, layer),
+    live = lesson.token_values(**compute.cached("start.inputs", (DEMO, ids, layer),
                                                 lambda: live_arrays(model, ids, layer)), t=t, head=head)
     cfg = chosen_config(shapes_from, model, loaded)
     texts, hovers = box_texts(cfg, live, pieces[t], t), box_hovers(cfg)
     # The boxes are drawn in the figure's own units: text must fit them at 1280 px wide (lecture) and 1440 px with
     # the sidebar open, so it cannot grow with the room (the legend-size text is in the hover and the caption).
     size = dict(font_size=14, height=660) if lecture else dict(font_size=12, height=540)
-    fig = ui.shared_figure(("start_block", tuple(texts.items()), tuple(hovers.items()), ui.lang(), lecture),
-                           lambda: fig_block(texts, hovers, skip_label=ui.tr("start.skip"),
-                                             chunk_label=ui.tr("start.chunk_note"), **size))
+    fig = ui.shared_figure(fig_block, texts, hovers, skip_label=ui.tr("start.skip"),
+                           chunk_label=ui.tr("start.chunk_note"), **size)
     open_clicked(ui.show_figure(fig, key="start_block_fig", alt=ui.tr("start.block_alt"), on_select="rerun",
                                 selection_mode="points"))
     st.caption(ui.tr("start.block_caption", model=ui.tr(f"start.shapes_{shapes_from}"), hv=model.cfg.linear_num_value_heads,
@@ -100,9 +98,8 @@ def stack_section(cfg, model_name: str) -> None:
              "full_attention": ui.tr("start.stack_attn", per_token=fmt_bytes(per["full_attention"][1]))}
     names = {k: ui.tr(f"start.stack_{k}") for k in ("linear_attention", "full_attention")}
     c = st.columns([3, 2])
-    fig = ui.shared_figure(("start_stack", cfg.layer_types, tuple(names.items()), tuple(notes.items()), fs),
-                           lambda: fig_stack(list(cfg.layer_types), names=names, notes=notes, font_size=fs,
-                                             row_px=26 if lecture else 20))
+    fig = ui.shared_figure(fig_stack, list(cfg.layer_types), names=names, notes=notes, font_size=fs,
+                           row_px=26 if lecture else 20)
     with c[0]:
         ui.show_figure(fig, key="start_stack_fig", alt=ui.tr("start.stack_alt", L=cfg.num_hidden_layers))
     n_gdn, n_attn = cfg.n_layers_of("linear_attention"), cfg.n_layers_of("full_attention")

@@ -133,13 +133,13 @@ class ViewContext:
     # -- computed on first use, in the shared caches -------------------------------------------
     def inputs(self):
         """The chosen layer's q, k, v, g, beta (LayerInputs): one forward pass up to the layer."""
-        return compute.cached("inputs", (self.folder, self.ids, self.layer),
+        return compute.cached("real_model.inputs", (self.folder, self.ids, self.layer),
                               lambda: layer_inputs(self.model, list(self.ids), self.layer))
 
     @property
     def norms(self) -> np.ndarray:
         """||S_t|| of the chosen layer [T, H]."""
-        return compute.cached("norms", (self.folder, self.ids, self.layer), lambda: layer_state_norms(self.inputs()))
+        return compute.cached("real_model.norms", (self.folder, self.ids, self.layer), lambda: layer_state_norms(self.inputs()))
 
     @property
     def slots(self) -> list[tuple[int, int]]:
@@ -149,7 +149,7 @@ class ViewContext:
     def predictions(self, **overrides) -> Predictions:
         """Top-3 next tokens at every position (cached per prompt and intervention, shared by all sessions)."""
         key = (self.folder, self.ids, repr(sorted((k, sorted(v.items(), key=repr)) for k, v in overrides.items())))
-        return compute.cached("pred", key, lambda: predict(self.model, list(self.ids), ask=tuple(self.slots), **overrides))
+        return compute.cached("real_model.pred", key, lambda: predict(self.model, list(self.ids), ask=tuple(self.slots), **overrides))
 
     def piece(self, token_id: int) -> str:
         return self.model.tokenizer.decode([int(token_id)])

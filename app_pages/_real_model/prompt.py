@@ -124,14 +124,14 @@ def trace(loaded: Loaded, request: Request) -> Trace:
     model_text = request.text if not loaded.demo or request.text[:1].isspace() else " " + request.text
     text_key = hashlib.sha256(model_text.encode("utf-8")).hexdigest()
     model = loaded.model
-    enc = compute.cached("encode", (loaded.folder, text_key, request.max_tokens), pin=pin,
+    enc = compute.cached("real_model.encode", (loaded.folder, text_key, request.max_tokens), pin=pin,
                          compute=lambda: model.tokenizer.encode(model_text, max_tokens=request.max_tokens))
     st.session_state[keys.PROMPT_TOKENS] = enc.n_total
     if enc.truncated:
         st.warning(ui.tr("real_model.truncated", total=enc.n_total, kept=len(enc.ids)), icon=":material/content_cut:")
     ids = tuple(enc.ids)
     try:
-        run = compute.cached("run", (loaded.folder, ids), lambda: gate_run(model, list(ids)), pin=pin)
+        run = compute.cached("real_model.run", (loaded.folder, ids), lambda: gate_run(model, list(ids)), pin=pin)
     except ValueError as e:                                 # e.g. a model without a GDN layer, typed in as a folder
         fail(str(e))
     return Trace(enc=enc, run=run)

@@ -10,6 +10,7 @@
     path.py         the learning path, "Next" links, page switches that keep ?lang and ?mode
     stepper.py      prev / next / play controls with keyboard shortcuts for the stepping pages (keys.py)
     compute.py      the shared slot pool, bounded result caches and the cached model loader
-    pool.py         SlotPool and SharedLRU themselves (plain threading, unit-tested without streamlit)
+    caches.py       every cache of the app and the library: bound, key, owner (one list)
+    pool.py         SlotPool itself (plain threading, unit-tested without streamlit)
     heap.py         freezes the long-lived objects once, so the collection after every run is cheap
 """

@@ -1,31 +1,53 @@
 """How charts are drawn and downloaded: one place sets the toolbar, the size and the offline HTML export."""
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+from typing import Callable
 
 import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
+from app_pages._support.caches import BOUNDS
 from app_pages._support.chrome import lecture, tr
 
 
-def stream_key(stream) -> str:
-    """A fingerprint of a one-head stream's numbers, to share figures built from equal streams."""
-    digest = hashlib.sha1()
-    for name in ("k", "v", "q", "alpha", "beta", "S0"):
-        array = np.ascontiguousarray(getattr(stream, name), dtype=np.float64)
-        digest.update(str(array.shape).encode() + array.tobytes())
-    return digest.hexdigest()
+def fingerprint(value):
+    """A hashable stand-in for a figure function's argument, equal exactly when the data are: numbers,
+    strings, None, numpy arrays (by shape, dtype and bytes), lists, tuples, dicts and dataclasses of them.
+    Anything else is refused: a figure built from it could not be told apart from another."""
+    if value is None or isinstance(value, (int, float, str)):
+        return (type(value).__name__, value)                     # 1, 1.0 and True are different arguments
+    if isinstance(value, np.generic):
+        return fingerprint(value.item())
+    if isinstance(value, np.ndarray):
+        data = np.ascontiguousarray(value)
+        return ("ndarray", data.shape, data.dtype.str, hashlib.sha1(data.tobytes()).hexdigest())
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, tuple(fingerprint(v) for v in value))
+    if isinstance(value, dict):
+        return ("dict", tuple((fingerprint(k), fingerprint(v)) for k, v in value.items()))
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return (type(value).__qualname__, tuple((f.name, fingerprint(getattr(value, f.name)))
+                                                for f in dataclasses.fields(value)))
+    raise TypeError(f"shared_figure: an argument of type {type(value).__name__} cannot name a figure; pass "
+                    "numbers, strings, arrays, lists, dicts or dataclasses of them")
 
 
-@st.cache_resource(max_entries=1024, show_spinner=False)
-def shared_figure(key: tuple, _build) -> go.Figure:
-    """_build() once per key for the whole server; everyone stepping through the same example gets the
-    same Figure object (never mutated: st.plotly_chart only reads it). Plotly's validated build is
-    most of a step's server time (the memory figure: 47 of ~95 ms), and a class steps through the
-    same few examples. The key must hold everything the figure depends on (language, sizes)."""
-    return _build()
+@st.cache_resource(max_entries=BOUNDS["figures.shared_figure"], show_spinner=False)
+def _shared(key: tuple, _fn: Callable, _args: tuple, _kwargs: dict) -> go.Figure:
+    return _fn(*_args, **_kwargs)
+
+
+def shared_figure(fn: Callable[..., go.Figure], *args, **kwargs) -> go.Figure:
+    """fn(*args, **kwargs) once per distinct function and arguments for the whole server; everyone stepping
+    through the same example gets the same Figure object (never mutated: st.plotly_chart only reads it).
+    Plotly's validated build is most of a step's server time (the memory figure: 47 of ~95 ms), and a
+    class steps through the same few examples. The key is made from the arguments themselves, so it
+    holds everything the figure depends on (the language is in its translated labels)."""
+    key = (fn.__module__, fn.__qualname__, fingerprint(args), fingerprint(kwargs))
+    return _shared(key, fn, args, kwargs)
 
 
 def show_figure(fig: go.Figure, key: str, alt: str, export: bool = True, **events):

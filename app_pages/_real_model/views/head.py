@@ -26,7 +26,7 @@ def metrics(c: ViewContext) -> None:
 
 def state_block(c: ViewContext, t: int) -> None:
     """The largest TABLE_DIMS x TABLE_DIMS block of S_t after token t (0-based) and how much of S it holds."""
-    S = compute.cached("state", (c.folder, c.ids, c.layer, c.head, t),
+    S = compute.cached("real_model.state", (c.folder, c.ids, c.layer, c.head, t),
                        lambda: head_state(*c.inputs().tensors(), head=c.head, t=t))
     n = min(TABLE_DIMS, *S.shape)
     rows, cols, block = top_block(S, n)
@@ -62,8 +62,8 @@ def check(c: ViewContext) -> None:
     ui.note(ui.tr("real_model.check_explain", layer=c.layer, C=CHUNK_SIZE))
     check_key = (c.folder, c.ids, c.layer, c.head)
     if st.button(ui.tr("real_model.check_run", layer=c.layer, head=c.head), key=keys.CHECK):
-        compute.cached("check", check_key, lambda: kernels_side_by_side(*c.inputs().tensors(), head=c.head))
-    result = compute.shared_caches()["check"].get(check_key)
+        compute.cached("real_model.check", check_key, lambda: kernels_side_by_side(*c.inputs().tensors(), head=c.head))
+    result = compute.shared_caches()["real_model.check"].get(check_key)
     if result is None:
         return
     names = list(result["outputs"])

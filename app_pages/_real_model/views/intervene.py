@@ -33,7 +33,7 @@ def stories(c: ViewContext) -> dict:
             enc = c.model.tokenizer.encode(" " + preset_text(spec["prompt"]))
             out[kind] = find_story(c.model, enc.ids, answer_slots(enc.pieces, enc.ids), kind)
         return out
-    return compute.cached("story", (c.folder, ui.lang()), search, pin=True)
+    return compute.cached("real_model.story", (c.folder, ui.lang()), search, pin=True)
 
 
 def story_buttons(c: ViewContext) -> None:
