@@ -12,27 +12,29 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import streamlit as st  # noqa: E402
 
-from app_pages._support import heap, path, player, ui  # noqa: E402,F401  (heap: once per process, see heap.py)
+from app_pages._support import chrome, heap, path, player  # noqa: E402,F401  (heap: once per process, see heap.py)
+from app_pages._support.notes import teacher_notes  # noqa: E402
+from app_pages._support.share_panel import share_panel  # noqa: E402
 
-ui.init_session()
+chrome.init_session()
 st.set_page_config(page_title="Gated DeltaNet Explorer", page_icon="🧠", layout="wide",
-                   initial_sidebar_state="collapsed" if ui.lecture() else "auto")
+                   initial_sidebar_state="collapsed" if chrome.lecture() else "auto")
 
 # The navigation is the learning path (app_pages/_support/path.py); its first stop is the default page.
 # Streamlit serves the default page at "/" only, yet reserves its url_path: so it gets a name nobody
 # types, and a hidden twin serves /start. /memory (older links) opens the memory page the same way.
 first = path.PATH[0]
-pages = [st.Page(stop.file, title=ui.tr(f"nav.{stop.key}"), icon=stop.icon,
+pages = [st.Page(stop.file, title=chrome.tr(f"nav.{stop.key}"), icon=stop.icon,
                  url_path=stop.url_path if i else f"{stop.url_path}-default", default=i == 0)
          for i, stop in enumerate(path.PATH)]
-pages.append(st.Page(first.file, title=ui.tr(f"nav.{first.key}"), url_path=first.url_path, visibility="hidden"))
-pages.append(st.Page("app_pages/memory_table.py", title=ui.tr("nav.memory"), url_path="memory", visibility="hidden"))
+pages.append(st.Page(first.file, title=chrome.tr(f"nav.{first.key}"), url_path=first.url_path, visibility="hidden"))
+pages.append(st.Page("app_pages/memory_table.py", title=chrome.tr("nav.memory"), url_path="memory", visibility="hidden"))
 page = st.navigation(pages, position="top")
-ui.sidebar_chrome()
+chrome.sidebar_chrome()
 player.relay()          # the players' way to Python (app_pages/_support/player.py), outside every fragment
 page.run()
 path.next_link(page.url_path)
 stop = path.stop_of(page.url_path)
 prefix = stop.key if stop else page.url_path            # widget keys and notes use the stop's key ("memory_t")
-ui.share_panel(page.url_path, prefix)
-ui.teacher_notes(prefix)
+share_panel(page.url_path, prefix)
+teacher_notes(prefix)

@@ -16,6 +16,7 @@ from gdn.lessons.compare import disagreements, nearest_labels, readout_error
 from gdn.lessons.fmt import cell_text
 from gdn.lessons.stream import STAGES, StepRecords
 from app_pages._support import ui
+from app_pages._support.caches import BOUNDS
 from app_pages._support.player import Frame, Packed, pack
 
 
@@ -63,7 +64,7 @@ def frames(story: str, recs: dict[str, StepRecords], target: np.ndarray, titles:
     return out
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
+@st.cache_resource(max_entries=BOUNDS["player.compare"], show_spinner=False)
 def _packed(story: str, language: str, lecture: bool, _recs: dict, _target: np.ndarray, _titles: dict,
             _names: dict, _values: np.ndarray, _value_labels: tuple) -> Packed:
     errors = {col: readout_error(rec, _target) for col, rec in _recs.items()}

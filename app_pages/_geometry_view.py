@@ -31,9 +31,7 @@ def render(prefix: str = "playground") -> None:
     names = ("key_plane", "value_plane", "k1", "k2", "v1", "v2", "along", "across", "read1", "read2", "angle",
              "interference", "dim1", "dim2")
     labels = {n: ui.tr(f"geometry.{n}") for n in names}
-    fig = ui.shared_figure(("delta2d", ui.lang(), ui.font_size(), k1, k2, beta),
-                           lambda: fig_write_2d(s, labels=labels, font_size=ui.font_size(),
-                                                height=560 if ui.lecture() else 440))
+    fig = ui.shared_figure(fig_write_2d, s, labels=labels, font_size=ui.font_size(), height=560 if ui.lecture() else 440)
     ui.show_figure(fig, key=f"{prefix}_delta2d_fig", alt=ui.tr("geometry.alt"))
     r1, r2 = s.read_k1[1] + 0.0, s.read_k2[1] + 0.0              # + 0.0: never print -0.00
     r1, r2 = (np.where(np.abs(r) < 0.005, 0.0, r) for r in (r1, r2))

@@ -13,6 +13,8 @@ from gdn.figures.memory import memory_step_html, rules_html, timeline_html
 from gdn.lessons.memory import stage_numbers
 from gdn.lessons.stream import STAGES, StepRecords
 from app_pages._support import ui
+from app_pages._support.caches import BOUNDS
+from app_pages._support.figures import fingerprint
 from app_pages._support.player import Frame, Packed, pack
 
 PANELS = ("S_prev", "S_decayed", "write", "S_new", "keys", "read", "output")
@@ -50,8 +52,8 @@ def sides(K: int, V: int) -> dict[str, str]:
             for stage in STAGES}
 
 
-@st.cache_resource(max_entries=256, show_spinner=False)
-def _packed(stream_key: str, language: str, lecture: bool, token_names: tuple[str, ...], _rec: StepRecords) -> Packed:
+@st.cache_resource(max_entries=BOUNDS["player.memory"], show_spinner=False)
+def _packed(stream_key: tuple, language: str, lecture: bool, token_names: tuple[str, ...], _rec: StepRecords) -> Packed:
     T, K, V = _rec.stream.shape
     labels = {"alpha": "α", "beta": "β", "token": ui.tr("common.token_t"), "alt": ui.tr("memory.timeline_alt")}
     return pack(frames(_rec, list(token_names) or None),
@@ -59,6 +61,6 @@ def _packed(stream_key: str, language: str, lecture: bool, token_names: tuple[st
                 sides={} if lecture else sides(K, V))
 
 
-def packed_frames(rec: StepRecords, stream_key: str, token_names: list[str] | None) -> Packed:
-    """The stream's frames, packed once per server for this language and mode (stream_key: ui.stream_key)."""
-    return _packed(stream_key, ui.lang(), ui.lecture(), tuple(token_names or ()), rec)
+def packed_frames(rec: StepRecords, token_names: list[str] | None) -> Packed:
+    """The stream's frames, packed once per server for this stream (its numbers), language and mode."""
+    return _packed(fingerprint(rec.stream), ui.lang(), ui.lecture(), tuple(token_names or ()), rec)

@@ -23,9 +23,9 @@ st.subheader(ui.tr("chunking.h_affine"))
 WIDE = [1, 4] if ui.lecture() else [1, 3]            # lecture mode: bigger numbers need wider cells
 controls, figure = st.columns(WIDE, gap="medium")
 with controls:
-    T = st.slider(ui.tr("chunking.tokens"), 2, 16, 12, key="chunking_T", bind="query-params")
-    d = st.slider(ui.tr("chunking.dim"), 2, 4, 3, key="chunking_d", bind="query-params")
-    C = st.slider(ui.tr("chunking.chunk_size"), 2, 8, 4, key="chunking_C", bind="query-params")
+    T = st.slider(ui.tr("chunking.tokens"), 2, 16, 12, key=ui.bound("chunking_T"), bind="query-params")
+    d = st.slider(ui.tr("chunking.dim"), 2, 4, 3, key=ui.bound("chunking_d"), bind="query-params")
+    C = st.slider(ui.tr("chunking.chunk_size"), 2, 8, 4, key=ui.bound("chunking_C"), bind="query-params")
     seed = ui.linked_int(st, ui.tr("chunking.seed"), 0, 9999, 0, key="chunking_seed")
 stream = random_stream(T=T, K=d, V=d, seed=int(seed))
 dims = [str(i) for i in range(1, d + 1)]
@@ -35,7 +35,7 @@ dims = [str(i) for i in range(1, d + 1)]
 def merge_view() -> None:
     """Which two tokens are merged: a fragment, so moving it redraws only this figure and its numbers."""
     # Tokens are counted from 1: token t and t + 1 are merged, t = 1 .. T - 1.
-    t = st.slider(ui.tr("chunking.token"), 1, T - 1, 1, key="chunking_t", bind="query-params") if T > 2 else 1
+    t = st.slider(ui.tr("chunking.token"), 1, T - 1, 1, key=ui.bound("chunking_t"), bind="query-params") if T > 2 else 1
     demo = ce.affine_demo(stream, t - 1)
     titles = [ui.tr("chunking.t_A", t=t), ui.tr("chunking.t_A", t=t + 1), ui.tr("chunking.t_merged", a=t, b=t + 1),
               ui.tr("chunking.t_swapped", a=t, b=t + 1)]
@@ -63,8 +63,8 @@ n_chunks = -(-T // C)
 def chunk_view() -> None:
     """The chunk picker and its four matrices: a fragment, so picking a chunk redraws only them."""
     picker, _ = st.columns([1, 2])                   # the figure below gets the full width: 4 matrices
-    chunk = picker.slider(ui.tr("chunking.chunk"), 1, n_chunks, 1, key="chunking_chunk", bind="query-params") \
-        if n_chunks > 1 else 1
+    chunk = picker.slider(ui.tr("chunking.chunk"), 1, n_chunks, 1, key=ui.bound("chunking_chunk"),
+                          bind="query-params") if n_chunks > 1 else 1
     lo = (chunk - 1) * C
     picker.caption(ui.tr("chunking.chunk_tokens", a=lo + 1, b=min(lo + C, T)))
     mats = ce.chunk_matrices(stream, C, chunk - 1)

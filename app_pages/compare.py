@@ -49,7 +49,7 @@ def two_calls_panel() -> None:
     ui.note(ui.tr("compare.stream_story"))
     s, target = k1_update(), COMPARE_PRESETS["k1_update"]().target
     T = s.shape[0]
-    cut = st.slider(ui.tr("compare.stream_cut"), 1, T - 1, 2, key="compare_stream_cut", bind="query-params")
+    cut = st.slider(ui.tr("compare.stream_cut"), 1, T - 1, 2, key=ui.bound("compare_stream_cut"), bind="query-params")
     run = two_calls(s, int(cut))
     names = {n: ui.tr(f"compare.stream_{n}") for n in ("one", "carried", "reset")}
     panels = {"one": run.one_call, "carried": run.carried, "reset": run.reset}
@@ -81,7 +81,7 @@ def model_two_calls() -> None:
     ids_first = model.tokenizer.encode(first, max_tokens=512).ids
     ids = model.tokenizer.encode(first + " " + second, max_tokens=512).ids
     st.markdown(ui.tr("compare.stream_real_story", first=first, second=second))
-    run = compute.cached("stream", (folder, tuple(ids), len(ids_first)),
+    run = compute.cached("compare.stream", (folder, tuple(ids), len(ids_first)),
                          lambda: two_call_run(model, ids, len(ids_first)))
     word = lambda top: ", ".join(f"“{model.tokenizer.tok.decode([i]).strip()}” {p:.0%}" for i, p in top)
     rows = {ui.tr(f"compare.stream_{n}"): word(top) for n, top in
@@ -115,8 +115,8 @@ st.divider()
 st.subheader(ui.tr("compare.bug_title"))
 st.markdown(ui.tr("compare.bug_intro"))
 c1, c2, c3 = st.columns([1, 1, 3])
-K = c1.slider(ui.tr("compare.bug_dk"), 2, 4, 2, key="compare_bug_dk", bind="query-params")
-V = c2.slider(ui.tr("compare.bug_dv"), 2, 4, 2, key="compare_bug_dv", bind="query-params")
+K = c1.slider(ui.tr("compare.bug_dk"), 2, 4, 2, key=ui.bound("compare_bug_dk"), bind="query-params")
+V = c2.slider(ui.tr("compare.bug_dv"), 2, 4, 2, key=ui.bound("compare_bug_dv"), bind="query-params")
 c3.code("S += k[:, None] * e[None, :]  # [K,1]·[1,V] → [K,V] ✓\n"       # short lines: the ✓/✗ stay in view
         "S += k[None, :] * e[:, None]  # [1,K]·[V,1] → [V,K] ✗", language="python", wrap_lines=True)
 stream = bug_stream(K, V)

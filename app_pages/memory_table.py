@@ -28,9 +28,9 @@ with picker:
     token_names = None
     if preset == "random":
         c1, c2, c3, c4 = st.columns(4)
-        K = c1.slider(ui.tr("memory.dk"), 2, 8, 4, key="memory_dk", bind="query-params")
-        V = c2.slider(ui.tr("memory.dv"), 2, 8, 3, key="memory_dv", bind="query-params")
-        T = c3.slider(ui.tr("memory.tokens"), 1, 16, 8, key="memory_T", bind="query-params")
+        K = c1.slider(ui.tr("memory.dk"), 2, 8, 4, key=ui.bound("memory_dk"), bind="query-params")
+        V = c2.slider(ui.tr("memory.dv"), 2, 8, 3, key=ui.bound("memory_dv"), bind="query-params")
+        T = c3.slider(ui.tr("memory.tokens"), 1, 16, 8, key=ui.bound("memory_T"), bind="query-params")
         seed = ui.linked_int(c4, ui.tr("memory.seed"), 0, 9999, 0, key="memory_seed")
         base, edit_key = random_stream(T=T, K=K, V=V, seed=int(seed)), f"memory_edit_random_{K}_{V}_{T}_{seed}"
     elif preset == "replay":
@@ -79,7 +79,7 @@ def animation_html() -> str:
 
 with player_area:
     # Every step of the stream goes to the browser at once: stepping, playing and scrubbing answer there.
-    player("memory", packed_frames(rec, ui.stream_key(stream), token_names), T, STAGES)
+    player("memory", packed_frames(rec, token_names), T, STAGES)
 if not ui.lecture():
     bar = st.container(horizontal=True)
     bar.download_button(ui.tr("memory.export_player"), data=animation_html, file_name="memory_table_player.html",

@@ -7,20 +7,15 @@ import streamlit as st
 
 from gdn.figures.start import fig_attention_to_table, fig_block, fig_stack
 from gdn.lessons import start as lesson
-from gdn.lessons.cost import fmt_bytes, load_sizes
-from gdn.qwen35 import parse_config
-from gdn.qwen35.analysis import layer_inputs, layer_state_norms
+from gdn.lessons.cost import fmt_bytes
 from gdn.qwen35.sources import DEMO_PATH, TRAINED_PATH
+from app_pages._real_model.prompt import last_folder
+from app_pages._start_block import box_hovers, box_texts, chosen_config, live_arrays, open_clicked
 from app_pages._support import compute, path, ui
 
 KD = VD = 3                                           # the toy example's key and value sizes
 DEMO = str(TRAINED_PATH if TRAINED_PATH.is_dir() else DEMO_PATH)
 PROMPT = json.loads((ui.ASSETS / "prompts" / "real_model.json").read_text(encoding="utf-8"))["recall"]
-# box -> the page that explains it, and the panel to open there
-TARGETS = {"delta": ("memory_table", {}), "chunk": ("chunking", {}),
-           "l2": ("playground", {"playground_panel": "knorm"}), "alpha": ("playground", {"playground_panel": "halflife"}),
-           "beta": ("playground", {"playground_panel": "overwrite"})}
-ON_REAL_MODEL = ("real_model", {})
 fs, lecture = ui.font_size(), ui.lecture()
 
 st.title(ui.tr("start.title"))
@@ -42,9 +37,8 @@ def attention_section():
     labels = {n: ui.tr(f"start.att_{n}") for n in ("t1", "t2", "t3", "token", "token_axis", "sum", "table", "value_axis",
                                                     "key_axis")}
     labels["diff"] = ui.tr("start.att_diff", x=f"{diff:.1e}")
-    fig = ui.shared_figure(("start_attention", T, seed, ui.lang(), lecture),
-                           lambda: fig_attention_to_table(weights, o_sum, o_table, S, labels=labels, font_size=fs,
-                                                          height=470 if lecture else 380))
+    fig = ui.shared_figure(fig_attention_to_table, weights, o_sum, o_table, S, labels=labels, font_size=fs,
+                           height=470 if lecture else 380)
     ui.show_figure(fig, key="start_attention_fig", alt=ui.tr("start.att_alt", T=T))
     if lecture:
         st.markdown(ui.tr("start.qkv"))
@@ -56,59 +50,12 @@ def attention_section():
 
 
 # ---- 2. the whole Gated DeltaNet block, live ---------------------------------------------------
-def live_arrays(model, ids: tuple, layer: int) -> dict[str, np.ndarray]:
-    """One GDN layer of the demo model on the prompt: q, k [T, HK, K], v [T, HV, V], g, beta, ||S_t|| [T, HV]."""
-    x = layer_inputs(model, list(ids), layer)
-    return {"q": x.q[0].numpy(), "k": x.k[0].numpy(), "v": x.v[0].numpy(), "g": x.g[0].numpy(),
-            "beta": x.beta[0].numpy(), "state_norm": layer_state_norms(x)}
-
-
-def chosen_config(shapes_from: str, model, loaded: str | None):
-    if shapes_from == "q08":
-        return parse_config({"model_type": "qwen3_5_text", **load_sizes()["Qwen3.5-0.8B"]}, source="qwen35_sizes.json")
-    return compute.info(loaded).config if shapes_from == "loaded" else model.cfg
-
-
-def box_texts(cfg, live: dict, piece: str, t: int) -> dict[str, str]:
-    """Each box's text: its name, its tensor shape for cfg, and (italic) the live values of the chosen token."""
-    boxes = lesson.block_shapes(cfg)
-    shapes = {b: lesson.shape_text(box.output) for b, box in boxes.items()}
-    v_shape = lesson.shape_text(("T", cfg.linear_num_value_heads, cfg.linear_value_head_dim))
-    shapes["l2"] = f"q, k {shapes['l2']}<br>v {v_shape}"
-    shapes["delta"] = f"S {lesson.shape_text(lesson.state_shape(cfg))}<br>o {shapes['delta']}"
-    half = ui.tr("start.v_half", n=f"{live['half_life']:.1f}") if np.isfinite(live["half_life"]) else ""
-    values = {"x": ui.tr("start.v_token", t=t + 1, piece=piece),
-              "conv": ui.tr("start.v_conv", **{k: f"{live[k + '_norm']:.1f}" for k in ("q", "k", "v")}),
-              "l2": ui.tr("start.v_l2", q=f"{live['q_hat_norm']:.1f}", k=f"{live['k_hat_norm']:.1f}",
-                          cos=f"{live['cos_qk']:.2f}"),
-              "alpha": f"g = {live['g']:.3f},  α = {live['alpha']:.3f},  {half}", "beta": f"β = {live['beta']:.3f}",
-              "delta": ui.tr("start.v_state", s=f"{live['state_norm']:.2f}")}
-    return {b: f"<b>{ui.tr(f'start.box_{b}', W=cfg.linear_conv_kernel_dim)}</b><br>{shapes[b]}"
-               + (f"<br><i>{values[b]}</i>" if b in values else "") for b in boxes}
-
-
-def box_hovers(cfg) -> dict[str, str]:
-    """What a click opens, and the checkpoint tensors the box reads."""
-    page = lambda b: ui.tr(f"nav.{path.stop_of(TARGETS.get(b, ON_REAL_MODEL)[0]).key}")
-    tensors = lambda box: "".join(f"<br>{n} {lesson.shape_text(s)}" for n, s in box.weights.items())
-    return {b: ui.tr("start.opens", page=page(b)) + tensors(box) for b, box in lesson.block_shapes(cfg).items()}
-
-
-def open_clicked(event) -> None:
-    """A click on a box selects one of its invisible markers: open the page that explains the box."""
-    points = event.selection.points if event else []
-    if points:
-        box = points[0].get("customdata")
-        target, params = TARGETS.get(box[0] if isinstance(box, list) else box, ON_REAL_MODEL)
-        path.go(path.stop_of(target).file, **params)
-
-
 @st.fragment
 def layer_sections():
     """The block diagram and the stack: one fragment (a token or head change reruns only this), since
     both follow the chosen shapes."""
     st.header(ui.tr("start.block_title"))
-    loaded = (st.session_state.get("real_model_request") or {}).get("folder")
+    loaded = last_folder()
     options = ["q08", "demo"] + (["loaded"] if loaded and loaded != DEMO else [])
     c = st.columns([4, 2, 2, 4])                     # the shapes picker's two labels fit in lecture mode
     default = "loaded" if "loaded" in options else "q08"
@@ -117,7 +64,7 @@ def layer_sections():
     shapes_from = shapes_from or default       # None for one run after a switch from this page to its /start twin
     model = compute.model(DEMO)
     text = PROMPT[ui.lang()]
-    enc = compute.cached("encode", ("start", DEMO, text), lambda: model.tokenizer.encode(text, max_tokens=64))
+    enc = compute.cached("start.encode", (DEMO, text), lambda: model.tokenizer.encode(text, max_tokens=64))
     gdn_layers = [i for i, kind in enumerate(model.cfg.layer_types) if kind == "linear_attention"]
     layer = ui.linked(c[1].selectbox, ui.tr("start.layer"), gdn_layers, key="start_layer", default=gdn_layers[0])
     head = ui.linked(c[2].selectbox, ui.tr("start.head"), list(range(model.cfg.linear_num_value_heads)),
@@ -126,16 +73,15 @@ def layer_sections():
     t = ui.linked(c[3].select_slider, ui.tr("start.token"), list(range(len(enc.ids))), key="start_t",
                   default=max(0, len(enc.ids) - 2), format_func=lambda i: f"{i + 1} · {pieces[i]}")
     ids = tuple(enc.ids)
-    live = lesson.token_values(**compute.cached("inputs", ("start", DEMO, ids, layer),
+    live = lesson.token_values(**compute.cached("start.inputs", (DEMO, ids, layer),
                                                 lambda: live_arrays(model, ids, layer)), t=t, head=head)
     cfg = chosen_config(shapes_from, model, loaded)
     texts, hovers = box_texts(cfg, live, pieces[t], t), box_hovers(cfg)
     # The boxes are drawn in the figure's own units: text must fit them at 1280 px wide (lecture) and 1440 px with
     # the sidebar open, so it cannot grow with the room (the legend-size text is in the hover and the caption).
     size = dict(font_size=14, height=660) if lecture else dict(font_size=12, height=540)
-    fig = ui.shared_figure(("start_block", tuple(texts.items()), tuple(hovers.items()), ui.lang(), lecture),
-                           lambda: fig_block(texts, hovers, skip_label=ui.tr("start.skip"),
-                                             chunk_label=ui.tr("start.chunk_note"), **size))
+    fig = ui.shared_figure(fig_block, texts, hovers, skip_label=ui.tr("start.skip"),
+                           chunk_label=ui.tr("start.chunk_note"), **size)
     open_clicked(ui.show_figure(fig, key="start_block_fig", alt=ui.tr("start.block_alt"), on_select="rerun",
                                 selection_mode="points"))
     st.caption(ui.tr("start.block_caption", model=ui.tr(f"start.shapes_{shapes_from}"), hv=model.cfg.linear_num_value_heads,
@@ -152,9 +98,8 @@ def stack_section(cfg, model_name: str) -> None:
              "full_attention": ui.tr("start.stack_attn", per_token=fmt_bytes(per["full_attention"][1]))}
     names = {k: ui.tr(f"start.stack_{k}") for k in ("linear_attention", "full_attention")}
     c = st.columns([3, 2])
-    fig = ui.shared_figure(("start_stack", cfg.layer_types, tuple(names.items()), tuple(notes.items()), fs),
-                           lambda: fig_stack(list(cfg.layer_types), names=names, notes=notes, font_size=fs,
-                                             row_px=26 if lecture else 20))
+    fig = ui.shared_figure(fig_stack, list(cfg.layer_types), names=names, notes=notes, font_size=fs,
+                           row_px=26 if lecture else 20)
     with c[0]:
         ui.show_figure(fig, key="start_stack_fig", alt=ui.tr("start.stack_alt", L=cfg.num_hidden_layers))
     n_gdn, n_attn = cfg.n_layers_of("linear_attention"), cfg.n_layers_of("full_attention")

@@ -35,3 +35,40 @@ def test_share_link_in_the_sidebar_carries_the_view(page, params):
     assert "lang=en" in link and "mode=lecture" in link
     for key, value in params.items():
         assert f"{key}={value}" in link, (key, link)
+
+
+def _widgets(block):
+    for child in block.children.values():
+        yield child
+        if hasattr(child, "children"):
+            yield from _widgets(child)
+
+
+@pytest.mark.parametrize("page,params", [
+    ("app_pages/memory_table.py", {"memory_preset": "random"}), ("app_pages/compare.py", {}),
+    ("app_pages/chunking.py", {}), ("app_pages/playground.py", {}),
+    ("app_pages/playground.py", {"playground_panel": "capacity"}),
+    ("app_pages/playground.py", {"playground_panel": "knorm"}),
+    ("app_pages/real_model.py", {"real_model_view": "head"}),
+])
+def test_every_widget_streamlit_binds_to_the_url_is_in_the_share_registry(page, params):
+    """A widget drawn with bind="query-params" reads the link, so the share link must carry it: its key is
+    registered (ui.bound) where it is drawn."""
+    at = open_app("en", page=page, **params)
+    assert not at.exception
+    bound = {w.proto.query_param_key for block in (at.main, at.sidebar) for w in _widgets(block)
+             if getattr(getattr(w, "proto", None), "query_param_key", "")}
+    assert bound, "each of these views draws at least one bound widget"
+    assert bound <= set(at.session_state["_linked"]), bound - set(at.session_state["_linked"])
+
+
+def test_share_link_leaves_out_widgets_that_do_not_read_the_link():
+    """The intervention view's sliders are not linked (a link does not reopen them), so a share link made
+    there names the view, layer and head, and nothing of the intervention."""
+    at = open_app("en", page="app_pages/real_model.py", real_model_view="intervene")
+    at.toggle(key="real_model_iv_alpha_on").set_value(True).run()
+    assert not at.exception and at.session_state["real_model_iv_alpha"] == 1.0
+    at.button(key="share_open").click().run()
+    link = next(c.value for c in at.code if c.value.startswith("http"))
+    assert "real_model_view=intervene" in link and "real_model_layer=" in link and "real_model_head=" in link
+    assert "real_model_iv" not in link and "_edit" not in link and "real_model_source" not in link

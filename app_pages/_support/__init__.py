@@ -1,9 +1,16 @@
 """App plumbing shared by the pages (streamlit lives here and in the page scripts, never in gdn/).
 
-    ui.py       language, lecture mode, URL state (one helper for every linked widget), figures, share panel
-    player.py   the frame player: a token x stage figure stepped, played and scrubbed in the browser
-    compute.py  the shared slot pool, bounded result caches and the cached model loader
-    pool.py     SlotPool and SharedLRU themselves (plain threading, unit-tested without streamlit)
-    share.py    links that reopen a view, and their QR codes
-    heap.py     freezes the long-lived objects once, so the collection after every run is cheap
+    ui.py           the pages' one import: re-exports the helpers below under the names pages use
+    chrome.py       language and lecture mode, and the sidebar that sets them
+    url_state.py    widgets whose value lives in the link, and the registry share links are made from
+    figures.py      chart display and the offline HTML download
+    notes.py        explanations (callouts, folded in lecture mode) and the teacher's notes
+    text.py         outside text shown safely in markdown
+    share_panel.py  the sidebar's share button and dialog; share.py: the links and QR codes themselves
+    path.py         the learning path, "Next" links, page switches that keep ?lang and ?mode
+    player.py       the frame player: a token x stage figure stepped, played and scrubbed in the browser
+    compute.py      the shared slot pool, bounded result caches and the cached model loader
+    caches.py       every cache of the app and the library: bound, key, owner (one list)
+    pool.py         SlotPool itself (plain threading, unit-tested without streamlit)
+    heap.py         freezes the long-lived objects once, so the collection after every run is cheap
 """

@@ -15,8 +15,10 @@ import streamlit as st
 
 from gdn.qwen35 import load_model, list_sources
 from gdn.qwen35.analysis import describe, load_stages
-from app_pages._support import ui
-from app_pages._support.pool import PoolTimeout, SharedLRU, SlotPool
+from app_pages._support.chrome import tr
+from gdn.lru import LRU
+from app_pages._support.caches import BOUNDS, SHARED
+from app_pages._support.pool import PoolTimeout, SlotPool
 
 WAIT_SECONDS = 300            # give up waiting for a slot after this long (the user can press Run again)
 _held = threading.local()     # .slot: this thread holds a pool slot now
@@ -28,19 +30,16 @@ def forward_pool() -> SlotPool:
 
 
 @st.cache_resource
-def shared_caches() -> dict[str, SharedLRU]:
-    """Results by kind. Bounds: gate runs are [L, T, HV] x 2 floats, norms [T, HV]; one layer's q, k, v is the biggest.
-    pred: top-3 guesses [T, 3] and the gates used, per prompt and intervention; story: the intervention stories."""
-    return {"run": SharedLRU(8), "inputs": SharedLRU(2), "norms": SharedLRU(16), "state": SharedLRU(64),
-            "check": SharedLRU(32), "stream": SharedLRU(8), "encode": SharedLRU(16), "pred": SharedLRU(32),
-            "story": SharedLRU(4)}
+def shared_caches() -> dict[str, LRU]:
+    """One LRU per namespace of caches.SHARED (what each holds, its bound and key are listed there)."""
+    return {namespace: LRU(cache.bound) for namespace, cache in SHARED.items()}
 
 
-def cached(kind: str, key, compute: Callable, pin: bool = False):
+def cached(namespace: str, key, compute: Callable, pin: bool = False):
     """compute() once per key (shared by all sessions), inside a pool slot; the wait is shown in the page.
     Requests that queued for the same key while it was computed take the result instead of computing it
     again. pin: keep the result out of the LRU's reach (the example prompts everyone opens first)."""
-    cache = shared_caches()[kind]
+    cache = shared_caches()[namespace]              # a KeyError: add the namespace to caches.SHARED
     hit = cache.get(key)
     if hit is None:
         def once():
@@ -67,7 +66,7 @@ def in_slot(compute: Callable):
         return compute()
     box = st.empty()
     try:
-        with forward_pool().slot(on_wait=lambda n: box.info(ui.tr("real_model.waiting", position=n),
+        with forward_pool().slot(on_wait=lambda n: box.info(tr("real_model.waiting", position=n),
                                                             icon=":material/hourglass_top:"),
                                  timeout=WAIT_SECONDS):
             box.empty()
@@ -77,7 +76,7 @@ def in_slot(compute: Callable):
             finally:
                 _held.slot = False
     except PoolTimeout:
-        box.error(ui.tr("real_model.pool_timeout"), icon=":material/hourglass_disabled:")
+        box.error(tr("real_model.pool_timeout"), icon=":material/hourglass_disabled:")
         st.stop()
 
 
@@ -107,7 +106,7 @@ def info(folder: str):
     return found
 
 
-@st.cache_resource(max_entries=2, show_spinner=False)
+@st.cache_resource(max_entries=BOUNDS["compute.model"], show_spinner=False)
 def _open(folder: str):
     return load_model(folder, lazy=True)
 
@@ -123,6 +122,6 @@ def model(folder: str):
 def _read_weights(m) -> None:
     bar = st.empty()
     for stage, i, n in load_stages(m):
-        text = ui.tr("real_model.loading_layer", i=i + 1, n=n) if stage == "layer" else ui.tr("real_model.loading_head")
+        text = tr("real_model.loading_layer", i=i + 1, n=n) if stage == "layer" else tr("real_model.loading_head")
         bar.progress(i / n, text=text)
     bar.empty()

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from app_pages._support import ui
+from app_pages._support.chrome import chrome_params, tr
 
 
 @dataclass(frozen=True)
@@ -41,11 +41,6 @@ PATH = (
 )
 
 
-def chrome_params() -> dict[str, str]:
-    """The query parameters every page keeps: language, and lecture mode when it is on."""
-    return {"lang": ui.lang(), **({"mode": "lecture"} if ui.lecture() else {})}
-
-
 def go(page_file: str, **params: str) -> None:
     """Switch to page_file ("app_pages/<script>.py") keeping language and lecture mode in the address
     (a bare st.switch_page drops the query string, so the new page's link would lose them)."""
@@ -74,5 +69,5 @@ def next_link(url_path: str) -> None:
     if nxt is None:
         return
     st.divider()
-    st.page_link(nxt.file, label=ui.tr("nav.next", page=ui.tr(f"nav.{nxt.key}"), blurb=ui.tr(f"nav.blurb_{nxt.key}")),
+    st.page_link(nxt.file, label=tr("nav.next", page=tr(f"nav.{nxt.key}"), blurb=tr(f"nav.blurb_{nxt.key}")),
                  icon=":material/arrow_forward:", query_params=chrome_params())

@@ -75,38 +75,3 @@ class SlotPool:
             finally:
                 self._line.remove(ticket)
                 self._cond.notify_all()
-
-
-class SharedLRU:
-    """A small thread-safe least-recently-used map shared by all sessions (bounded memory). Entries put
-    with pin=True sit beside the LRU, in a separate map of at most `max_pinned` (oldest pin dropped
-    first), so a burst of one-off keys cannot evict them."""
-
-    def __init__(self, maxsize: int, max_pinned: int = 32):
-        from collections import OrderedDict
-        self.maxsize, self.max_pinned = maxsize, max_pinned
-        self._items, self._pinned, self._lock = OrderedDict(), OrderedDict(), threading.Lock()
-
-    def get(self, key, default=None):
-        with self._lock:
-            if key in self._pinned:
-                return self._pinned[key]
-            if key not in self._items:
-                return default
-            self._items.move_to_end(key)
-            return self._items[key]
-
-    def put(self, key, value, pin: bool = False) -> None:
-        with self._lock:
-            items = self._pinned if pin else self._items
-            items[key] = value
-            items.move_to_end(key)
-            while len(items) > (self.max_pinned if pin else self.maxsize):
-                items.popitem(last=False)
-
-    def __contains__(self, key) -> bool:
-        with self._lock:
-            return key in self._items or key in self._pinned
-
-    def __len__(self) -> int:
-        return len(self._items) + len(self._pinned)

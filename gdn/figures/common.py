@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 import copy
-import threading
-from collections import OrderedDict
 
 import numpy as np
 import plotly.graph_objects as go
+
+from gdn.lru import LRU
 
 # Diverging scale for signed tables (zmid = 0): blue negative, white zero, red positive.
 # Saturated ends survive a washed-out projector better than plotly's default RdBu pastel.
@@ -45,8 +45,7 @@ def base_layout(fig, *, height: int, font_size: int = 14):
 # numbers change. A skeleton is the figure's plain JSON for one key (the labels, sizes and options
 # that shape it); later calls with the same key copy it and replace the data keys of each trace.
 SKELETONS_KEPT = 256
-_skeletons: OrderedDict = OrderedDict()
-_skeleton_lock = threading.Lock()
+_skeletons = LRU(SKELETONS_KEPT)
 
 
 def from_skeleton(key: tuple, build, data: list[dict], layout: dict | None = None) -> go.Figure:
@@ -56,16 +55,12 @@ def from_skeleton(key: tuple, build, data: list[dict], layout: dict | None = Non
     would store them; layout: top-level layout properties that change (e.g. the annotations), likewise.
     Returns an unvalidated go.Figure made of the skeleton and this call's data, equal to build()'s
     (tests/test_figures.py checks every user against a cold build)."""
-    with _skeleton_lock:
-        skeleton = _skeletons.pop(key, None)
+    skeleton = _skeletons.get(key)
     if skeleton is None:
         fig = build()
         skeleton = fig.to_plotly_json()
         if len(skeleton["data"]) != len(data):
             raise AssertionError(f"skeleton {key[0]!r}: {len(skeleton['data'])} traces, data for {len(data)}")
-    with _skeleton_lock:
-        _skeletons[key] = skeleton
-        while len(_skeletons) > SKELETONS_KEPT:
-            _skeletons.popitem(last=False)
+        _skeletons.put(key, skeleton)
     traces = [{**trace, **new} for trace, new in zip(skeleton["data"], data)]
     return go.Figure({"data": traces, "layout": {**copy.deepcopy(skeleton["layout"]), **(layout or {})}}, _validate=False)

@@ -11,8 +11,6 @@ Everything is float64 numpy and deterministic given the seed.
 """
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -21,6 +19,7 @@ import torch
 
 from gdn.lessons.compare import RULES, run_rule
 from gdn.lessons.stream import Stream
+from gdn.lru import LRU
 
 GEOMETRIES = ("orthogonal", "random", "angle")
 EXPLODE = 1e6            # relative errors above this are clipped for display (and flagged)
@@ -209,20 +208,15 @@ CACHED_SETS = 8
 # randn(a + b)), so every stream of a seed is a slice of that seed's sequence: stream N's keys are its
 # first N*K normals, its values the next N*V. One draw of the longest stream serves all CAPACITY_NS
 # (262k normals at d_k = d_v = 128, instead of 932k drawn stream by stream and the keys again for M).
-_normals_drawn: OrderedDict = OrderedDict()          # seed -> the longest run of its normals drawn so far
-_normals_lock = threading.Lock()
+_normals_drawn = LRU(CACHED_SETS)          # seed -> the longest run of its normals drawn so far
 
 
 def _normals(seed: int, n: int) -> np.ndarray:
     """[n] read-only: the first n standard normals of RandomState(seed)."""
-    with _normals_lock:
-        have = _normals_drawn.pop(seed, None)
+    have = _normals_drawn.get(seed)
     if have is None or len(have) < n:
         have = _read_only(np.random.RandomState(seed).randn(n))
-    with _normals_lock:
-        _normals_drawn[seed] = have
-        while len(_normals_drawn) > CACHED_SETS:
-            _normals_drawn.popitem(last=False)
+        _normals_drawn.put(seed, have)
     return have[:n]
 
 

@@ -11,9 +11,10 @@ reads a value back to the host, which capturing requires.
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 
 import torch
+
+from gdn.lru import LRU
 
 # Graphs kept (one per shape and dtype; the layers of one model share a shape). Each holds its
 # static A, B and states buffers: 3 x 0.5 GB at T = 32768, H = 16, K = V = 128 in float32.
@@ -21,7 +22,7 @@ GRAPHS_KEPT = 2
 # Fewer chunks than this run eagerly: capturing costs more than it saves.
 MIN_GRAPH_CHUNKS = 16
 
-_graphs: OrderedDict = OrderedDict()
+_graphs = LRU(GRAPHS_KEPT)
 _lock = threading.Lock()          # one replay at a time: the static buffers are shared
 
 
@@ -77,8 +78,8 @@ def affine_scan(A: torch.Tensor, B: torch.Tensor, S0: torch.Tensor) -> torch.Ten
         return affine_scan_eager(A, B, S0)
     key = (tuple(A.shape), tuple(B.shape), A.dtype, A.device)
     with _lock:
-        scan = _graphs.pop(key, None) or _GraphScan(A, B, S0)
-        _graphs[key] = scan                                          # most recently used last
-        while len(_graphs) > GRAPHS_KEPT:
-            _graphs.popitem(last=False)
+        scan = _graphs.get(key)
+        if scan is None:
+            scan = _GraphScan(A, B, S0)
+            _graphs.put(key, scan)
         return scan(A, B, S0)

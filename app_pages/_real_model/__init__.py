@@ -1,0 +1,10 @@
+"""The real-model page's parts (app_pages/real_model.py puts them together, in this order):
+
+    keys.py      every session and widget key of the page, named once
+    context.py   Loaded, Request, Trace and ViewContext: what the views are given (no module globals)
+    source.py    the model picker and the load; download.py: the hub download panel it can open
+    prompt.py    presets, typed or uploaded prompts, Run, and the trace (presets.py: the example prompts)
+    views/       the views: gates (+ overview), intervene, head and check, replay and export
+    about.py     below the views: the stories, what the model is, its evidence, the tokens
+    fail.py      a bad input's message, then stop
+"""

@@ -1,0 +1,155 @@
+"""What the real-model page has loaded and run, passed to every view explicitly (no module globals).
+
+    Loaded       the checkpoint: folder, kind, model, describe() info            (source.py)
+    Request      what the user asked to run: folder, prompt text, token cap      (prompt.py)
+    Trace        the prompt through the model: tokens and every GDN layer's gates (prompt.py)
+    ViewContext  the three, plus the chosen layer and head                       (the page's layer fragment)
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+
+from gdn.qwen35.analysis import GateRun, layer_inputs, layer_state_norms
+from gdn.qwen35.demo.stories import answer_slots
+from gdn.qwen35.gates import head_summary
+from gdn.qwen35.predict import Predictions, predict
+from app_pages._support import compute, ui
+
+LABELS = ("token", "layer", "head", "norm", "key", "value", "guess")      # real_model.lbl_<name>: axis / hover words
+
+
+@dataclass(frozen=True)
+class Loaded:
+    folder: str                # checkpoint folder
+    kind: str                  # "trained" | "random" (the shipped demos) | "real"
+    model: object              # the loaded Qwen35ForCausalLM (shared by every session: never mutated)
+    info: object               # gdn.qwen35.analysis.describe(folder): config, sizes, GDN layers
+
+    @property
+    def config(self):
+        return self.info.config
+
+    @property
+    def name(self) -> str:
+        return Path(self.folder).name
+
+    @property
+    def demo(self) -> bool:
+        return self.kind != "real"
+
+
+@dataclass(frozen=True)
+class Request:
+    folder: str                # the model it was asked of (a new model runs the prompt anew)
+    text: str                  # the prompt as typed
+    max_tokens: int            # the tokenizer's cap
+
+
+@dataclass
+class Trace:
+    enc: object                # the tokenizer's Encoded (ids, pieces, group, truncated)
+    run: GateRun               # every GDN layer's gates for this prompt: g, beta [L, T, H]
+
+    @property
+    def ids(self) -> tuple:
+        return tuple(self.enc.ids)
+
+    @property
+    def tokens(self) -> list[str]:
+        return self.enc.pieces
+
+    @property
+    def T(self) -> int:
+        return len(self.enc.ids)
+
+    @cached_property
+    def summary(self) -> dict:
+        return head_summary(self.run.g, self.run.beta)                   # [L, H] each
+
+
+@dataclass
+class ViewContext:
+    loaded: Loaded
+    request: Request
+    trace: Trace
+    layer: int                 # chosen decoder layer (a GDN layer)
+    head: int                  # chosen value head
+    started: float = field(default_factory=time.perf_counter)   # when this run began (the timing caption)
+
+    # -- what the views read, by name ----------------------------------------------------------
+    folder = property(lambda self: self.loaded.folder)
+    model = property(lambda self: self.loaded.model)
+    kind = property(lambda self: self.loaded.kind)
+    demo = property(lambda self: self.loaded.demo)
+    enc = property(lambda self: self.trace.enc)
+    run = property(lambda self: self.trace.run)
+    ids = property(lambda self: self.trace.ids)
+    tokens = property(lambda self: self.trace.tokens)
+    T = property(lambda self: self.trace.T)
+    summary = property(lambda self: self.trace.summary)
+
+    @property
+    def dims(self) -> tuple[int, int]:
+        """(K, V): the checkpoint's key and value head dims."""
+        return self.loaded.config.linear_key_head_dim, self.loaded.config.linear_value_head_dim
+
+    @property
+    def fs(self) -> int:
+        return ui.font_size()
+
+    @property
+    def lecture(self) -> bool:
+        return ui.lecture()
+
+    @property
+    def labels(self) -> dict:
+        return {n: ui.tr(f"real_model.lbl_{n}") for n in LABELS}
+
+    @property
+    def li(self) -> int:
+        return self.run.layers.index(self.layer)                          # index among GDN layers
+
+    @property
+    def heads(self) -> list[int]:
+        return list(range(self.run.g.shape[-1]))
+
+    @property
+    def g(self) -> np.ndarray:
+        return self.run.g[self.li]                                        # [T, H]
+
+    @property
+    def beta(self) -> np.ndarray:
+        return self.run.beta[self.li]                                     # [T, H]
+
+    @property
+    def alpha(self) -> np.ndarray:
+        return np.exp(self.g)                                             # [T, H]
+
+    # -- computed on first use, in the shared caches -------------------------------------------
+    def inputs(self):
+        """The chosen layer's q, k, v, g, beta (LayerInputs): one forward pass up to the layer."""
+        return compute.cached("real_model.inputs", (self.folder, self.ids, self.layer),
+                              lambda: layer_inputs(self.model, list(self.ids), self.layer))
+
+    @property
+    def norms(self) -> np.ndarray:
+        """||S_t|| of the chosen layer [T, H]."""
+        return compute.cached("real_model.norms", (self.folder, self.ids, self.layer), lambda: layer_state_norms(self.inputs()))
+
+    @property
+    def slots(self) -> list[tuple[int, int]]:
+        """Answer slots of a task prompt (demo models only): (t, expected next token id)."""
+        return answer_slots(self.tokens, list(self.ids)) if self.demo else []
+
+    def predictions(self, **overrides) -> Predictions:
+        """Top-3 next tokens at every position (cached per prompt and intervention, shared by all sessions)."""
+        key = (self.folder, self.ids, repr(sorted((k, sorted(v.items(), key=repr)) for k, v in overrides.items())))
+        return compute.cached("real_model.pred", key, lambda: predict(self.model, list(self.ids), ask=tuple(self.slots), **overrides))
+
+    def piece(self, token_id: int) -> str:
+        return self.model.tokenizer.decode([int(token_id)])

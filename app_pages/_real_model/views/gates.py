@@ -1,0 +1,89 @@
+"""The first view: every head's gates over the prompt with the model's top-3 guesses under them, then the
+per-layer overview of all heads."""
+from __future__ import annotations
+
+import html
+import time
+
+import numpy as np
+import streamlit as st
+
+from gdn.figures.real_model import draws_as_html, fig_gates_predictions, fig_overview, gates_html, overview_html
+from gdn.qwen35.demo.stories import gate_marks, token_roles
+from gdn.qwen35.predict import Predictions
+from app_pages._real_model import keys
+from app_pages._real_model.context import ViewContext
+from app_pages._support import ui
+
+GUESS_CSS = ("<style>.rm-guess{overflow-x:auto;max-width:100%}.rm-guess table{border-collapse:collapse;font-size:SIZE}"
+             ".rm-guess td,.rm-guess th{border:1px solid #e5e7eb;padding:1px 5px;white-space:nowrap;text-align:left}"
+             ".rm-guess th{background:#f8fafc;font-weight:600}.rm-ok{background:#dcfce7}.rm-bad{background:#fee2e2}</style>")
+
+
+def answers(c: ViewContext, p: Predictions) -> list[tuple[int, str, bool]]:
+    """(t, expected answer, the first guess is right) for each answer slot of a task prompt."""
+    return [(t, c.piece(a), int(p.top_ids[t, 0]) == a) for t, a in c.slots]
+
+
+def guesses_html(c: ViewContext, p: Predictions, answers: dict, top_tokens: list[list[str]]) -> str:
+    """Top-3 next tokens with probabilities after every token, one column per token; the expected answers
+    of a task prompt coloured (green: the first choice is right; red: it is not, the answer named)."""
+    esc = lambda x: html.escape(x.strip() or "␣")
+    head = "".join(f"<th>{t} {esc(tok)}</th>" for t, tok in enumerate(c.tokens, start=1))
+    rows = []
+    for k in range(p.top_ids.shape[1]):
+        cells = []
+        for t in range(c.T):
+            cls = ""
+            if t in answers and k == 0:
+                cls = ' class="rm-ok"' if answers[t][1] else ' class="rm-bad"'
+            extra = "" if t not in answers or answers[t][1] or k else f" ≠ {esc(answers[t][0])}"
+            cells.append(f"<td{cls}>{esc(top_tokens[t][k])} {p.top_p[t, k]:.2f}{extra}</td>")
+        rows.append(f"<tr><th>#{k + 1}</th>{''.join(cells)}</tr>")
+    size = "1.1rem" if c.lecture else "0.8rem"
+    return GUESS_CSS.replace("SIZE", size) + f'<div class="rm-guess"><table><tr><th></th>{head}</tr>{"".join(rows)}</table></div>'
+
+
+def gates(c: ViewContext) -> None:
+    p = c.predictions()
+    alpha, beta = np.exp(p.g[c.li]), p.beta[c.li]                          # [T, H] (the same numbers as run.g, run.beta)
+    marks = gate_marks(token_roles(c.tokens), alpha, beta) if c.demo else []
+    right = answers(c, p)
+    top_tokens = [[c.piece(i) for i in row] for row in p.top_ids]
+    titles = {"alpha": ui.tr("real_model.heatmap_alpha", layer=c.layer), "beta": ui.tr("real_model.heatmap_beta", layer=c.layer),
+              "predictions": ui.tr("real_model.predictions_title")}
+    extra = 14 * max(0, len(c.heads) - 8)
+    figure = lambda: fig_gates_predictions(
+        alpha, beta, tokens=c.tokens, layer=c.layer, top_tokens=top_tokens, top_p=p.top_p, titles=titles,
+        labels=c.labels, marks=marks, answers=right, font_size=c.fs, height=(640 if c.lecture else 540) + 2 * extra)
+    alt = ui.tr("real_model.alt_gates", layer=c.layer, T=c.T)
+    if draws_as_html(c.T, len(c.heads)):
+        # HTML: a new layer would mount a new Plotly chart, whose newPlot was most of a layer change's wait in
+        # the browser; the Plotly figure stays as the download (and the picture of longer prompts)
+        st.html(gates_html(alpha, beta, tokens=c.tokens, layer=c.layer, top_tokens=top_tokens, top_p=p.top_p,
+                           titles=titles, labels=c.labels, marks=marks, answers=right, alt=alt))
+        ui.figure_download(keys.GATES_FIG, figure)
+    else:
+        ui.show_figure(figure(), key=keys.GATES_FIG, alt=alt)
+    st.caption(ui.tr("real_model.guesses_caption"))
+    st.html(guesses_html(c, p, dict((t, (a, r)) for t, a, r in right), top_tokens))
+    line = [ui.tr("real_model.ran", T=c.T, layers=len(c.run.layers), s=f"{time.perf_counter() - c.started:.2f}")]
+    if right:
+        line.append(ui.tr("real_model.accuracy", right=sum(r for _, _, r in right), n=len(right)))
+    if marks:
+        line.append(ui.tr("real_model.marks_legend"))
+    st.caption(" · ".join(line))
+    ui.note(ui.tr("real_model.gates_explain"))
+    overview(c)
+
+
+def overview(c: ViewContext) -> None:
+    st.markdown(ui.tr("real_model.overview_explain"))
+    titles = {n: ui.tr(f"real_model.overview_{n}") for n in ("alpha", "beta", "half_life")}
+    # HTML tables: a new layer only moves the frame, and Streamlit would mount a new Plotly chart for it
+    # (a three-heatmap newPlot); the Plotly figure stays as the download
+    st.html(overview_html(c.summary, layers=c.run.layers, selected=c.layer, titles=titles, labels=c.labels,
+                          alt=ui.tr("real_model.alt_overview")))
+    ui.figure_download(keys.OVERVIEW_FIG, lambda: fig_overview(
+        c.summary, layers=c.run.layers, selected=c.layer, titles=titles, labels=c.labels, font_size=c.fs,
+        height=max(320, 40 * len(c.run.layers) + 160)))

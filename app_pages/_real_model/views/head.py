@@ -1,0 +1,88 @@
+"""One head up close (its gates, ||S_t||, a block of its state, its fixed parameters), and both kernels
+run on it side by side."""
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from gdn.figures.real_model import fig_head_detail, fig_head_params, fig_kernel_outputs, fig_state_block
+from gdn.ops import CHUNK_SIZE
+from gdn.qwen35.gates import KERNEL_RTOL, head_state, kernels_side_by_side, top_block
+from app_pages._real_model import keys
+from app_pages._real_model.context import ViewContext
+from app_pages._support import compute, ui
+
+TABLE_DIMS = 16                # the state table shows this many key dims x value dims (largest first)
+
+
+def metrics(c: ViewContext) -> None:
+    hl = c.summary["half_life"][c.li, c.head]
+    m1, m2, m3, m4 = st.columns(4)
+    m1.metric(ui.tr("real_model.mean_alpha"), f"{c.summary['alpha'][c.li, c.head]:.3f}")
+    m2.metric(ui.tr("real_model.mean_beta"), f"{c.summary['beta'][c.li, c.head]:.3f}")
+    m3.metric(ui.tr("real_model.half_life"), "∞" if not np.isfinite(hl) else f"{hl:.3g}")
+    m4.metric(ui.tr("real_model.fixed_speed"), f"{c.run.A[c.li, c.head]:.3f}", help=ui.tr("real_model.fixed_speed_help"))
+
+
+def state_block(c: ViewContext, t: int) -> None:
+    """The largest TABLE_DIMS x TABLE_DIMS block of S_t after token t (0-based) and how much of S it holds."""
+    S = compute.cached("real_model.state", (c.folder, c.ids, c.layer, c.head, t),
+                       lambda: head_state(*c.inputs().tensors(), head=c.head, t=t))
+    n = min(TABLE_DIMS, *S.shape)
+    rows, cols, block = top_block(S, n)
+    fig = fig_state_block(block, rows, cols, layer=c.layer, head=c.head, token=t + 1, labels=c.labels, font_size=c.fs,
+                          title=ui.tr("real_model.state_title", t=t + 1, piece=c.tokens[c.enc.group[t]], n=n,
+                                      K=S.shape[0], V=S.shape[1]), height=560 if c.lecture else 460)
+    ui.show_figure(fig, key=keys.STATE_FIG, alt=ui.tr("real_model.alt_state", t=t + 1, head=c.head))
+    st.caption(ui.tr("real_model.state_note", n=n, K=S.shape[0], V=S.shape[1], norm=f"{np.linalg.norm(S):.3f}",
+                     share=f"{100 * np.linalg.norm(block) ** 2 / max(np.linalg.norm(S) ** 2, 1e-30):.0f}"))
+
+
+def head(c: ViewContext) -> None:
+    metrics(c)
+    # tokens count from 1, as on every axis and in the guesses; t below is the index (from 0)
+    if st.session_state.get(keys.TOKEN_T, c.T) > c.T:
+        st.session_state[keys.TOKEN_T] = c.T
+    shown_t = st.slider(ui.tr("real_model.token_t"), 1, max(c.T, 2), c.T, key=ui.bound(keys.TOKEN_T),
+                        bind="query-params", disabled=c.T == 1)
+    t = min(shown_t, c.T) - 1
+    detail_titles = {"gates": ui.tr("real_model.detail_gates"), "norm": ui.tr("real_model.detail_norm")}
+    fig = fig_head_detail(c.alpha[:, c.head], c.beta[:, c.head], c.norms[:, c.head], tokens=c.tokens, layer=c.layer,
+                          head=c.head, marked=t, titles=detail_titles, labels=c.labels, font_size=c.fs,
+                          height=520 if c.lecture else 420)
+    ui.show_figure(fig, key=keys.HEAD_FIG, alt=ui.tr("real_model.alt_head", layer=c.layer, head=c.head))
+    state_block(c, t)
+    st.markdown(ui.tr("real_model.params_explain"))
+    fig = fig_head_params(c.run.A[c.li], c.run.dt_bias[c.li], layer=c.layer, labels=c.labels, font_size=c.fs,
+                          titles={"A": ui.tr("real_model.params_A"), "dt_bias": ui.tr("real_model.params_dt")})
+    ui.show_figure(fig, key=keys.PARAMS_FIG, alt=ui.tr("real_model.alt_params", layer=c.layer))
+
+
+def check(c: ViewContext) -> None:
+    ui.note(ui.tr("real_model.check_explain", layer=c.layer, C=CHUNK_SIZE))
+    check_key = (c.folder, c.ids, c.layer, c.head)
+    if st.button(ui.tr("real_model.check_run", layer=c.layer, head=c.head), key=keys.CHECK):
+        compute.cached("real_model.check", check_key, lambda: kernels_side_by_side(*c.inputs().tensors(), head=c.head))
+    result = compute.shared_caches()["real_model.check"].get(check_key)
+    if result is None:
+        return
+    names = list(result["outputs"])
+    cols = st.columns(len(names))
+    for col, name in zip(cols, names):
+        col.metric(ui.tr(f"real_model.kernel_{name}"), f"{1000 * result['seconds'][name]:.1f} ms")
+        if name != "recurrent":
+            col.caption(ui.tr("real_model.check_diffs", out=f"{result['max_diff_output'][name]:.1e}",
+                              state=f"{result['max_diff_state'][name]:.1e}"))
+    if "fla" not in names:
+        st.caption(ui.tr("real_model.check_no_fla"))
+    titles = {n: ui.tr(f"real_model.kernel_{n}") for n in names}
+    titles.update({f"diff_{n}": ui.tr("real_model.check_diff_title", name=titles[n]) for n in names[1:]})
+    fig = fig_kernel_outputs(result["outputs"], tokens=c.tokens, layer=c.layer, head=c.head, titles=titles,
+                             labels=c.labels, font_size=c.fs, height=380 if c.lecture else 320)
+    ui.show_figure(fig, key=keys.KERNELS_FIG, alt=ui.tr("real_model.alt_kernels", layer=c.layer, head=c.head))
+    rel = result["rel"]["chunk"]
+    if rel < KERNEL_RTOL:
+        st.success(ui.tr("real_model.check_agree", rel=f"{rel:.1e}", tol=f"{KERNEL_RTOL:.0e}", T=c.T),
+                   icon=":material/check_circle:")
+    else:
+        st.warning(ui.tr("real_model.check_disagree", rel=f"{rel:.1e}", tol=f"{KERNEL_RTOL:.0e}"), icon=":material/warning:")

@@ -1,0 +1,97 @@
+"""Interventions: set a layer's α or β (one head or all) to a constant and compare the model's guesses
+before and after; on the trained demo, story buttons load the interventions that break its tasks."""
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from gdn.figures.real_model import ALPHA_COLORS, BETA_COLORS, fig_gate_pair
+from gdn.qwen35.demo.stories import STORIES, answer_slots, find_story
+from app_pages._real_model import keys
+from app_pages._real_model.context import ViewContext
+from app_pages._real_model.presets import preset_text
+from app_pages._support import compute, ui
+
+ALL_HEADS = -1               # the head picker's "every head of the layer" (None in the library API)
+
+
+def apply_story(story, preset: str) -> None:
+    """A story button: its prompt, layer, head and gate constant, then run (the whole page: the button
+    sits in the page's layer fragment, whose own rerun would not run the new prompt)."""
+    st.session_state.update({keys.PRESET: preset, keys.PROMPT_EDIT: preset_text(preset), keys.AUTORUN: True,
+                             keys.FULL_RUN: True, keys.LAYER: story.layer,
+                             keys.IV_HEAD: ALL_HEADS if story.head is None else story.head,
+                             keys.IV_ALPHA_ON: story.gate == "alpha", keys.IV_BETA_ON: story.gate == "beta",
+                             keys.iv_value(story.gate): story.value})
+
+
+def stories(c: ViewContext) -> dict:
+    """Each story's intervention on its preset prompt in this language (searched once per server)."""
+    def search():
+        out = {}
+        for kind, spec in STORIES.items():
+            enc = c.model.tokenizer.encode(" " + preset_text(spec["prompt"]))
+            out[kind] = find_story(c.model, enc.ids, answer_slots(enc.pieces, enc.ids), kind)
+        return out
+    return compute.cached("real_model.story", (c.folder, ui.lang()), search, pin=True)
+
+
+def story_buttons(c: ViewContext) -> None:
+    cols = st.columns(len(STORIES))
+    for col, (kind, story) in zip(cols, stories(c).items()):
+        if story is None:
+            continue
+        where = ui.tr("real_model.where_all" if story.head is None else "real_model.where", layer=story.layer,
+                      head=story.head)
+        col.button(ui.tr(f"real_model.story_btn_{kind}"), key=keys.story(kind), width="stretch",
+                   help=ui.tr("real_model.story_btn_help", where=where), on_click=apply_story,
+                   args=(story, STORIES[kind]["prompt"]))
+
+
+def controls(c: ViewContext) -> tuple[int, dict]:
+    """The head picker and the two gate switches with their constants. Returns (head or ALL_HEADS, overrides)."""
+    c1, c2, c3 = st.columns([2, 3, 3])
+    options = [ALL_HEADS, *c.heads]
+    if st.session_state.get(keys.IV_HEAD) not in options:
+        st.session_state[keys.IV_HEAD] = c.head
+    names = {h: ui.tr("real_model.iv_all") if h == ALL_HEADS else str(h) for h in options}   # format_func runs later
+    head = c1.selectbox(ui.tr("real_model.iv_head", layer=c.layer), options, key=keys.IV_HEAD, format_func=names.get)
+    st.session_state.setdefault(keys.IV_ALPHA, 1.0)               # a story button may have set them
+    st.session_state.setdefault(keys.IV_BETA, 0.0)
+    set_a = c2.toggle(ui.tr("real_model.iv_alpha_on"), key=keys.IV_ALPHA_ON)
+    a = c2.slider("α :=", 0.0, 1.0, step=0.05, key=keys.IV_ALPHA, disabled=not set_a, label_visibility="collapsed")
+    set_b = c3.toggle(ui.tr("real_model.iv_beta_on"), key=keys.IV_BETA_ON)
+    b = c3.slider("β :=", 0.0, 1.0, step=0.05, key=keys.IV_BETA, disabled=not set_b, label_visibility="collapsed")
+    where = (c.layer, None if head == ALL_HEADS else head)
+    return head, {**({"set_alpha": {where: a}} if set_a else {}), **({"set_beta": {where: b}} if set_b else {})}
+
+
+def intervene(c: ViewContext) -> None:
+    if c.kind == "trained":
+        story_buttons(c)
+    head, overrides = controls(c)
+    if not overrides:
+        st.info(ui.tr("real_model.iv_none"), icon=":material/touch_app:")
+        return
+    before, after = c.predictions(), c.predictions(**overrides)
+    slots = c.slots or [(c.T - 1, int(before.top_ids[-1, 0]))]           # natural text: the next token after the prompt
+    rows = []
+    for t, a_id in slots:
+        show = lambda p: " · ".join(f"{c.piece(i).strip() or '␣'} {q:.2f}" for i, q in zip(p.top_ids[t], p.top_p[t]))
+        rows.append({ui.tr("real_model.iv_after_token"): f"{t} «{c.tokens[t].strip()}»",
+                     ui.tr("real_model.iv_expected"): c.piece(a_id).strip(),
+                     ui.tr("real_model.iv_before"): show(before), ui.tr("real_model.iv_after"): show(after),
+                     ui.tr("real_model.iv_prob"): f"{before.prob_of(t, a_id):.2f} → {after.prob_of(t, a_id):.2f}",
+                     "": "✓" if int(after.top_ids[t, 0]) == a_id else "✗"})
+    st.dataframe(rows, hide_index=True, width="stretch")
+    changed = int((before.top_ids[:, 0] != after.top_ids[:, 0]).sum())
+    st.caption(ui.tr("real_model.iv_changed", n=changed, T=c.T))
+    gate = "alpha" if "set_alpha" in overrides else "beta"
+    z = (lambda p: np.exp(p.g[c.li])) if gate == "alpha" else (lambda p: p.beta[c.li])
+    fig = fig_gate_pair(z(before), z(after), tokens=c.tokens, layer=c.layer, name="α" if gate == "alpha" else "β",
+                        titles=[ui.tr("real_model.iv_fig_before"), ui.tr("real_model.iv_fig_after")], labels=c.labels,
+                        colorscale=ALPHA_COLORS if gate == "alpha" else BETA_COLORS,
+                        changed=tuple(c.heads) if head == ALL_HEADS else (head,), font_size=c.fs,
+                        height=380 if c.lecture else 300)
+    ui.show_figure(fig, key=keys.IV_FIG, alt=ui.tr("real_model.alt_iv", layer=c.layer))
+    ui.note(ui.tr("real_model.iv_explain"))

@@ -1,0 +1,95 @@
+"""Every cache of the app and the library, in one list: what it holds, its bound, its key and its owner.
+
+Three kinds, one bounded LRU class underneath the hand-made ones (gdn/lru.py):
+  shared    compute.cached(namespace, key, compute): results shared by every session, computed inside a
+            forward-pass slot; one LRU per namespace, a namespace per page ("real_model.run"), so one page's
+            traffic never evicts another's. compute.shared_caches() builds them from SHARED below.
+  streamlit st.cache_resource / st.cache_data in app_pages: their max_entries come from BOUNDS below.
+  library   LRUs and functools.lru_cache inside gdn/ (no streamlit there): listed with the constant that
+            bounds them, read from the library itself.
+tests/test_caches.py fails when a cache appears in the source without an entry here.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gdn.figures.common import SKELETONS_KEPT
+from gdn.lessons.playground import CACHED_SETS, CAPACITY_NS
+from gdn.ops.scan import GRAPHS_KEPT
+
+
+@dataclass(frozen=True)
+class Cache:
+    bound: int | str          # entries kept (a number), or why it needs none
+    key: str                  # what the key is made of
+    holds: str                # what a value is
+    owner: str                # the module that fills it
+
+
+SHARED = {
+    "real_model.encode": Cache(16, "(folder, sha256 of the prompt, max_tokens)", "Encoded: ids, pieces", "_real_model/prompt.py"),
+    "real_model.run": Cache(8, "(folder, token ids)", "GateRun: g, beta [L, T, H] of every GDN layer", "_real_model/prompt.py"),
+    "real_model.inputs": Cache(2, "(folder, ids, layer)", "LayerInputs: one layer's q, k, v, g, beta (the biggest)",
+                               "_real_model/context.py"),
+    "real_model.norms": Cache(16, "(folder, ids, layer)", "||S_t|| [T, H]", "_real_model/context.py"),
+    "real_model.pred": Cache(32, "(folder, ids, repr of the intervention)", "Predictions: top-3 [T, 3], gates",
+                             "_real_model/context.py"),
+    "real_model.state": Cache(64, "(folder, ids, layer, head, t)", "S_t [K, V] of one head", "_real_model/views/head.py"),
+    "real_model.check": Cache(32, "(folder, ids, layer, head)", "both kernels' outputs, timings, differences",
+                              "_real_model/views/head.py"),
+    "real_model.story": Cache(4, "(folder, language)", "the intervention stories found (pinned)",
+                              "_real_model/views/intervene.py"),
+    "start.encode": Cache(4, "(folder, prompt)", "Encoded of the start page's prompt (2 languages)", "start.py"),
+    "start.inputs": Cache(16, "(folder, ids, layer)", "dict of one layer's q, k, v, g, beta, ||S_t|| arrays",
+                          "start.py"),
+    "compare.stream": Cache(8, "(folder, ids, first-half length)", "a real head's stream run through the rules",
+                            "compare.py"),
+}
+
+BOUNDS = {                    # max_entries of the streamlit caches in app_pages (by name below)
+    "figures.shared_figure": 1024,
+    "compute.model": 2,
+    "playground.lessons": 64,
+    "player.memory": 256,
+    "player.compare": 64,
+}
+
+STREAMLIT = {
+    "figures.shared_figure": Cache(BOUNDS["figures.shared_figure"], "(figure function, fingerprint of its arguments)",
+                                   "a plotly Figure (never mutated)", "_support/figures.py"),
+    "compute.model": Cache(BOUNDS["compute.model"], "folder", "a loaded model (weights read on first use)",
+                           "_support/compute.py"),
+    "compute.sources": Cache("ttl 60 s, no arguments", "()", "the checkpoints in the allowed roots",
+                             "_support/compute.py"),
+    "compute.inspect": Cache("ttl 60 s", "folder", "describe(folder) or why it cannot be used", "_support/compute.py"),
+    "compute.forward_pool": Cache("one per server", "()", "the SlotPool of forward passes", "_support/compute.py"),
+    "compute.download_lock": Cache("one per server", "()", "the lock of hub downloads", "_support/compute.py"),
+    "about.trained_evidence": Cache("one per trained demo folder", "folder", "the trained demo's gate evidence",
+                                    "_real_model/about.py"),
+    "playground.lessons": Cache(BOUNDS["playground.lessons"], "the panel's parameters",
+                                "overwrite, repeated writes, capacity curves (3 caches)", "_playground_panels.py"),
+    "compare.runs": Cache("one per preset (a fixed list)", "preset name", "a preset's stream run through every rule "
+                          "(compare_run, variant_run)", "compare.py"),
+    "player.memory": Cache(BOUNDS["player.memory"], "(fingerprint of the stream, language, lecture, token names)",
+                           "Packed: every frame of the memory page's player, gzipped", "_memory_frames.py"),
+    "player.compare": Cache(BOUNDS["player.compare"], "(example name, language, lecture)",
+                            "Packed: every frame of the compare page's player and its error grid", "_compare_frames.py"),
+    "chunking.reference": Cache("one per server", "()", "the shipped timing curve, the live timing store (2 caches)",
+                                "chunking.py"),
+}
+
+LIBRARY = {
+    "figures.skeletons": Cache(SKELETONS_KEPT, "(figure name, labels, sizes)", "a figure's validated plain JSON",
+                               "gdn/figures/common.py"),
+    "figures.scale_stops": Cache(32, "colour scale", "its stops and colours, parsed", "gdn/figures/tables.py"),
+    "scan.graphs": Cache(GRAPHS_KEPT, "(shapes, dtype, device)", "a captured CUDA graph and its buffers (CUDA only)",
+                         "gdn/ops/scan.py"),
+    "playground.normals": Cache(CACHED_SETS, "seed", "the longest run of the seed's normals drawn",
+                                "gdn/lessons/playground.py"),
+    "playground.capacity": Cache(CACHED_SETS * len(CAPACITY_NS), "(N, K[, V], seed, geometry)",
+                                 "capacity keys, streams, unrolled keys (3 lru_caches)", "gdn/lessons/playground.py"),
+    "i18n.tables": Cache("one per language", "language", "the merged string table", "gdn/i18n.py"),
+}
+
+ALL = {**{f"shared:{k}": v for k, v in SHARED.items()}, **{f"streamlit:{k}": v for k, v in STREAMLIT.items()},
+       **{f"library:{k}": v for k, v in LIBRARY.items()}}

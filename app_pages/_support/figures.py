@@ -1,0 +1,70 @@
+"""How charts are drawn and downloaded: one place sets the toolbar, the size and the offline HTML export."""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from typing import Callable
+
+import numpy as np
+import plotly.graph_objects as go
+import streamlit as st
+
+from app_pages._support.caches import BOUNDS
+from app_pages._support.chrome import lecture, tr
+
+
+def fingerprint(value):
+    """A hashable stand-in for a figure function's argument, equal exactly when the data are: numbers,
+    strings, None, numpy arrays (by shape, dtype and bytes), lists, tuples, dicts and dataclasses of them.
+    Anything else is refused: a figure built from it could not be told apart from another."""
+    if value is None or isinstance(value, (int, float, str)):
+        return (type(value).__name__, value)                     # 1, 1.0 and True are different arguments
+    if isinstance(value, np.generic):
+        return fingerprint(value.item())
+    if isinstance(value, np.ndarray):
+        data = np.ascontiguousarray(value)
+        return ("ndarray", data.shape, data.dtype.str, hashlib.sha1(data.tobytes()).hexdigest())
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, tuple(fingerprint(v) for v in value))
+    if isinstance(value, dict):
+        return ("dict", tuple((fingerprint(k), fingerprint(v)) for k, v in value.items()))
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return (type(value).__qualname__, tuple((f.name, fingerprint(getattr(value, f.name)))
+                                                for f in dataclasses.fields(value)))
+    raise TypeError(f"shared_figure: an argument of type {type(value).__name__} cannot name a figure; pass "
+                    "numbers, strings, arrays, lists, dicts or dataclasses of them")
+
+
+@st.cache_resource(max_entries=BOUNDS["figures.shared_figure"], show_spinner=False)
+def _shared(key: tuple, _fn: Callable, _args: tuple, _kwargs: dict) -> go.Figure:
+    return _fn(*_args, **_kwargs)
+
+
+def shared_figure(fn: Callable[..., go.Figure], *args, **kwargs) -> go.Figure:
+    """fn(*args, **kwargs) once per distinct function and arguments for the whole server; everyone stepping
+    through the same example gets the same Figure object (never mutated: st.plotly_chart only reads it).
+    Plotly's validated build is most of a step's server time (the memory figure: 47 of ~95 ms), and a
+    class steps through the same few examples. The key is made from the arguments themselves, so it
+    holds everything the figure depends on (the language is in its translated labels)."""
+    key = (fn.__module__, fn.__qualname__, fingerprint(args), fingerprint(kwargs))
+    return _shared(key, fn, args, kwargs)
+
+
+def show_figure(fig: go.Figure, key: str, alt: str, export: bool = True, **events):
+    """One place that sets how charts are drawn: full width, toolbar PNG at slide resolution (3x),
+    and a standalone HTML download that works offline (plotly.js inlined). events: on_select and
+    selection_mode, passed to st.plotly_chart; returns its selection event (None without them)."""
+    config = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 3, "filename": key}}
+    event = st.plotly_chart(fig, key=key, config=config, alt=alt, theme=None, **events)
+    if export:
+        figure_download(key, lambda: fig)
+    return event if events else None
+
+
+def figure_download(key: str, build) -> None:
+    """The standalone HTML download (plotly.js inlined, works offline) of build()'s figure, built only when
+    clicked: also for pictures the page draws as HTML tables. Not in lecture mode (the room needs no button)."""
+    if not lecture():
+        st.download_button(tr("common.download_html"), data=lambda: build().to_html(include_plotlyjs=True),
+                           file_name=f"{key}.html", mime="text/html", key=f"{key}_html",
+                           icon=":material/download:", type="tertiary", on_click="ignore")
