@@ -53,7 +53,7 @@ def evidence_table(ev: dict, rows: list) -> None:
 def chip(i: int, piece: str, token_id: int) -> str:
     """One token as a chip; "+" marks a token whose bytes the previous chip already shows (CJK)."""
     shown = html.escape(piece or "+").replace(" ", "␣").replace("\n", "↵")
-    return f'<span class="rm-chip{"" if piece else " rm-cont"}" title="t = {i + 1} · id {token_id}">{shown}</span>'
+    return f'<span class="rm-chip{"" if piece else " rm-cont"}" data-tok="{i}" title="t = {i + 1} · id {token_id}">{shown}</span>'
 
 
 def tokens(trace: Trace) -> None:

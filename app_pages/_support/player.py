@@ -84,7 +84,24 @@ def position(prefix: str, n_tokens: int, stages: tuple[str, ...]) -> tuple[int, 
 RELAY_JS = """
 export default function ({ setStateValue }) {
   // The players' way to Python (assets/player/player.js, flush): mounted outside every fragment.
-  (window.__gdnPlayers ??= { players: new Map(), last: null }).relay = setStateValue;
+  const registry = (window.__gdnPlayers ??= { players: new Map(), last: null });
+  registry.relay = setStateValue;
+  if (registry.linker) return;
+  // Linked hovers: pointing at anything marked data-tok="t" (a gates cell, a guess, a token chip) lights
+  // every element of token t on the page and shows its card (data-card="t") in each card slot.
+  registry.linker = true;
+  let current = null;
+  const light = (t) => {
+    if (t === current) return;
+    for (const el of document.querySelectorAll(".gdn-tok-hover")) el.classList.remove("gdn-tok-hover");
+    if (t !== null) for (const el of document.querySelectorAll(`[data-tok="${CSS.escape(t)}"]`)) el.classList.add("gdn-tok-hover");
+    for (const slot of document.querySelectorAll(".gdn-tok-slot")) {
+      for (const card of slot.children) card.hidden = card.dataset.card !== (t ?? "none");
+    }
+    current = t;
+  };
+  document.addEventListener("pointerover", (e) => light(e.target.closest?.("[data-tok]")?.dataset.tok ?? current));
+  document.addEventListener("pointerleave", () => light(null));
 }
 """
 _relay = st.components.v2.component("gdn_player_relay", js=RELAY_JS)
@@ -105,7 +122,9 @@ def _heard() -> None:
 
 def relay() -> None:
     """Mount once per run, outside any fragment (app.py): what a player sends through it arrives in the
-    same full run as the click that made it send (a fragment's message would scope that run to the fragment)."""
+    same full run as the click that made it send (a fragment's message would scope that run to the fragment).
+    It also links hovers across figures: every element marked data-tok="t" lights up with the others of
+    token t, and a card slot (.gdn-tok-slot) shows token t's card."""
     _relay(key="gdn_player_relay", on_position_change=_heard, width="content", height=0)
 
 

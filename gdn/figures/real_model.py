@@ -339,7 +339,7 @@ def gates_html(alpha: np.ndarray, beta: np.ndarray, *, tokens, layer: int, top_t
         rows.append(title_row(titles[gate], labels["head"], scale))
         for h in range(H):
             cells = "".join(
-                f'<td{" class=mark-" + gate if (t, h, gate) in marked else ""} style="background:#{rgb[t, h, 0]:02x}'
+                f'<td data-tok="{t}"{" class=mark-" + gate if (t, h, gate) in marked else ""} style="background:#{rgb[t, h, 0]:02x}'
                 f'{rgb[t, h, 1]:02x}{rgb[t, h, 2]:02x}" title="{where[t]} · {layer_head} {h}&#10;{name} = '
                 f'{z[t, h]:.3f}"></td>' for t in range(T))
             rows.append(f'<tr data-gate="{gate}"><th>{h}</th>{cells}</tr>')
@@ -347,8 +347,8 @@ def gates_html(alpha: np.ndarray, beta: np.ndarray, *, tokens, layer: int, top_t
     if answers:
         said = {t: (expected, right) for t, expected, right in answers}
         rows.append('<tr class="answer"><th></th>' + "".join(
-            "<td></td>" if t not in said else '<td class="right">✓</td>' if said[t][1]
-            else f'<td class="wrong">✗ {esc(_show(said[t][0]))}</td>' for t in range(T)) + "</tr>")
+            "<td></td>" if t not in said else f'<td class="right" data-tok="{t}">✓</td>' if said[t][1]
+            else f'<td class="wrong" data-tok="{t}">✗ {esc(_show(said[t][0]))}</td>' for t in range(T)) + "</tr>")
     rgb = np.rint(scale_rgb("Greens", top_p)).astype(int)                              # [T, 3, 3]
     for k in range(top_p.shape[1]):
         cells = []
@@ -356,10 +356,10 @@ def gates_html(alpha: np.ndarray, beta: np.ndarray, *, tokens, layer: int, top_t
             guess = esc(_show(top_tokens[t][k]))
             hover = f"{where[t]} →&#10;" + "&#10;".join(f"{j + 1}. «{esc(_show(top_tokens[t][j]))}» {top_p[t, j]:.2f}"
                                                       for j in range(top_p.shape[1]))
-            cells.append(f'<td style="{cell_style(rgb[t, k])}" title="{hover}">{guess if T <= TEXT_TOKENS else ""}</td>')
+            cells.append(f'<td data-tok="{t}" style="{cell_style(rgb[t, k])}" title="{hover}">{guess if T <= TEXT_TOKENS else ""}</td>')
         rows.append(f'<tr class="guess" data-k="{k + 1}"><th>#{k + 1}</th>{"".join(cells)}</tr>')
     step = 1 if T <= TICK_TOKENS else max(5, 5 * round(T / 24 / 5))                 # every token, or every 5th, 10th...
-    ticks = "".join(f'<th class="tok"><span>{f"{t + 1}·{pieces[t]}" if step == 1 else t + 1 if (t + 1) % step == 0 else ""}'
+    ticks = "".join(f'<th class="tok" data-tok="{t}"><span>{f"{t + 1}·{pieces[t]}" if step == 1 else t + 1 if (t + 1) % step == 0 else ""}'
                     f"</span></th>" for t in range(T))
     # every 5th or 10th index is wider than its column: shown over the empty neighbours
     rows.append(f'<tr class="ticks{" sparse" if step > 1 else ""}"><th>{esc(labels["token"])}</th>{ticks}</tr>')
@@ -412,3 +412,26 @@ def fig_kernel_outputs(outputs: dict[str, np.ndarray], *, tokens, layer: int, he
     fig.update_yaxes(title_text=labels["value"], autorange="reversed", row=1, col=1)
     fig.update_annotations(font_size=font_size)
     return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, r=10, t=50, b=40))
+
+
+def token_cards_html(alpha: np.ndarray, beta: np.ndarray, *, tokens, top_tokens, top_p: np.ndarray,
+                     labels: dict[str, str], hint: str) -> str:
+    """What hovering token t shows above the gates (the page's hover linker, app_pages/_support/player.py,
+    swaps the visible card): the token, its α and β for every head of the layer as coloured cells with
+    their numbers, and its top-3 next-token guesses. alpha, beta: [T, H]; hint: the text shown before any
+    hover. Every number comes from the same arrays as the figure."""
+    T, H = alpha.shape
+    esc = html.escape
+    heads = "".join(f"<th>{h}</th>" for h in range(H))
+    cards = [f'<div class="gdn-tok-card" data-card="none">{esc(hint)}</div>']
+    for t in range(T):
+        rows = []
+        for name, z, scale in (("α", alpha, ALPHA_COLORS), ("β", beta, BETA_COLORS)):
+            rgb = scale_rgb(scale, z[t])                                                  # [H, 3]
+            rows.append(f"<tr><th>{name}</th>" + "".join(f'<td style="{cell_style(rgb[h])}">{z[t, h]:.2f}</td>'
+                                                          for h in range(H)) + "</tr>")
+        guesses = " · ".join(f"«{esc(_show(top_tokens[t][k]))}» {top_p[t, k]:.2f}" for k in range(top_p.shape[1]))
+        cards.append(f'<div class="gdn-tok-card" data-card="{t}" hidden><b>{esc(labels["token"])} {t + 1} '
+                     f'«{esc(_show(tokens[t]))}»</b> → {guesses}<table><tr><th>{esc(labels["head"])}</th>{heads}</tr>'
+                     f'{"".join(rows)}</table></div>')
+    return f'<div class="gdn-tok-slot" aria-live="polite">{"".join(cards)}</div>'

@@ -8,7 +8,8 @@ import time
 import numpy as np
 import streamlit as st
 
-from gdn.figures.real_model import draws_as_html, fig_gates_predictions, fig_overview, gates_html, overview_html
+from gdn.figures.real_model import (draws_as_html, fig_gates_predictions, fig_overview, gates_html, overview_html,
+                                    token_cards_html)
 from gdn.qwen35.demo.stories import gate_marks, token_roles
 from gdn.qwen35.predict import Predictions
 from app_pages._real_model import keys
@@ -29,7 +30,7 @@ def guesses_html(c: ViewContext, p: Predictions, answers: dict, top_tokens: list
     """Top-3 next tokens with probabilities after every token, one column per token; the expected answers
     of a task prompt coloured (green: the first choice is right; red: it is not, the answer named)."""
     esc = lambda x: html.escape(x.strip() or "␣")
-    head = "".join(f"<th>{t} {esc(tok)}</th>" for t, tok in enumerate(c.tokens, start=1))
+    head = "".join(f'<th data-tok="{t - 1}">{t} {esc(tok)}</th>' for t, tok in enumerate(c.tokens, start=1))
     rows = []
     for k in range(p.top_ids.shape[1]):
         cells = []
@@ -38,7 +39,7 @@ def guesses_html(c: ViewContext, p: Predictions, answers: dict, top_tokens: list
             if t in answers and k == 0:
                 cls = ' class="rm-ok"' if answers[t][1] else ' class="rm-bad"'
             extra = "" if t not in answers or answers[t][1] or k else f" ≠ {esc(answers[t][0])}"
-            cells.append(f"<td{cls}>{esc(top_tokens[t][k])} {p.top_p[t, k]:.2f}{extra}</td>")
+            cells.append(f'<td{cls} data-tok="{t}">{esc(top_tokens[t][k])} {p.top_p[t, k]:.2f}{extra}</td>')
         rows.append(f"<tr><th>#{k + 1}</th>{''.join(cells)}</tr>")
     size = "1.1rem" if c.lecture else "0.8rem"
     return GUESS_CSS.replace("SIZE", size) + f'<div class="rm-guess"><table><tr><th></th>{head}</tr>{"".join(rows)}</table></div>'
@@ -58,6 +59,9 @@ def gates(c: ViewContext) -> None:
         labels=c.labels, marks=marks, answers=right, font_size=c.fs, height=(640 if c.lecture else 540) + 2 * extra)
     alt = ui.tr("real_model.alt_gates", layer=c.layer, T=c.T)
     if draws_as_html(c.T, len(c.heads)):
+        # Hover a token in any figure (or a chip): its gates for every head and its guesses, in one card here.
+        st.html(token_cards_html(alpha, beta, tokens=c.tokens, top_tokens=top_tokens, top_p=p.top_p,
+                                 labels=c.labels, hint=ui.tr("real_model.hover_hint")))
         # HTML: a new layer would mount a new Plotly chart, whose newPlot was most of a layer change's wait in
         # the browser; the Plotly figure stays as the download (and the picture of longer prompts)
         st.html(gates_html(alpha, beta, tokens=c.tokens, layer=c.layer, top_tokens=top_tokens, top_p=p.top_p,
