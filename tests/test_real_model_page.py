@@ -46,7 +46,7 @@ def read_gates(body: str | None) -> dict | None:
                for k, row in enumerate(re.findall(r'<tr class="guess" data-k="\d">(.*?)</tr>', body), start=1)]
     return {"alpha": gate("alpha"), "beta": gate("beta"), "guesses": np.array(guesses),
             "titles": re.findall(r'<tr class="title"><th>[^<]*</th><th colspan="\d+">([^<]*)', body),
-            "answers": re.findall(r'<td class="(?:right|wrong)">([^<]*)</td>', body)}
+            "answers": re.findall(r'<td class="(?:right|wrong)"[^>]*>([^<]*)</td>', body)}
 
 
 def show(at, view: str):
