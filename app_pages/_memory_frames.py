@@ -29,7 +29,8 @@ def narration(rec: StepRecords, t: int, stage: str) -> str:
     return html.escape(ui.tr(key, **numbers))
 
 
-def frames(rec: StepRecords, token_names: list[str] | None) -> list[Frame]:
+def frames(rec: StepRecords, token_names: list[str] | None, title: str = "") -> list[Frame]:
+    """title: the example's name, leading each frame's head (lecture mode: the picker is in the sidebar)."""
     titles = {n: ui.tr(f"memory.panel_{n}") for n in PANELS}
     axis = {"key": ui.tr("common.key_dim"), "value": ui.tr("common.value_dim"), "dim": ui.tr("common.dim")}
     stage_name = ui.label_maker("common.stage_")
@@ -37,7 +38,8 @@ def frames(rec: StepRecords, token_names: list[str] | None) -> list[Frame]:
     for t in range(rec.stream.shape[0]):
         name = f" · “{html.escape(token_names[t])}”" if token_names and t < len(token_names) else ""
         for stage in STAGES:
-            head = f"<b>{html.escape(stage_name(stage))}</b> · {html.escape(ui.tr('memory.token_n', t=t + 1))}{name}"
+            head = (f"{html.escape(title)} · " if title else "") + \
+                f"<b>{html.escape(stage_name(stage))}</b> · {html.escape(ui.tr('memory.token_n', t=t + 1))}{name}"
             alt = ui.tr("memory.alt", t=t + 1, stage=stage_name(stage))
             figure = memory_step_html(rec, t, stage, titles=titles, axis=axis, alt=alt)
             out.append(Frame(head=head, narration=narration(rec, t, stage), html=figure,
@@ -53,14 +55,16 @@ def sides(K: int, V: int) -> dict[str, str]:
 
 
 @st.cache_resource(max_entries=BOUNDS["player.memory"], show_spinner=False)
-def _packed(stream_key: tuple, language: str, lecture: bool, token_names: tuple[str, ...], _rec: StepRecords) -> Packed:
+def _packed(stream_key: tuple, language: str, lecture: bool, token_names: tuple[str, ...], title: str,
+            _rec: StepRecords) -> Packed:
     T, K, V = _rec.stream.shape
     labels = {"alpha": "α", "beta": "β", "token": ui.tr("common.token_t"), "alt": ui.tr("memory.timeline_alt")}
-    return pack(frames(_rec, list(token_names) or None),
+    return pack(frames(_rec, list(token_names) or None, title if lecture else ""),
                 fixed=timeline_html(_rec, labels=labels, token_names=list(token_names) or None),
                 sides={} if lecture else sides(K, V))
 
 
-def packed_frames(rec: StepRecords, token_names: list[str] | None) -> Packed:
-    """The stream's frames, packed once per server for this stream (its numbers), language and mode."""
-    return _packed(fingerprint(rec.stream), ui.lang(), ui.lecture(), tuple(token_names or ()), rec)
+def packed_frames(rec: StepRecords, token_names: list[str] | None, title: str) -> Packed:
+    """The stream's frames, packed once per server for this stream (its numbers), language and mode.
+    title: the example's name (shown in lecture mode, where the picker is folded into the sidebar)."""
+    return _packed(fingerprint(rec.stream), ui.lang(), ui.lecture(), tuple(token_names or ()), title, rec)

@@ -79,7 +79,8 @@ def animation_html() -> str:
 
 with player_area:
     # Every step of the stream goes to the browser at once: stepping, playing and scrubbing answer there.
-    player("memory", packed_frames(rec, token_names), T, STAGES)
+    title = preset_label(preset) if preset != "replay" else replay["title"]
+    player("memory", packed_frames(rec, token_names, title), T, STAGES)
 if not ui.lecture():
     bar = st.container(horizontal=True)
     bar.download_button(ui.tr("memory.export_player"), data=animation_html, file_name="memory_table_player.html",
