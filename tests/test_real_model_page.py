@@ -419,6 +419,16 @@ def test_a_story_button_flips_the_answer(trained):
     assert at.toggle(key="real_model_iv_beta_on").value and at.slider(key="real_model_iv_beta").value == 0.0
     table = at.dataframe[0].value
     assert "✗" in list(table.iloc[:, -1])                                      # at least one answer now wrong
+    # The large before -> after callouts say what the table says: each slot's first guess and its probability
+    # before and after, marked ✓ when it is the expected answer.
+    callouts = next(h.proto.body for h in at.get("html") if "rm-callouts" in h.proto.body)
+    flips = re.findall(r'class="(ok|bad)">[✓✗] «([^»]*)» <span class="p">([\d.]+)</span>', callouts)
+    assert len(flips) == 2 * len(table)
+    for i, row in enumerate(table.itertuples(index=False)):
+        (_, g0, p0), (ok, g1, p1) = flips[2 * i], flips[2 * i + 1]
+        assert f"{g0.replace('␣', '').strip()} {p0}" == row[2].split(" · ")[0]     # before: top-3's first
+        assert f"{g1.replace('␣', '').strip()} {p1}" == row[3].split(" · ")[0]     # after
+        assert (ok == "ok") == (row[-1] == "✓")
     before, after = charts(at)[0]["data"]                                       # the changed β heatmap beside the old
     head = at.selectbox(key="real_model_iv_head").value
     z = arr(after["z"])

@@ -435,3 +435,31 @@ def token_cards_html(alpha: np.ndarray, beta: np.ndarray, *, tokens, top_tokens,
                      f'«{esc(_show(tokens[t]))}»</b> → {guesses}<table><tr><th>{esc(labels["head"])}</th>{heads}</tr>'
                      f'{"".join(rows)}</table></div>')
     return f'<div class="gdn-tok-slot" aria-live="polite">{"".join(cards)}</div>'
+
+
+CALLOUT_CSS = """<style>
+.rm-callouts{display:flex;flex-wrap:wrap;gap:0.8em;margin:0.3em 0 0.8em 0}
+.rm-callout{border:1px solid #e5e7eb;border-radius:0.6em;padding:0.45em 0.9em;background:#ffffff}
+.rm-callout .where{color:#6b7280;font-size:0.85em}
+.rm-callout .flip{font-size:1.6em;line-height:1.3;white-space:nowrap}
+.rm-callout .ok{color:#15803d}.rm-callout .bad{color:#b91c1c}.rm-callout .arrow{color:#9ca3af;padding:0 0.25em}
+.rm-callout .p{font-size:0.6em;color:#4b5563;font-variant-numeric:tabular-nums}
+</style>"""
+
+
+def callouts_html(slots: list[dict], *, labels: dict[str, str]) -> str:
+    """The intervention's result in large type: for each answer slot, the model's first guess before → after,
+    each with its probability and a ✓ when it is the expected answer. slots: {"t" (0-based), "token",
+    "expected", "before": (guess, p), "after": (guess, p)}; labels: {"token", "expected"} (translated)."""
+    esc = html.escape
+
+    def guess(g: str, p: float, expected: str) -> str:
+        right = g == expected
+        return (f'<span class="{"ok" if right else "bad"}">{"✓" if right else "✗"} «{esc(_show(g))}»'
+                f' <span class="p">{p:.2f}</span></span>')
+
+    cards = [f'<div class="rm-callout" data-tok="{s["t"]}"><div class="where">{esc(labels["token"])} {s["t"] + 1} '
+             f'«{esc(_show(s["token"]))}» · {esc(labels["expected"])} «{esc(_show(s["expected"]))}»</div>'
+             f'<div class="flip">{guess(*s["before"], s["expected"])}<span class="arrow">→</span>'
+             f'{guess(*s["after"], s["expected"])}</div></div>' for s in slots]
+    return CALLOUT_CSS + f'<div class="rm-callouts">{"".join(cards)}</div>'

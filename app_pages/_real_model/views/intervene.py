@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from gdn.figures.real_model import ALPHA_COLORS, BETA_COLORS, fig_gate_pair
+from gdn.figures.real_model import ALPHA_COLORS, BETA_COLORS, callouts_html, fig_gate_pair
 from gdn.qwen35.demo.stories import STORIES, answer_slots, find_story
 from app_pages._real_model import keys
 from app_pages._real_model.context import ViewContext
@@ -75,10 +75,14 @@ def intervene(c: ViewContext) -> None:
         return
     before, after = c.predictions(), c.predictions(**overrides)
     slots = c.slots or [(c.T - 1, int(before.top_ids[-1, 0]))]           # natural text: the next token after the prompt
+    first = lambda p, t: (c.piece(int(p.top_ids[t, 0])), float(p.top_p[t, 0]))
+    st.html(callouts_html([{"t": t, "token": c.tokens[t], "expected": c.piece(a_id), "before": first(before, t),
+                            "after": first(after, t)} for t, a_id in slots],
+                          labels={"token": c.labels["token"], "expected": ui.tr("real_model.iv_expected")}))
     rows = []
     for t, a_id in slots:
         show = lambda p: " · ".join(f"{c.piece(i).strip() or '␣'} {q:.2f}" for i, q in zip(p.top_ids[t], p.top_p[t]))
-        rows.append({ui.tr("real_model.iv_after_token"): f"{t} «{c.tokens[t].strip()}»",
+        rows.append({ui.tr("real_model.iv_after_token"): f"{t + 1} «{c.tokens[t].strip()}»",   # tokens count from 1
                      ui.tr("real_model.iv_expected"): c.piece(a_id).strip(),
                      ui.tr("real_model.iv_before"): show(before), ui.tr("real_model.iv_after"): show(after),
                      ui.tr("real_model.iv_prob"): f"{before.prob_of(t, a_id):.2f} → {after.prob_of(t, a_id):.2f}",
