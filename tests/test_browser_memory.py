@@ -126,3 +126,19 @@ def test_play_and_the_write_animation(page, app_url):
     page.keyboard.press("Space")
     page.wait_for_function("document.querySelector('.gdn-play').textContent === 'Play'")
     assert not page.problems, page.problems
+
+
+@pytest.mark.parametrize("lang, counter", [("zh", "第 14 / 20 步"), ("en", "Step 14 of 20")])
+def test_lecture_mode_at_1280x720_keeps_the_story_and_the_whole_figure(page, app_url, lang, counter):
+    """A projector: the stage's narration at >= 28 px, the step count, the example's name, and every panel
+    of the figure inside the first screen."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    open_memory(page, app_url, f"lang={lang}&mode=lecture&memory_preset=k1_update&memory_t=3&memory_stage=write")
+    at_step(page, counter)
+    size = page.evaluate("parseFloat(getComputedStyle(document.querySelector('.gdn-narration')).fontSize)")
+    assert size >= 28
+    assert "(5,0)" in page.inner_text(".gdn-player-head")           # the example: "Update k₁: (3,1) → (5,0)"
+    bottom = page.evaluate("Math.max(...[...document.querySelectorAll('.gdn-player-figure td[data-panel]')]"
+                           ".map(td => td.getBoundingClientRect().bottom))")
+    assert bottom <= 720, bottom
+    assert not page.problems, page.problems
