@@ -10,7 +10,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 # Each group may import itself and the groups after it, never one before it (ARCHITECTURE.md).
-LAYERS = [("app",), ("app_pages",), ("gdn.figures", "gdn.qwen35"), ("gdn.lessons",), ("gdn.ops", "gdn.i18n", "gdn.lru")]
+LAYERS = [("app",), ("app_pages",), ("gdn.figures", "gdn.qwen35"), ("gdn.lessons",), ("gdn.ops", "gdn.i18n", "gdn.lru", "gdn.live")]
 
 
 def module_name(path: Path) -> str:

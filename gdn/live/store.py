@@ -1,0 +1,356 @@
+"""One store for every replica: rooms, the live question and the students' votes, in SQLite or PostgreSQL.
+
+    store = Store.from_env()                          # GDN_CLASS_DB: a file path (SQLite) or postgresql://...
+    code, secret = store.create_room()                # the teacher keeps `secret`; students get `code`
+    store.ask(code, secret, "alpha_zero", n_options=4)
+    store.vote(code, voter="k3j...", round_=1, choice=2)   # returns once the vote is committed
+    room, counts = store.snapshot(code)               # counts[i]: votes for option i in this round
+
+A room's question is asked in rounds: asking a question, the next one or a reset starts a new round, and
+only the votes of the current round count. A student's vote is one row per (room, round, voter), so a
+changed answer replaces the old one and is counted once. Nothing personal is kept: the voter id is a
+random token the browser made, stored only as a hash salted with the room code; the teacher's secret
+is stored as a hash too.
+
+SQLite (the default, one host): WAL so that readers never wait for the writer, every write transaction
+takes the write lock up front (BEGIN IMMEDIATE: two replicas never deadlock upgrading a read lock), and
+synchronous=FULL so a committed vote survives a crash of the machine, not only of the process.
+PostgreSQL (several hosts): the room row is share-locked by votes and write-locked by the teacher's
+actions, so a reveal waits for the votes in flight and no vote lands after it.
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import re
+import secrets
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
+
+SCHEMA_VERSION = 1
+ROOM_LIFETIME_S = 12 * 3600
+MAX_STUDENTS = 500
+VOTE_WINDOW_S = 10.0            # rate limit: at most VOTES_PER_WINDOW votes per browser per window
+VOTES_PER_WINDOW = 10
+CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"     # no 0/O, 1/I/L: read off a projector
+CODE_LENGTH = 6
+VOTER_ID = re.compile(r"[A-Za-z0-9_-]{8,64}")
+
+
+class LiveError(Exception):
+    """A refused request; `reason` names its message (i18n key live.err_<reason>)."""
+    reason = "unknown"
+
+
+class NoRoom(LiveError):
+    reason = "no_room"          # unknown code, expired or closed
+
+
+class NotTeacher(LiveError):
+    reason = "not_teacher"
+
+
+class RoomFull(LiveError):
+    reason = "full"
+
+
+class TooFast(LiveError):
+    reason = "too_fast"
+
+
+class NotOpen(LiveError):
+    reason = "not_open"         # the question moved on or was revealed
+
+
+class BadVote(LiveError):
+    reason = "bad_vote"         # no such option, or a malformed voter id
+
+
+metadata = sa.MetaData()
+schema_info = sa.Table("gdn_schema", metadata, sa.Column("version", sa.Integer, nullable=False))
+rooms = sa.Table(
+    "gdn_rooms", metadata,
+    sa.Column("code", sa.String(CODE_LENGTH), primary_key=True),
+    sa.Column("teacher_hash", sa.String(64), nullable=False),
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("expires_at", sa.Float, nullable=False),
+    sa.Column("question", sa.String(40)),                 # the live question's id (gdn.lessons.classroom), or none
+    sa.Column("n_options", sa.Integer, nullable=False, default=0),
+    sa.Column("round", sa.Integer, nullable=False, default=0),
+    sa.Column("revealed", sa.Boolean, nullable=False, default=False),
+    sa.Column("closed", sa.Boolean, nullable=False, default=False),
+    sa.Column("view", sa.Text),                           # follow-me: the teacher's view as JSON, or none
+)
+# Seats taken, its own row so that counting a new student never write-locks the room row.
+seats = sa.Table(
+    "gdn_seats", metadata,
+    sa.Column("code", sa.String(CODE_LENGTH), primary_key=True),
+    sa.Column("taken", sa.Integer, nullable=False, default=0),
+)
+members = sa.Table(
+    "gdn_members", metadata,
+    sa.Column("code", sa.String(CODE_LENGTH), primary_key=True),
+    sa.Column("voter", sa.String(32), primary_key=True),   # sha256(code:voter id), cut
+    sa.Column("window_start", sa.Float, nullable=False),
+    sa.Column("window_votes", sa.Integer, nullable=False),
+)
+votes = sa.Table(
+    "gdn_votes", metadata,
+    sa.Column("code", sa.String(CODE_LENGTH), primary_key=True),
+    sa.Column("round", sa.Integer, primary_key=True),
+    sa.Column("voter", sa.String(32), primary_key=True),
+    sa.Column("choice", sa.Integer, nullable=False),
+    sa.Column("at", sa.Float, nullable=False),
+)
+
+
+@dataclass(frozen=True)
+class Room:
+    code: str
+    question: str | None
+    n_options: int
+    round: int
+    revealed: bool
+    closed: bool
+    expires_at: float
+    view: dict | None
+
+
+def default_location() -> str:
+    """GDN_CLASS_DB, else class.db in the user's data folder (XDG_DATA_HOME or ~/.local/share)."""
+    configured = os.environ.get("GDN_CLASS_DB", "").strip()
+    if configured:
+        return configured
+    data = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    return str(data / "gdn-explorer" / "class.db")
+
+
+def engine_url(location: str) -> str:
+    """postgresql://... -> SQLAlchemy's psycopg (3) URL; anything else is a SQLite file path."""
+    if location.startswith(("postgresql://", "postgres://")):
+        return "postgresql+psycopg://" + location.split("://", 1)[1]
+    if location.startswith("postgresql+psycopg://"):
+        return location
+    path = Path(location).expanduser().resolve()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{path}"
+
+
+def _hash(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def normalize_code(code: str) -> str:
+    """What a student typed ("abc 234") -> the stored form ("ABC234"); NoRoom when it cannot be one."""
+    code = re.sub(r"[\s-]", "", str(code or "")).upper()
+    if len(code) != CODE_LENGTH or any(c not in CODE_ALPHABET for c in code):
+        raise NoRoom(code)
+    return code
+
+
+class Store:
+    def __init__(self, location: str, clock: Callable[[], float] = time.time):
+        self.url = engine_url(location)
+        self.clock = clock
+        self.is_sqlite = self.url.startswith("sqlite")
+        if self.is_sqlite:
+            # Two pools on one file: readers begin deferred (they never block a writer, WAL), writers
+            # begin immediate. check_same_thread off: Streamlit runs sessions on many threads; the pool
+            # lends a connection to one thread at a time.
+            args = {"connect_args": {"check_same_thread": False, "timeout": 10}}
+            self.reader = sa.create_engine(self.url, **args)
+            self.writer = sa.create_engine(self.url, **args)
+            for engine, begin in ((self.reader, "BEGIN"), (self.writer, "BEGIN IMMEDIATE")):
+                sa.event.listen(engine, "connect", _sqlite_connect)
+                sa.event.listen(engine, "begin", lambda conn, sql=begin: conn.exec_driver_sql(sql))
+            self._insert = sqlite.insert
+        else:
+            # pre_ping: a connection the database dropped (a restart) is replaced, not handed out.
+            self.reader = self.writer = sa.create_engine(self.url, pool_pre_ping=True, pool_size=5, max_overflow=10)
+            self._insert = postgresql.insert
+        self._migrate()
+
+    @classmethod
+    def from_env(cls) -> "Store":
+        return cls(default_location())
+
+    def dispose(self) -> None:
+        self.reader.dispose()
+        self.writer.dispose()
+
+    # --- schema -----------------------------------------------------------------------------------
+    def _migrate(self) -> None:
+        """Create the tables on first use and record the schema version; refuse a newer schema. Every
+        replica runs this at start; the lock makes the first one create and the others wait."""
+        with self.writer.begin() as conn:
+            if not self.is_sqlite:
+                conn.execute(sa.text("SELECT pg_advisory_xact_lock(72817)"))   # any fixed number
+            metadata.create_all(conn)
+            found = conn.execute(sa.select(schema_info.c.version)).scalar()
+            if found is None:
+                conn.execute(schema_info.insert().values(version=SCHEMA_VERSION))
+            elif found > SCHEMA_VERSION:
+                raise RuntimeError(f"the class store has schema version {found}; this app knows up to "
+                                   f"{SCHEMA_VERSION}: update the app")
+            # found < SCHEMA_VERSION: future migrations step it up here, one version at a time.
+
+    # --- the teacher ------------------------------------------------------------------------------
+    def create_room(self) -> tuple[str, str]:
+        """A new room: (code, teacher secret). Expired rooms are purged first."""
+        self.purge()
+        secret = secrets.token_urlsafe(24)
+        now = self.clock()
+        for _ in range(20):
+            code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+            with self.writer.begin() as conn:
+                taken = conn.execute(sa.select(rooms.c.code).where(rooms.c.code == code)).first()
+                if taken:
+                    continue
+                conn.execute(rooms.insert().values(code=code, teacher_hash=_hash(secret), created_at=now,
+                                                   expires_at=now + ROOM_LIFETIME_S, n_options=0, round=0,
+                                                   revealed=False, closed=False))
+                conn.execute(seats.insert().values(code=code, taken=0))
+            return code, secret
+        raise RuntimeError("no free room code after 20 tries")
+
+    def _teacher_update(self, code: str, secret: str, **values) -> Room:
+        code = normalize_code(code)
+        with self.writer.begin() as conn:
+            row = conn.execute(sa.select(rooms).where(rooms.c.code == code).with_for_update()).first()
+            self._check_open(row)
+            if not hmac.compare_digest(row.teacher_hash, _hash(secret or "")):
+                raise NotTeacher(code)
+            if values.pop("new_round", False):
+                values["round"] = row.round + 1
+            conn.execute(rooms.update().where(rooms.c.code == code).values(**values))
+            row = conn.execute(sa.select(rooms).where(rooms.c.code == code)).first()
+        return _room(row)
+
+    def ask(self, code: str, secret: str, question: str, n_options: int) -> Room:
+        """Make `question` live (a new round: its votes start from zero)."""
+        if not 2 <= n_options <= 8:
+            raise ValueError(f"a question has 2 to 8 options, got {n_options}")
+        return self._teacher_update(code, secret, question=question, n_options=n_options, revealed=False,
+                                    new_round=True)
+
+    def reveal(self, code: str, secret: str) -> Room:
+        return self._teacher_update(code, secret, revealed=True)
+
+    def reset(self, code: str, secret: str) -> Room:
+        """The same question again, votes from zero."""
+        return self._teacher_update(code, secret, revealed=False, new_round=True)
+
+    def close(self, code: str, secret: str) -> Room:
+        return self._teacher_update(code, secret, closed=True)
+
+    def follow(self, code: str, secret: str, view: dict | None) -> Room:
+        """Follow-me: the view students should open ({"page": ..., "params": {...}}), or None to stop."""
+        return self._teacher_update(code, secret, view=None if view is None else json.dumps(view, sort_keys=True))
+
+    def is_teacher(self, code: str, secret: str) -> bool:
+        try:
+            row = self._row(normalize_code(code))
+        except NoRoom:
+            return False
+        return row is not None and hmac.compare_digest(row.teacher_hash, _hash(secret or ""))
+
+    # --- the students -----------------------------------------------------------------------------
+    def vote(self, code: str, voter: str, round_: int, choice: int) -> None:
+        """Store `voter`'s answer to round `round_`; returns only after the commit. A second vote in the
+        same round replaces the first. Raises NoRoom, NotOpen (the round is over or revealed), BadVote,
+        RoomFull (a new student past MAX_STUDENTS) or TooFast (past the rate limit)."""
+        code = normalize_code(code)
+        if not isinstance(voter, str) or not VOTER_ID.fullmatch(voter):
+            raise BadVote("voter id")
+        key = _hash(f"{code}:{voter}")[:32]
+        now = self.clock()
+        with self.writer.begin() as conn:
+            row = conn.execute(sa.select(rooms).where(rooms.c.code == code).with_for_update(read=True)).first()
+            self._check_open(row)
+            if row.question is None or row.revealed or row.round != round_:
+                raise NotOpen(code)
+            if not (isinstance(choice, int) and 0 <= choice < row.n_options):
+                raise BadVote("choice")
+            member = conn.execute(sa.select(members).where(members.c.code == code, members.c.voter == key)
+                                  .with_for_update()).first()
+            if member is None:
+                took = conn.execute(seats.update().where(seats.c.code == code, seats.c.taken < MAX_STUDENTS)
+                                    .values(taken=seats.c.taken + 1))
+                if took.rowcount != 1:
+                    raise RoomFull(code)
+                conn.execute(members.insert().values(code=code, voter=key, window_start=now, window_votes=1))
+            elif now - member.window_start >= VOTE_WINDOW_S:
+                conn.execute(members.update().where(members.c.code == code, members.c.voter == key)
+                             .values(window_start=now, window_votes=1))
+            elif member.window_votes >= VOTES_PER_WINDOW:
+                raise TooFast(code)
+            else:
+                conn.execute(members.update().where(members.c.code == code, members.c.voter == key)
+                             .values(window_votes=members.c.window_votes + 1))
+            upsert = self._insert(votes).values(code=code, round=round_, voter=key, choice=choice, at=now)
+            conn.execute(upsert.on_conflict_do_update(index_elements=["code", "round", "voter"],
+                                                      set_={"choice": choice, "at": now}))
+
+    # --- reading ----------------------------------------------------------------------------------
+    def _row(self, code: str):
+        with self.reader.begin() as conn:
+            return conn.execute(sa.select(rooms).where(rooms.c.code == code)).first()
+
+    def _check_open(self, row) -> None:
+        if row is None or row.closed or row.expires_at <= self.clock():
+            raise NoRoom(row.code if row is not None else "")
+
+    def room(self, code: str) -> Room:
+        """The room as it is now; NoRoom when unknown, closed or expired."""
+        row = self._row(normalize_code(code))
+        self._check_open(row)
+        return _room(row)
+
+    def snapshot(self, code: str) -> tuple[Room, list[int]]:
+        """The room and its current round's counts per option, read in one transaction."""
+        code = normalize_code(code)
+        with self.reader.begin() as conn:
+            row = conn.execute(sa.select(rooms).where(rooms.c.code == code)).first()
+            self._check_open(row)
+            counts = [0] * row.n_options
+            query = (sa.select(votes.c.choice, sa.func.count()).where(votes.c.code == code, votes.c.round == row.round)
+                     .group_by(votes.c.choice))
+            for choice, n in conn.execute(query):
+                counts[choice] = n
+        return _room(row), counts
+
+    def my_vote(self, code: str, voter: str, round_: int) -> int | None:
+        """The choice `voter` made in round `round_`, if any (a reloaded phone shows its answer)."""
+        key = _hash(f"{normalize_code(code)}:{voter}")[:32]
+        with self.reader.begin() as conn:
+            return conn.execute(sa.select(votes.c.choice).where(votes.c.code == normalize_code(code),
+                                                                votes.c.round == round_, votes.c.voter == key)).scalar()
+
+    def purge(self) -> int:
+        """Delete rooms past their lifetime with everything they hold; returns how many."""
+        now = self.clock()
+        with self.writer.begin() as conn:
+            old = [r.code for r in conn.execute(sa.select(rooms.c.code).where(rooms.c.expires_at <= now))]
+            for table in (votes, members, seats, rooms):
+                if old:
+                    conn.execute(table.delete().where(table.c.code.in_(old)))
+        return len(old)
+
+
+def _room(row) -> Room:
+    return Room(code=row.code, question=row.question, n_options=row.n_options, round=row.round,
+                revealed=bool(row.revealed), closed=bool(row.closed), expires_at=row.expires_at,
+                view=json.loads(row.view) if row.view else None)
+
+
+def _sqlite_connect(dbapi_conn, _record) -> None:
+    dbapi_conn.isolation_level = None            # the driver's own BEGINs off: the "begin" event issues ours
+    for pragma in ("journal_mode=WAL", "synchronous=FULL", "busy_timeout=10000", "foreign_keys=ON"):
+        dbapi_conn.execute(f"PRAGMA {pragma}")

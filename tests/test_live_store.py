@@ -1,0 +1,220 @@
+"""The live class's store, on SQLite and on a real PostgreSQL server: rounds, votes counted once, the
+teacher's secret, limits, expiry, restarts, and two "replicas" (two Store objects) writing at once."""
+import secrets
+import threading
+import uuid
+
+import pytest
+import sqlalchemy as sa
+
+from gdn.live import store as live
+from gdn.live.store import NoRoom, NotOpen, NotTeacher, BadVote, RoomFull, TooFast, Store
+from tests.pg_server import postgres_server
+
+
+class Clock:
+    def __init__(self, now: float = 1_000_000.0):
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture(scope="module")
+def pg():
+    with postgres_server() as server:
+        yield server
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def location(request, tmp_path):
+    """A fresh, empty store location: a SQLite file, or a new database on the module's PostgreSQL."""
+    if request.param == "sqlite":
+        return str(tmp_path / "class.db")
+    server = request.getfixturevalue("pg")
+    name = f"t_{uuid.uuid4().hex[:12]}"
+    engine = sa.create_engine(live.engine_url(server.url), isolation_level="AUTOCOMMIT")
+    with engine.connect() as conn:
+        conn.exec_driver_sql(f"CREATE DATABASE {name}")
+    engine.dispose()
+    return server.url.rsplit("/", 1)[0] + "/" + name
+
+
+def voter() -> str:
+    return secrets.token_urlsafe(12)
+
+
+def test_a_round_counts_each_student_once_and_a_changed_answer_replaces_the_old(location):
+    store = Store(location)
+    code, secret = store.create_room()
+    assert len(code) == 6 and set(code) <= set(live.CODE_ALPHABET)
+    room = store.ask(code, secret, "alpha_zero", n_options=4)
+    assert (room.question, room.round, room.revealed) == ("alpha_zero", 1, False)
+    a, b, c = voter(), voter(), voter()
+    store.vote(code, a, 1, 2)
+    store.vote(code, b, 1, 0)
+    store.vote(code.lower(), c, 1, 2)                      # the code as a student types it
+    store.vote(code, b, 1, 2)                              # b changes its mind
+    assert store.snapshot(code)[1] == [0, 0, 3, 0]
+    assert store.my_vote(code, b, 1) == 2 and store.my_vote(code, voter(), 1) is None
+    store.reveal(code, secret)
+    with pytest.raises(NotOpen):                           # after the reveal, answers are final
+        store.vote(code, a, 1, 1)
+    assert store.snapshot(code)[1] == [0, 0, 3, 0]
+    room = store.reset(code, secret)
+    assert (room.round, room.revealed) == (2, False) and store.snapshot(code)[1] == [0, 0, 0, 0]
+    with pytest.raises(NotOpen):                           # a phone still showing round 1
+        store.vote(code, a, 1, 1)
+    store.vote(code, a, 2, 3)
+    room = store.ask(code, secret, "beta_zero", n_options=3)
+    assert room.round == 3 and store.snapshot(code)[1] == [0, 0, 0]
+    store.close(code, secret)
+    with pytest.raises(NoRoom):
+        store.snapshot(code)
+    with pytest.raises(NoRoom):
+        store.vote(code, a, 3, 0)
+
+
+def test_only_the_teachers_secret_controls_the_room(location):
+    store = Store(location)
+    code, secret = store.create_room()
+    other_code, other_secret = store.create_room()
+    store.ask(code, secret, "alpha_zero", n_options=4)
+    for wrong in ("", None, code, other_secret, secret[:-1] + ("x" if secret[-1] != "x" else "y")):
+        for action in (store.reveal, store.reset, store.close):
+            with pytest.raises(NotTeacher):
+                action(code, wrong)
+        with pytest.raises(NotTeacher):
+            store.ask(code, wrong, "beta_zero", 3)
+        with pytest.raises(NotTeacher):
+            store.follow(code, wrong, {"page": "memory"})
+        assert not store.is_teacher(code, wrong)
+    room = store.room(code)
+    assert (room.question, room.round, room.revealed, room.closed) == ("alpha_zero", 1, False, False)
+    assert store.is_teacher(code, secret)
+    assert store.follow(code, secret, {"page": "memory", "params": {"memory_t": 3}}).view == \
+        {"page": "memory", "params": {"memory_t": 3}}
+
+
+def test_the_room_and_its_votes_survive_a_restart_and_nothing_personal_is_kept(location):
+    store = Store(location)
+    code, secret = store.create_room()
+    store.ask(code, secret, "crossover", n_options=4)
+    ids = [voter() for _ in range(5)]
+    for i, v in enumerate(ids):
+        store.vote(code, v, 1, i % 4)
+    store.dispose()
+    again = Store(location)                                # a replica started afterwards
+    room, counts = again.snapshot(code)
+    assert room.question == "crossover" and counts == [2, 1, 1, 1]
+    with again.reader.begin() as conn:                     # neither the voters' ids nor the secret are stored
+        dump = repr([list(conn.execute(sa.select(t))) for t in live.metadata.sorted_tables])
+    assert not any(v in dump for v in ids) and secret not in dump
+    with pytest.raises(NotTeacher):                        # the secret still works, as a hash
+        again.reveal(code, "nope")
+    assert again.reveal(code, secret).revealed
+
+
+def test_rooms_expire_after_twelve_hours_and_are_purged(location):
+    clock = Clock()
+    store = Store(location, clock=clock)
+    code, secret = store.create_room()
+    store.ask(code, secret, "alpha_zero", 4)
+    store.vote(code, voter(), 1, 0)
+    clock.now += live.ROOM_LIFETIME_S - 1
+    assert store.snapshot(code)[1] == [1, 0, 0, 0]
+    clock.now += 2
+    with pytest.raises(NoRoom):
+        store.snapshot(code)
+    with pytest.raises(NoRoom):
+        store.reveal(code, secret)
+    store.create_room()                                    # a new room purges the old ones
+    with store.reader.begin() as conn:
+        assert conn.execute(sa.select(sa.func.count()).select_from(live.votes)
+                            .where(live.votes.c.code == code)).scalar() == 0
+
+
+def test_seats_rate_limit_and_bad_input(location, monkeypatch):
+    clock = Clock()
+    store = Store(location, clock=clock)
+    code, secret = store.create_room()
+    store.ask(code, secret, "alpha_zero", 4)
+    monkeypatch.setattr(live, "MAX_STUDENTS", 3)
+    students = [voter() for _ in range(3)]
+    for s in students:
+        store.vote(code, s, 1, 1)
+    with pytest.raises(RoomFull):
+        store.vote(code, voter(), 1, 1)
+    store.vote(code, students[0], 1, 2)                    # a student already seated keeps voting
+    for _ in range(live.VOTES_PER_WINDOW - 2):
+        store.vote(code, students[0], 1, 3)
+    with pytest.raises(TooFast):
+        store.vote(code, students[0], 1, 0)
+    assert store.snapshot(code)[1] == [0, 2, 0, 1]         # the refused vote changed nothing
+    clock.now += live.VOTE_WINDOW_S
+    store.vote(code, students[0], 1, 0)
+    assert store.snapshot(code)[1] == [1, 2, 0, 0]
+    for bad_choice in (-1, 4, "1", None, 1.0):
+        with pytest.raises(BadVote):
+            store.vote(code, students[1], 1, bad_choice)
+    for bad_voter in ("", "short", "x" * 65, "has space here", None):
+        with pytest.raises(BadVote):
+            store.vote(code, bad_voter, 1, 0)
+    for bad_code in ("", "ABC", "ABCDE0", "ABCDEFG", None):
+        with pytest.raises(NoRoom):
+            store.vote(bad_code, students[1], 1, 0)
+    with pytest.raises(NoRoom):
+        store.snapshot("ZZZZZZ")
+    with pytest.raises(ValueError):
+        store.ask(code, secret, "alpha_zero", 1)
+
+
+def test_two_replicas_voting_at_once_lose_and_double_nothing(location):
+    """Two Store objects (as two app replicas) and 8 threads: 80 students, each votes then half change."""
+    first, second = Store(location), Store(location)
+    code, secret = first.create_room()
+    first.ask(code, secret, "alpha_zero", 4)
+    students = [(voter(), i % 4) for i in range(80)]
+    errors = []
+
+    def work(part):
+        try:
+            for j, (v, choice) in enumerate(part):
+                replica = (first, second)[j % 2]
+                replica.vote(code, v, 1, choice)
+                if j % 2:
+                    (second, first)[j % 2].vote(code, v, 1, (choice + 1) % 4)
+        except Exception as e:             # noqa: BLE001  (reported below, with the thread's failure)
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(students[i::8],)) for i in range(8)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert not errors
+    expected = [0, 0, 0, 0]
+    for rank in range(8):
+        for j, (_, choice) in enumerate(students[rank::8]):
+            expected[(choice + 1) % 4 if j % 2 else choice] += 1
+    assert second.snapshot(code)[1] == expected and sum(expected) == 80
+
+
+def test_a_newer_schema_is_refused(tmp_path):
+    location = str(tmp_path / "class.db")
+    store = Store(location)
+    with store.writer.begin() as conn:
+        conn.execute(live.schema_info.update().values(version=live.SCHEMA_VERSION + 1))
+    store.dispose()
+    with pytest.raises(RuntimeError, match="schema version"):
+        Store(location)
+
+
+def test_the_default_location_and_urls(monkeypatch, tmp_path):
+    monkeypatch.delenv("GDN_CLASS_DB", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    assert live.default_location() == str(tmp_path / "gdn-explorer" / "class.db")
+    monkeypatch.setenv("GDN_CLASS_DB", "postgresql://u:p@db.example:5432/class")
+    assert live.engine_url(live.default_location()) == "postgresql+psycopg://u:p@db.example:5432/class"
+    assert live.engine_url(str(tmp_path / "a" / "b.db")) == f"sqlite:///{tmp_path}/a/b.db"
+    assert (tmp_path / "a").is_dir()
