@@ -4,8 +4,12 @@ import streamlit as st
 
 from gdn.i18n import t
 from gdn.lessons.classroom import EXERCISES, GLOSSARY, NOTES_FIELDS, NOTES_PAGES, TIMELINE, arxiv_url
+from app_pages import _live
 from app_pages._support import path, ui
 
+if st.query_params.get("join"):                  # a student's phone: the live question, nothing else
+    _live.student_view(st.query_params["join"])
+    st.stop()
 st.title(ui.tr("classroom.title"))
 st.caption(ui.tr("classroom.intro"))
 
@@ -42,6 +46,7 @@ def exercise_card(n: int, ex) -> None:
                 open_demo(ex.demo)
 
 
+_live.teacher_panel(open_demo)
 exercises, notes, history, glossary = st.tabs([ui.tr(f"classroom.tab_{n}") for n in
                                                ("exercises", "notes", "timeline", "glossary")])
 with exercises:

@@ -1,0 +1,262 @@
+"""The classroom page's live class: the teacher's room (code, QR code, the live question, the answers as
+bars, reveal / next / reset / close) and a student's phone (?join=CODE: the question as big buttons).
+
+Every replica reads and writes one store (gdn/live/store.py); nothing here is kept per process except
+the store's connection pool. Both sides poll it in a fragment every REFRESH_S, so a vote reaches the
+projector and a teacher's move reaches the phones within about 2 * REFRESH_S without anyone touching
+anything. The teacher's secret stays in the teacher's session and in that browser's localStorage (so
+a reload or a reconnect to another replica keeps the room), never in the address the projector shows.
+"""
+from __future__ import annotations
+
+import streamlit as st
+from sqlalchemy.exc import SQLAlchemyError
+
+from gdn.figures.live import LETTERS, tally_html
+from gdn.i18n import t
+from gdn.lessons.classroom import EXERCISES
+from gdn.live.store import MAX_STUDENTS, LiveError, NoRoom, Store, normalize_code
+from app_pages._support import ui
+from app_pages._support.share import qr_png, share_url
+
+REFRESH_S = 1.0
+QUESTIONS = {ex.id: ex for ex in EXERCISES}
+STUDENT_CSS = """<style>
+.st-key-live_student button { min-height: 3.6rem; justify-content: flex-start; text-align: left; }
+.st-key-live_student button p { font-size: 1.15rem !important; text-align: left; }
+.gdn-live-code { font-size: 2.6em; font-weight: 800; letter-spacing: 0.12em; line-height: 1.1; }
+.gdn-live-count { font-size: 1.4em; font-weight: 700; }
+</style>"""
+
+# A random id per browser, kept in its localStorage, and the teacher's room (code + secret) for a reload.
+# crypto.getRandomValues, not randomUUID: the latter needs https, and a class server is often plain http.
+IDENTITY_JS = """
+export default function(component) {
+  const { data, setStateValue } = component;
+  let saved = {};
+  try { saved = JSON.parse(window.localStorage.getItem("gdn-live") || "{}") || {}; } catch (e) { saved = {}; }
+  if (!saved.voter) {
+    const bytes = new Uint8Array(16);
+    window.crypto.getRandomValues(bytes);
+    saved.voter = Array.from(bytes, b => b.toString(16).padStart(2, "0")).join("");
+  }
+  if (data && "host" in data) saved.host = data.host;
+  try { window.localStorage.setItem("gdn-live", JSON.stringify(saved)); } catch (e) { /* private mode: this tab only */ }
+  setStateValue("voter", saved.voter);
+  setStateValue("host", saved.host || null);
+}
+"""
+_identity = st.components.v2.component("gdn_live_identity", js=IDENTITY_JS)
+
+
+@st.cache_resource(show_spinner=False)
+def store() -> Store:
+    """One store (and connection pool) per replica process, at GDN_CLASS_DB."""
+    return Store.from_env()
+
+
+def explain(error: Exception) -> str:
+    """A refused or failed request, in the student's or teacher's language."""
+    if isinstance(error, LiveError):
+        return ui.tr(f"live.err_{error.reason}", code=str(error), n=MAX_STUDENTS)
+    return ui.tr("live.err_store", what=type(error).__name__)
+
+
+def attempt(action, *args) -> bool:
+    """Run a store action; a refusal or an unreachable store becomes a message under the buttons."""
+    try:
+        action(*args)
+        return True
+    except (LiveError, SQLAlchemyError, OSError, ValueError) as error:
+        st.session_state["_live_message"] = explain(error)
+        return False
+
+
+def show_message() -> None:
+    if message := st.session_state.pop("_live_message", None):
+        st.warning(message, icon=":material/info:")
+
+
+def identity() -> dict:
+    """Mount the localStorage component; returns {"voter": id or None, "host": {"code", "secret"} or None}."""
+    data = {"host": st.session_state.pop("_live_save_host")} if "_live_save_host" in st.session_state else {}
+    result = _identity(key="live_identity", data=data, on_voter_change=lambda: None, on_host_change=lambda: None)
+    return {"voter": result.get("voter"), "host": result.get("host")}
+
+
+def option_words(ex, language: str) -> list[str]:
+    fields = ex.fields()
+    return [t(f"classroom.o_{ex.id}_{i}", language, **fields) for i in range(ex.n_options)]
+
+
+# --- the teacher --------------------------------------------------------------------------------------
+def _start() -> None:
+    try:
+        code, secret = store().create_room()
+    except (SQLAlchemyError, OSError) as error:
+        st.session_state["_live_message"] = explain(error)
+        return
+    st.session_state["_live_room"] = st.session_state["_live_save_host"] = {"code": code, "secret": secret}
+
+
+def teacher_panel(open_demo) -> None:
+    """Above the exercises: the start button, or the running room with its projector board."""
+    saved = identity()["host"]
+    room = st.session_state.get("_live_room")
+    if room is None and isinstance(saved, dict) and saved.get("code"):      # a reload: the room goes on
+        try:
+            if store().is_teacher(saved["code"], saved.get("secret", "")):
+                store().room(saved["code"])
+                room = st.session_state["_live_room"] = {"code": saved["code"], "secret": saved["secret"]}
+        except (LiveError, SQLAlchemyError, OSError):
+            pass
+    if room is None:
+        st.button(ui.tr("live.start"), icon=":material/podcasts:", key="live_start", on_click=_start,
+                  help=ui.tr("live.start_help"))
+        show_message()
+        return
+    st.html(STUDENT_CSS)
+    with st.container(border=True, key="live_teacher"):
+        join, board = st.columns([1, 2.4], gap="large")
+        with join:
+            join_card(room["code"])
+        with board:
+            projector(room["code"], room["secret"], open_demo)
+
+
+def join_card(code: str) -> None:
+    link = share_url(st.context.url or "http://127.0.0.1:8501/", "classroom", {"lang": ui.lang(), "join": code})
+    st.markdown(f"**{ui.tr('live.join_title')}**")
+    st.html(f'<div class="gdn-live-code" data-code="{code}">{code}</div>')
+    st.image(qr_png(link, scale=5), width=220)
+    st.markdown(ui.tr("live.join_hint"))
+    st.code(link, language=None, wrap_lines=True)
+
+
+def _ask(code: str, secret: str, key: str) -> None:
+    index = st.session_state.get(key)
+    if index is not None:
+        attempt(store().ask, code, secret, EXERCISES[index].id, EXERCISES[index].n_options)
+
+
+def _close(code: str, secret: str) -> None:
+    if attempt(store().close, code, secret):
+        st.session_state.pop("_live_room", None)
+        st.session_state["_live_save_host"] = None
+
+
+@st.fragment(run_every=REFRESH_S)
+def projector(code: str, secret: str, open_demo) -> None:
+    """The live question, its answers as bars and the teacher's buttons; redrawn every REFRESH_S."""
+    try:
+        room, counts = store().snapshot(code)
+    except NoRoom:                                # closed (here or on another screen) or expired
+        st.session_state.pop("_live_room", None)
+        st.session_state["_live_save_host"] = None
+        st.rerun(scope="app")
+    except (SQLAlchemyError, OSError) as error:
+        st.warning(explain(error), icon=":material/cloud_off:")
+        return
+    language = ui.lang()
+    ids = [ex.id for ex in EXERCISES]
+    pick_key = f"live_pick_{room.round}"          # a new round draws a new picker showing the live question
+    st.selectbox(ui.tr("live.pick"), range(len(ids)), index=ids.index(room.question) if room.question else None,
+                 format_func=lambda i: f"{i + 1}. " + t(f"classroom.q_{ids[i]}", language, **EXERCISES[i].fields()),
+                 placeholder=ui.tr("live.pick_placeholder"), key=pick_key, on_change=_ask, args=(code, secret, pick_key))
+    if room.question is None:
+        st.info(ui.tr("live.no_question"), icon=":material/touch_app:")
+    else:
+        ex = QUESTIONS[room.question]
+        st.markdown(f"**{ids.index(ex.id) + 1}. {ui.tr(f'classroom.q_{ex.id}', **ex.fields())}**")
+        st.html(tally_html(option_words(ex, language), counts, ex.answer if room.revealed else None,
+                           ui.tr("live.right_mark")))
+        n = sum(counts)
+        st.html(f'<div class="gdn-live-count" data-n="{n}">{ui.tr("live.answers_one" if n == 1 else "live.answers", n=n)}</div>')
+    reveal, ahead, again, close = st.columns(4)
+    reveal.button(ui.tr("live.reveal"), icon=":material/visibility:", type="primary", width="stretch",
+                  key="live_reveal", disabled=room.question is None or room.revealed,
+                  on_click=attempt, args=(store().reveal, code, secret))
+    following = EXERCISES[(ids.index(room.question) + 1) % len(ids) if room.question else 0]
+    ahead.button(ui.tr("live.next"), icon=":material/skip_next:", width="stretch", key="live_next",
+                 on_click=attempt, args=(store().ask, code, secret, following.id, following.n_options))
+    again.button(ui.tr("live.reset"), icon=":material/restart_alt:", width="stretch", key="live_reset",
+                 disabled=room.question is None, on_click=attempt, args=(store().reset, code, secret))
+    if close.button(ui.tr("live.close"), icon=":material/stop_circle:", width="stretch", key="live_close",
+                    on_click=_close, args=(code, secret)):
+        st.rerun(scope="app")                      # the whole page: the start button comes back
+    show_message()
+    if room.question and room.revealed:
+        ex = QUESTIONS[room.question]
+        st.markdown(ui.tr(f"classroom.e_{ex.id}", **ex.fields()))
+        if st.button(ui.tr("classroom.show_demo"), key="live_demo", icon=":material/play_circle:"):
+            open_demo(ex.demo)
+
+
+# --- a student ----------------------------------------------------------------------------------------
+def student_view(raw_code: str) -> None:
+    """The whole page on a student's phone."""
+    st.html(STUDENT_CSS)
+    try:
+        code = normalize_code(raw_code)
+    except NoRoom:
+        st.error(ui.tr("live.err_no_room", code=str(raw_code)[:12]), icon=":material/error:")
+        return
+    voter = identity()["voter"]
+    if voter:
+        st.session_state["_live_voter"] = voter
+    with st.container(key="live_student"):
+        student_board(code)
+
+
+def _vote(code: str, voter: str, round_: int, choice: int) -> None:
+    if attempt(store().vote, code, voter, round_, choice):
+        st.session_state["_live_mine"] = (code, round_, choice)
+
+
+def my_choice(code: str, voter: str, round_: int) -> int | None:
+    """This browser's answer in this round: remembered from its last vote, else read once from the store
+    (a reloaded phone shows what it answered)."""
+    known = st.session_state.get("_live_mine")
+    if known is None or known[:2] != (code, round_):
+        known = st.session_state["_live_mine"] = (code, round_, store().my_vote(code, voter, round_))
+    return known[2]
+
+
+@st.fragment(run_every=REFRESH_S)
+def student_board(code: str) -> None:
+    try:
+        room = store().room(code)
+    except NoRoom:
+        seen = st.session_state.get("_live_seen") == code
+        st.info(ui.tr("live.ended")) if seen else st.error(ui.tr("live.err_no_room", code=code), icon=":material/error:")
+        return
+    except (SQLAlchemyError, OSError) as error:
+        st.warning(explain(error), icon=":material/cloud_off:")
+        return
+    st.session_state["_live_seen"] = code
+    st.markdown(f"#### {ui.tr('live.title', code=code)}")
+    voter = st.session_state.get("_live_voter")
+    if room.question is None or voter is None:
+        st.info(ui.tr("live.waiting" if voter else "live.connecting"), icon=":material/hourglass_top:")
+        return
+    ex, language = QUESTIONS[room.question], ui.lang()
+    mine = my_choice(code, voter, room.round)
+    st.markdown(f"**{ui.tr(f'classroom.q_{ex.id}', **ex.fields())}**")
+    for i, words in enumerate(option_words(ex, language)):
+        marks = [ui.tr("live.right_mark")] * (room.revealed and i == ex.answer) + [ui.tr("live.mine_mark")] * (
+            room.revealed and i == mine)                       # after the reveal the buttons are grey: say which
+        label = f"{'✓ ' * (room.revealed and i == ex.answer)}{LETTERS[i]}  ·  {words}"
+        st.button(label + (f"  ({', '.join(marks)})" if marks else ""), key=f"live_opt_{room.round}_{i}", width="stretch",
+                  type="primary" if mine == i else "secondary", disabled=room.revealed,
+                  on_click=_vote, args=(code, voter, room.round, i))
+    show_message()
+    if room.revealed:
+        right = f"{LETTERS[ex.answer]} · {option_words(ex, language)[ex.answer]}"
+        if mine == ex.answer:
+            st.success(ui.tr("classroom.right"), icon=":material/check_circle:")
+        else:
+            st.error(ui.tr("classroom.wrong", answer=right) if mine is not None else
+                     f"{ui.tr('live.no_answer')} {ui.tr('classroom.wrong', answer=right)}", icon=":material/cancel:")
+        st.markdown(ui.tr(f"classroom.e_{ex.id}", **ex.fields()))
+    elif mine is not None:
+        st.success(ui.tr("live.your_answer", letter=LETTERS[mine]), icon=":material/how_to_vote:")
