@@ -1,0 +1,133 @@
+"""A live class through deploy/serve-class.sh --replicas 2: a teacher's projector and 12 phone-sized
+students in their own browser contexts (own cookies, own localStorage), spread over both replicas by
+nginx, all writing one SQLite store. Every vote is counted once on the projector, a changed answer
+replaces the old one, the phones follow the teacher, and a student has no way to the teacher's controls."""
+import os
+import re
+import signal
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.app_server import free_port
+from tests.test_deploy import wait_ok
+
+ROOT = Path(__file__).resolve().parent.parent
+STUDENTS = 12
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+FOLLOW_MS = 2_000           # the issue's bound: a vote on the projector, a teacher's move on the phones
+
+
+@pytest.fixture
+def two_replicas(tmp_path):
+    port = free_port()
+    env = {**os.environ, "GDN_CLASS_DB": str(tmp_path / "class.db")}      # every replica: one store
+    proc = subprocess.Popen(["bash", "deploy/serve-class.sh", "--replicas", "2", "--port", str(port)], cwd=ROOT,
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    lines = []
+    while not any(line.startswith("serving on") for line in lines):
+        line = proc.stderr.readline()
+        if not line:
+            raise RuntimeError("serve-class.sh ended early:\n" + "".join(lines))
+        lines.append(line)
+    logs = Path(re.search(r"logs in (\S+)\)", lines[-1]).group(1))
+    url = f"http://127.0.0.1:{port}"
+    assert wait_ok(f"{url}/_stcore/health", 60)
+    try:
+        yield url, logs
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=30)
+
+
+def button(page, key: str):
+    """The button of widget `key` (the visible one: while a page reruns, an old copy may linger hidden)."""
+    return page.locator(f".st-key-{key} button:visible").first
+
+
+def projector_counts(page) -> list[int]:
+    return [int(c) for c in page.locator(".gdn-tally .opt").evaluate_all("els => els.map(e => e.dataset.count)")]
+
+
+def wait_counts(page, expected: list[int], timeout: int = FOLLOW_MS) -> None:
+    """The projector shows exactly `expected` (per option) and their sum as the number of answers."""
+    page.wait_for_function(
+        """([want, n]) => {
+             const got = [...document.querySelectorAll('.gdn-tally .opt')].map(e => +e.dataset.count);
+             const total = document.querySelector('.gdn-live-count');
+             return JSON.stringify(got) === JSON.stringify(want) && total && +total.dataset.n === n; }""",
+        arg=[expected, sum(expected)], timeout=timeout)
+
+
+def tap(student, option: int, round_: int) -> None:
+    """Tap an option and wait for the acknowledgement (shown only after the vote is committed)."""
+    student.locator(f".st-key-live_opt_{round_}_{option} button").click()
+    student.wait_for_selector(f".st-key-live_opt_{round_}_{option} button[kind=primary]", timeout=20_000)
+    student.wait_for_selector('[data-testid="stAlertContentSuccess"]', timeout=20_000)
+
+
+@pytest.mark.browser
+def test_a_teacher_and_twelve_phones_through_two_replicas(two_replicas, browser):
+    url, logs = two_replicas
+    teacher_context = browser.new_context(viewport={"width": 1280, "height": 720})
+    teacher = teacher_context.new_page()
+    teacher.goto(f"{url}/classroom?lang=en&mode=lecture")
+    button(teacher, "live_start").click(timeout=90_000)
+    code = teacher.locator(".gdn-live-code").get_attribute("data-code", timeout=30_000)
+    button(teacher, "live_next").click()              # no question yet: "next" asks the first
+    teacher.wait_for_selector(".gdn-tally", timeout=20_000)
+    n_options = teacher.locator(".gdn-tally .opt").count()
+    assert projector_counts(teacher) == [0] * n_options
+
+    students, contexts = [], [teacher_context]
+    for i in range(STUDENTS):
+        context = browser.new_context(**PHONE)
+        page = context.new_page()
+        page.goto(f"{url}/classroom?lang={'zh' if i % 2 else 'en'}&join={code.lower()}")
+        page.wait_for_selector(".st-key-live_opt_1_0 button", timeout=90_000)
+        students.append(page)
+        contexts.append(context)
+
+    expected = [0] * n_options
+    for i, student in enumerate(students):
+        tap(student, i % n_options, 1)
+        expected[i % n_options] += 1
+        wait_counts(teacher, expected)                 # each vote on the projector within 2 s, counted once
+    for i, student in enumerate(students[:4]):         # four change their minds: still one vote each
+        new = (i + 1) % n_options
+        tap(student, new, 1)
+        expected[i % n_options] -= 1
+        expected[new] += 1
+        wait_counts(teacher, expected)
+    assert sum(expected) == STUDENTS
+
+    # A student (no secret) opening the classroom page gets no control of this room.
+    outsider = students[0].context.new_page()
+    outsider.goto(f"{url}/classroom?lang=en")
+    button(outsider, "live_start").wait_for(timeout=60_000)
+    assert outsider.locator(".st-key-live_reveal, .st-key-live_reset, .st-key-live_close").count() == 0
+    outsider.close()
+
+    button(teacher, "live_reveal").click()
+    teacher.wait_for_selector(".gdn-tally .opt.right", timeout=FOLLOW_MS + 1_000)
+    right = int(teacher.locator(".gdn-tally .opt.right").get_attribute("data-option"))
+    for student in students:                           # every phone shows the answer, and can no longer vote
+        student.wait_for_selector(f".st-key-live_opt_1_{right} button:disabled >> text=✓", timeout=FOLLOW_MS + 1_000)
+    assert projector_counts(teacher) == expected       # the reveal changed no count
+
+    button(teacher, "live_next").click()
+    for student in students:                           # the phones follow the teacher to the next question
+        student.wait_for_selector(".st-key-live_opt_2_0 button:enabled", timeout=FOLLOW_MS + 1_000)
+    wait_counts(teacher, [0] * teacher.locator(".gdn-tally .opt").count())
+
+    button(teacher, "live_close").click()
+    teacher.wait_for_selector(".st-key-live_start button", timeout=20_000)
+    for student in students[:3]:
+        student.wait_for_selector('[data-testid="stAlertContentInfo"]', timeout=FOLLOW_MS + 1_000)
+    for context in contexts:
+        context.close()
+    # nginx logs a websocket when it closes: the sessions were spread over both replicas.
+    streams = [line for line in (logs / "access.log").read_text().splitlines() if "/_stcore/stream" in line]
+    assert len({re.search(r"-> (\S+)", line).group(1) for line in streams}) == 2
