@@ -1,0 +1,242 @@
+"""A live class under load, through the real app: N students vote through deploy/serve-class.sh --replicas R.
+
+Every student is a websocket client speaking Streamlit's own protocol (as bench/load_ws.py): it opens
+/classroom?join=CODE on nginx, sends its browser id the way the page's localStorage component does,
+then does what a phone's frontend does: reruns the student fragment every second (run_every) and, at a
+random moment, taps an option (a button trigger); a quarter of the students change their answer once.
+A vote counts as acknowledged when the fragment run that handled the tap shows "Your answer is in"
+(the app draws it only after the store committed the vote).
+
+The teacher is one more websocket session, connected straight to replica 0 (so the killed replica is
+never the teacher's): it presses "Start a live session" and "Next question" like the browser would,
+then reruns the projector fragment every second and reads "<n> answers" from what the app draws.
+
+    projector lag   a vote's acknowledgement -> the first projector frame whose count includes it
+                    (counts only grow within a round: the k-th acknowledged first vote is in every frame
+                    showing >= k answers); p50 / p95 over all first votes
+    lost / doubled  the store's final counts against each student's last acknowledged answer
+    kill            one replica (not the teacher's) is SIGKILLed while votes are in flight; its students
+                    reconnect through nginx to another replica and tap again if their tap was not
+                    acknowledged (a phone's frontend reconnects by itself; a student whose answer did
+                    not show taps again)
+    restart         after the run the whole server (and PostgreSQL) is stopped and started again; the
+                    room and its counts are read back
+
+    python bench/live_class.py --students 200 --replicas 4 --store both     # sqlite, then postgresql
+
+It prints the numbers per store; 127.0.0.1 only. Needs nginx, and for postgresql Debian's postgresql.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import re
+import secrets
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import websockets  # noqa: E402  (a dependency of the benches only)
+from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
+from streamlit.proto.WidgetStates_pb2 import WidgetState  # noqa: E402
+
+from bench.load_classroom import percentile  # noqa: E402
+from gdn.live.store import Store  # noqa: E402
+from tests.app_server import free_port  # noqa: E402
+from tests.pg_server import postgres_server  # noqa: E402
+
+POLL_S = 1.0                # the app's fragments: run_every=1.0
+
+
+class Session:
+    """One browser tab as the server sees it: sends reruns, reads what the script draws."""
+
+    def __init__(self, ws, query: str):
+        self.ws, self.query = ws, query
+        self.widgets: dict[str, str] = {}         # widget id by its key
+        self.fragment = ""                        # the page's fragment (one per page here)
+        self.bodies: list[str] = []               # html / markdown / alert bodies of the last run
+
+    async def run(self, widgets=(), fragment: bool = False, timeout: float = 120.0) -> list[str]:
+        msg = BackMsg()
+        state = msg.rerun_script
+        state.query_string, state.page_name = self.query, "classroom"
+        state.fragment_id = self.fragment if fragment else ""
+        state.widget_states.widgets.extend(widgets)
+        await self.ws.send(msg.SerializeToString())
+        self.bodies = []
+        while True:
+            fwd = ForwardMsg()
+            fwd.ParseFromString(await asyncio.wait_for(self.ws.recv(), timeout))
+            kind = fwd.WhichOneof("type")
+            if kind == "script_finished":
+                return self.bodies
+            if kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
+                element = fwd.delta.new_element
+                inner = getattr(element, element.WhichOneof("type"))
+                if fwd.delta.fragment_id:
+                    self.fragment = fwd.delta.fragment_id
+                if getattr(inner, "id", ""):
+                    self.widgets[inner.id.rsplit("-", 1)[-1]] = inner.id
+                if getattr(inner, "body", ""):
+                    self.bodies.append(inner.body)
+                if getattr(inner, "label", ""):
+                    self.bodies.append(inner.label)
+
+    def trigger(self, key: str) -> WidgetState:
+        return WidgetState(id=self.widgets[key], trigger_value=True)
+
+    def identity(self, voter: str) -> WidgetState:
+        """What the localStorage component reports: this browser's id."""
+        wid = next(w for k, w in self.widgets.items() if k.endswith("live_identity"))
+        return WidgetState(id=wid, json_value=json.dumps({"voter": voter, "host": None}))
+
+
+async def teacher(direct_url: str, out: dict, stop: asyncio.Event) -> None:
+    async with websockets.connect(direct_url, subprotocols=["streamlit"], max_size=None) as ws:
+        s = Session(ws, "lang=en")
+        await s.run()
+        await s.run([s.trigger("live_start")])
+        out["code"] = re.search(r'data-code="(\w+)"', " ".join(s.bodies)).group(1)
+        await s.run([s.trigger("live_next")], fragment=True)      # asks the first question (round 1)
+        out["ready"].set()
+        while not stop.is_set():
+            t0 = time.monotonic()
+            bodies = await s.run(fragment=True)
+            n = re.search(r'gdn-live-count" data-n="(\d+)"', " ".join(bodies))
+            out["frames"].append((time.monotonic(), int(n.group(1)) if n else -1))
+            await asyncio.sleep(max(0.0, POLL_S - (time.monotonic() - t0)))
+
+
+async def student(i: int, nginx_url: str, out: dict, rng: random.Random) -> None:
+    voter, n_options = secrets.token_hex(16), out["n_options"]
+    plan = [rng.randrange(n_options)] + ([rng.randrange(n_options)] if i % 4 == 0 else [])   # a quarter change
+    start = time.monotonic() + rng.uniform(0, out["window"])
+    taps = [start + k * rng.uniform(2, 6) for k in range(len(plan))]
+    done = 0
+    while done < len(plan):
+        try:
+            async with websockets.connect(nginx_url, subprotocols=["streamlit"], max_size=None,
+                                          open_timeout=60) as ws:
+                s = Session(ws, f"lang=en&join={out['code']}")
+                await s.run()
+                await s.run([s.identity(voter)])          # the component's report: a full rerun
+                while done < len(plan):
+                    t0 = time.monotonic()
+                    if t0 >= taps[done]:
+                        bodies = await s.run([s.trigger(f"live_opt_1_{plan[done]}")], fragment=True)
+                        if any("Your answer is in" in b for b in bodies):
+                            out["acks"].append((time.monotonic(), i, plan[done], done))
+                            done += 1
+                            continue
+                        out["refused"].append(" ".join(bodies)[-120:])
+                    await s.run(fragment=True)             # run_every: the phone follows the teacher
+                    await asyncio.sleep(max(0.0, POLL_S - (time.monotonic() - t0)))
+        except (OSError, asyncio.TimeoutError, websockets.ConnectionClosed, KeyError, StopIteration) as e:
+            out["reconnects"].append(f"{type(e).__name__}")      # the replica died: reconnect, tap again
+            await asyncio.sleep(rng.uniform(0.2, 1.0))
+
+
+@contextlib.contextmanager
+def class_server(replicas: int, db: str):
+    port = free_port()
+    proc = subprocess.Popen(["bash", "deploy/serve-class.sh", "--replicas", str(replicas), "--port", str(port)],
+                            cwd=ROOT, env={**os.environ, "GDN_CLASS_DB": db}, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    lines = []
+    while not any(line.startswith("serving on") for line in lines):
+        line = proc.stderr.readline()
+        if not line:
+            raise RuntimeError("serve-class.sh ended early:\n" + "".join(lines))
+        lines.append(line)
+    replicas_at = [(int(m.group(1)), m.group(2)) for m in (re.search(r"pid (\d+) on (\S+)", x) for x in lines) if m]
+    try:
+        time.sleep(1.0)                                    # nginx's listen socket
+        yield f"ws://127.0.0.1:{port}/_stcore/stream", replicas_at
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=60)
+
+
+async def class_run(nginx: str, replicas_at, students: int, window: float, kill: bool) -> dict:
+    out = {"frames": [], "acks": [], "refused": [], "reconnects": [], "ready": asyncio.Event(), "window": window,
+           "n_options": 4}
+    stop = asyncio.Event()
+    teacher_task = asyncio.create_task(teacher(f"ws://{replicas_at[0][1]}/_stcore/stream", out, stop))
+    await asyncio.wait_for(out["ready"].wait(), 120)
+    rng = random.Random(0)
+    tasks = [asyncio.create_task(student(i, nginx, out, rng)) for i in range(students)]
+    if kill:
+        await asyncio.sleep(window / 2)                    # mid-vote
+        os.kill(replicas_at[-1][0], signal.SIGKILL)
+        out["killed_at"] = time.monotonic()
+    await asyncio.gather(*tasks)
+    await asyncio.sleep(2 * POLL_S + 1)                    # the projector's last frames
+    stop.set()
+    await teacher_task
+    return out
+
+
+def lags(out: dict) -> list[float]:
+    firsts = sorted(t for t, _, _, k in out["acks"] if k == 0)
+    frames = out["frames"]
+    result = []
+    for k, acked in enumerate(firsts, start=1):
+        seen = next((t for t, n in frames if t >= acked and n >= k), None)
+        result.append(seen - acked if seen is not None else float("inf"))
+    return result
+
+
+def one_store(label: str, db: str, students: int, replicas: int, window: float, restart) -> None:
+    with class_server(replicas, db) as (nginx, replicas_at):
+        t0 = time.monotonic()
+        out = asyncio.run(class_run(nginx, replicas_at, students, window, kill=True))
+        wall = time.monotonic() - t0
+    final = {}
+    for _, i, choice, _ in sorted(out["acks"]):            # each student's last acknowledged answer
+        final[i] = choice
+    expected = [sum(1 for c in final.values() if c == o) for o in range(out["n_options"])]
+    restart()
+    room, counts = Store(db).snapshot(out["code"])         # after the restart: a fresh process, a fresh pool
+    lag = lags(out)
+    lost = sum(max(0, e - c) for e, c in zip(expected, counts))
+    doubled = sum(max(0, c - e) for e, c in zip(expected, counts))
+    print(f"{label}: {students} students through {replicas} replicas, one replica killed mid-vote, wall {wall:.0f} s")
+    print(f"  votes acknowledged: {len(out['acks'])} ({len(final)} students, {len(out['acks']) - len(final)} changes); "
+          f"reconnects {len(out['reconnects'])}; refused taps {len(out['refused'])}")
+    print(f"  projector lag: p50 {percentile(lag, 50):.2f} s, p95 {percentile(lag, 95):.2f} s, max {max(lag):.2f} s "
+          f"(n={len(lag)}, {len(out['frames'])} projector frames)")
+    print(f"  after a restart: room {room.code} question {room.question}, counts {counts}, expected {expected}: "
+          f"lost {lost}, doubled {doubled}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--students", type=int, default=200)
+    ap.add_argument("--replicas", type=int, default=4)
+    ap.add_argument("--window", type=float, default=30.0, help="seconds over which the students' first taps spread")
+    ap.add_argument("--store", choices=["sqlite", "postgresql", "both"], default="both")
+    a = ap.parse_args()
+    if not 1 <= a.students <= 500 or not 2 <= a.replicas <= 8:
+        ap.error("1 <= students <= 500 and 2 <= replicas <= 8 (one is killed)")
+    if a.store in ("sqlite", "both"):
+        with tempfile.TemporaryDirectory() as tmp:
+            one_store("SQLite", str(Path(tmp) / "class.db"), a.students, a.replicas, a.window, lambda: None)
+    if a.store in ("postgresql", "both"):
+        with postgres_server() as pg:
+            one_store("PostgreSQL", pg.url, a.students, a.replicas, a.window, pg.restart)
+
+
+if __name__ == "__main__":
+    main()
