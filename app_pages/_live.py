@@ -2,12 +2,15 @@
 bars, reveal / next / reset / close) and a student's phone (?join=CODE: the question as big buttons).
 
 Every replica reads and writes one store (gdn/live/store.py); nothing here is kept per process except
-the store's connection pool. Both sides poll it in a fragment every REFRESH_S, so a vote reaches the
-projector and a teacher's move reaches the phones within about 2 * REFRESH_S without anyone touching
-anything. The teacher's secret stays in the teacher's session and in that browser's localStorage (so
-a reload or a reconnect to another replica keeps the room), never in the address the projector shows.
+the store's connection pool. Both sides poll it in a fragment (the projector every REFRESH_S, a phone
+every FOLLOW_S), so a vote reaches the projector and a teacher's move reaches the phones within 2 s
+without anyone touching anything. The teacher's secret stays in the teacher's session and in that
+browser's localStorage (so a reload or a reconnect to another replica keeps the room), never in the
+address the projector shows.
 """
 from __future__ import annotations
+
+import logging
 
 import streamlit as st
 from sqlalchemy.exc import SQLAlchemyError
@@ -19,7 +22,9 @@ from gdn.live.store import MAX_STUDENTS, LiveError, NoRoom, Store, normalize_cod
 from app_pages._support import ui
 from app_pages._support.share import qr_png, share_url
 
-REFRESH_S = 1.0
+REFRESH_S = 1.0             # the projector: a vote shows within about a second
+FOLLOW_S = 1.5              # a phone: follows the teacher within 2 s, at two thirds of the projector's cost
+LOG = logging.getLogger(__name__)
 QUESTIONS = {ex.id: ex for ex in EXERCISES}
 STUDENT_CSS = """<style>
 .st-key-live_student button { min-height: 3.6rem; justify-content: flex-start; text-align: left; }
@@ -68,6 +73,8 @@ def attempt(action, *args) -> bool:
         action(*args)
         return True
     except (LiveError, SQLAlchemyError, OSError, ValueError) as error:
+        if not isinstance(error, LiveError):
+            LOG.warning("live class: %s failed: %s", getattr(action, "__name__", action), error)
         st.session_state["_live_message"] = explain(error)
         return False
 
@@ -222,7 +229,7 @@ def my_choice(code: str, voter: str, round_: int) -> int | None:
     return known[2]
 
 
-@st.fragment(run_every=REFRESH_S)
+@st.fragment(run_every=FOLLOW_S)
 def student_board(code: str) -> None:
     try:
         room = store().room(code)

@@ -2,8 +2,9 @@
 
 Every student is a websocket client speaking Streamlit's own protocol (as bench/load_ws.py): it opens
 /classroom?join=CODE on nginx, sends its browser id the way the page's localStorage component does,
-then does what a phone's frontend does: reruns the student fragment every second (run_every) and, at a
-random moment, taps an option (a button trigger); a quarter of the students change their answer once.
+then does what a phone's frontend does: reruns the student fragment every 1.5 s (run_every) until the
+lesson ends and, at a random moment, taps an option (a button trigger); a quarter of the students
+change their answer once. Students join over the first half of the window, as a room scans a QR code.
 A vote counts as acknowledged when the fragment run that handled the tap shows "Your answer is in"
 (the app draws it only after the store committed the vote).
 
@@ -22,7 +23,13 @@ then reruns the projector fragment every second and reads "<n> answers" from wha
     restart         after the run the whole server (and PostgreSQL) is stopped and started again; the
                     room and its counts are read back
 
+    replica CPU     CPU seconds the replicas used per student fragment run (what one phone costs a
+                    second), hence students per core at one poll a second
+    store rate      --throughput: 4 processes (as 4 replicas) voting as fast as they can, and reading the
+                    projector's snapshot as fast as they can: votes and snapshots per second per store
+
     python bench/live_class.py --students 200 --replicas 4 --store both     # sqlite, then postgresql
+    python bench/live_class.py --throughput --store both
 
 It prints the numbers per store; 127.0.0.1 only. Needs nginx, and for postgresql Debian's postgresql.
 """
@@ -41,6 +48,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -56,7 +64,8 @@ from gdn.live.store import Store  # noqa: E402
 from tests.app_server import free_port  # noqa: E402
 from tests.pg_server import postgres_server  # noqa: E402
 
-POLL_S = 1.0                # the app's fragments: run_every=1.0
+POLL_S = 1.0                # the projector fragment's run_every (app_pages/_live.py: REFRESH_S)
+FOLLOW_S = 1.5              # a phone's fragment's run_every (FOLLOW_S)
 
 
 class Session:
@@ -122,27 +131,33 @@ async def teacher(direct_url: str, out: dict, stop: asyncio.Event) -> None:
 async def student(i: int, nginx_url: str, out: dict, rng: random.Random) -> None:
     voter, n_options = secrets.token_hex(16), out["n_options"]
     plan = [rng.randrange(n_options)] + ([rng.randrange(n_options)] if i % 4 == 0 else [])   # a quarter change
-    start = time.monotonic() + rng.uniform(0, out["window"])
+    joins = time.monotonic() + rng.uniform(0, out["window"] / 2)
+    start = joins + rng.uniform(3, out["window"] / 2)
     taps = [start + k * rng.uniform(2, 6) for k in range(len(plan))]
+    end = time.monotonic() + out["window"] + 8          # the phone stays open after its last tap
     done = 0
-    while done < len(plan):
+    await asyncio.sleep(joins - time.monotonic())
+    while done < len(plan) or time.monotonic() < end:
         try:
             async with websockets.connect(nginx_url, subprotocols=["streamlit"], max_size=None,
                                           open_timeout=60) as ws:
                 s = Session(ws, f"lang=en&join={out['code']}")
                 await s.run()
                 await s.run([s.identity(voter)])          # the component's report: a full rerun
-                while done < len(plan):
+                while done < len(plan) or time.monotonic() < end:
                     t0 = time.monotonic()
-                    if t0 >= taps[done]:
+                    if done < len(plan) and t0 >= taps[done]:
                         bodies = await s.run([s.trigger(f"live_opt_1_{plan[done]}")], fragment=True)
-                        if any("Your answer is in" in b for b in bodies):
+                        mark = f"Your answer is in: {'ABCDEFGH'[plan[done]]}."     # this tap's answer, not the last one's
+                        if any(mark in b for b in bodies):
                             out["acks"].append((time.monotonic(), i, plan[done], done))
                             done += 1
                             continue
-                        out["refused"].append(" ".join(bodies)[-120:])
+                        out["refused"].append(next((b for b in bodies if "answer" in b.lower() or "session" in b.lower()
+                                                    or "store" in b.lower()), " ".join(bodies)[-160:])[:160])
                     await s.run(fragment=True)             # run_every: the phone follows the teacher
-                    await asyncio.sleep(max(0.0, POLL_S - (time.monotonic() - t0)))
+                    out["polls"] += 1
+                    await asyncio.sleep(max(0.0, FOLLOW_S - (time.monotonic() - t0)))
         except (OSError, asyncio.TimeoutError, websockets.ConnectionClosed, KeyError, StopIteration) as e:
             out["reconnects"].append(f"{type(e).__name__}")      # the replica died: reconnect, tap again
             await asyncio.sleep(rng.uniform(0.2, 1.0))
@@ -171,7 +186,8 @@ def class_server(replicas: int, db: str):
 
 async def class_run(nginx: str, replicas_at, students: int, window: float, kill: bool) -> dict:
     out = {"frames": [], "acks": [], "refused": [], "reconnects": [], "ready": asyncio.Event(), "window": window,
-           "n_options": 4}
+           "n_options": 4, "polls": 0}
+    cpu0 = {pid: cpu_seconds(pid) for pid, _ in replicas_at}
     stop = asyncio.Event()
     teacher_task = asyncio.create_task(teacher(f"ws://{replicas_at[0][1]}/_stcore/stream", out, stop))
     await asyncio.wait_for(out["ready"].wait(), 120)
@@ -179,13 +195,22 @@ async def class_run(nginx: str, replicas_at, students: int, window: float, kill:
     tasks = [asyncio.create_task(student(i, nginx, out, rng)) for i in range(students)]
     if kill:
         await asyncio.sleep(window / 2)                    # mid-vote
+        out["killed_cpu"] = cpu_seconds(replicas_at[-1][0]) - cpu0[replicas_at[-1][0]]
         os.kill(replicas_at[-1][0], signal.SIGKILL)
         out["killed_at"] = time.monotonic()
     await asyncio.gather(*tasks)
     await asyncio.sleep(2 * POLL_S + 1)                    # the projector's last frames
     stop.set()
     await teacher_task
+    out["cpu"] = out.get("killed_cpu", 0.0) + sum(cpu_seconds(pid) - cpu0[pid] for pid, _ in replicas_at[:-1 if kill else None])
     return out
+
+
+def cpu_seconds(pid: int) -> float:
+    """user + system CPU time of a process so far (/proc/PID/stat fields 14 and 15)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def lags(out: dict) -> list[float]:
@@ -214,11 +239,45 @@ def one_store(label: str, db: str, students: int, replicas: int, window: float, 
     doubled = sum(max(0, c - e) for e, c in zip(expected, counts))
     print(f"{label}: {students} students through {replicas} replicas, one replica killed mid-vote, wall {wall:.0f} s")
     print(f"  votes acknowledged: {len(out['acks'])} ({len(final)} students, {len(out['acks']) - len(final)} changes); "
-          f"reconnects {len(out['reconnects'])}; refused taps {len(out['refused'])}")
+          f"reconnects {len(out['reconnects'])}; taps not acknowledged (tapped again) {len(out['refused'])} "
+          f"{sorted(set(out['refused']))[:3]}")
     print(f"  projector lag: p50 {percentile(lag, 50):.2f} s, p95 {percentile(lag, 95):.2f} s, max {max(lag):.2f} s "
           f"(n={len(lag)}, {len(out['frames'])} projector frames)")
     print(f"  after a restart: room {room.code} question {room.question}, counts {counts}, expected {expected}: "
           f"lost {lost}, doubled {doubled}")
+    per_run = out["cpu"] / max(out["polls"], 1)
+    print(f"  replica CPU: {out['cpu']:.1f} s over {wall:.0f} s for {out['polls']} student fragment runs (and the joins, "
+          f"taps, projector): {1000 * per_run:.1f} ms a run -> about {1 / (per_run / FOLLOW_S):.0f} phones per busy core")
+
+
+def _hammer(db: str, seconds: float, seed: int) -> tuple[int, int]:
+    """One "replica": votes from fresh students (a new room every 500) for `seconds`, then reads snapshots."""
+    store, rng = Store(db), random.Random(seed)
+    code, secret = store.create_room()
+    store.ask(code, secret, "alpha_zero", 4)
+    votes, seated, end = 0, 0, time.monotonic() + seconds
+    while time.monotonic() < end:
+        if seated == 500:
+            code, secret = store.create_room()
+            store.ask(code, secret, "alpha_zero", 4)
+            seated = 0
+        store.vote(code, secrets.token_hex(16), 1, rng.randrange(4))
+        votes, seated = votes + 1, seated + 1
+    reads, end = 0, time.monotonic() + seconds
+    while time.monotonic() < end:
+        store.snapshot(code)
+        reads += 1
+    store.dispose()
+    return votes, reads
+
+
+def throughput(label: str, db: str, seconds: float = 5.0, writers: int = 4) -> None:
+    Store(db).dispose()                                    # the schema, once
+    with ProcessPoolExecutor(writers) as pool:
+        results = list(pool.map(_hammer, [db] * writers, [seconds] * writers, range(writers)))
+    votes, reads = sum(r[0] for r in results), sum(r[1] for r in results)
+    print(f"{label}: {writers} processes, {seconds:g} s each phase: {votes / seconds:.0f} votes/s committed, "
+          f"{reads / seconds:.0f} projector snapshots/s")
 
 
 def main() -> None:
@@ -227,15 +286,19 @@ def main() -> None:
     ap.add_argument("--replicas", type=int, default=4)
     ap.add_argument("--window", type=float, default=30.0, help="seconds over which the students' first taps spread")
     ap.add_argument("--store", choices=["sqlite", "postgresql", "both"], default="both")
+    ap.add_argument("--throughput", action="store_true", help="only the store's own rates, no app")
     a = ap.parse_args()
     if not 1 <= a.students <= 500 or not 2 <= a.replicas <= 8:
         ap.error("1 <= students <= 500 and 2 <= replicas <= 8 (one is killed)")
     if a.store in ("sqlite", "both"):
         with tempfile.TemporaryDirectory() as tmp:
-            one_store("SQLite", str(Path(tmp) / "class.db"), a.students, a.replicas, a.window, lambda: None)
+            db = str(Path(tmp) / "class.db")
+            throughput("SQLite", db) if a.throughput else one_store("SQLite", db, a.students, a.replicas, a.window,
+                                                                    lambda: None)
     if a.store in ("postgresql", "both"):
         with postgres_server() as pg:
-            one_store("PostgreSQL", pg.url, a.students, a.replicas, a.window, pg.restart)
+            throughput("PostgreSQL", pg.url) if a.throughput else one_store("PostgreSQL", pg.url, a.students,
+                                                                            a.replicas, a.window, pg.restart)
 
 
 if __name__ == "__main__":

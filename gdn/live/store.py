@@ -28,6 +28,7 @@ import re
 import secrets
 import time
 from dataclasses import dataclass
+from functools import wraps
 from pathlib import Path
 from typing import Callable
 
@@ -109,6 +110,23 @@ votes = sa.Table(
     sa.Column("choice", sa.Integer, nullable=False),
     sa.Column("at", sa.Float, nullable=False),
 )
+
+
+def retried(method):
+    """Run a write again when the database says "busy" (SQLite: another process held the lock past the
+    busy timeout, or recovered the WAL after a replica was killed) or dropped the connection (PostgreSQL
+    restarted). Safe: a failed transaction rolled back whole, and every write here can be repeated (a
+    vote is an upsert, and the rate limit counts only committed votes)."""
+    @wraps(method)
+    def run(self, *args, **kwargs):
+        for attempt in range(4):
+            try:
+                return method(self, *args, **kwargs)
+            except sa.exc.OperationalError:
+                if attempt == 3:
+                    raise
+                time.sleep(0.05 * 2 ** attempt)
+    return run
 
 
 @dataclass(frozen=True)
@@ -220,6 +238,7 @@ class Store:
             return code, secret
         raise RuntimeError("no free room code after 20 tries")
 
+    @retried
     def _teacher_update(self, code: str, secret: str, **values) -> Room:
         code = normalize_code(code)
         with self.writer.begin() as conn:
@@ -262,6 +281,7 @@ class Store:
         return row is not None and hmac.compare_digest(row.teacher_hash, _hash(secret or ""))
 
     # --- the students -----------------------------------------------------------------------------
+    @retried
     def vote(self, code: str, voter: str, round_: int, choice: int) -> None:
         """Store `voter`'s answer to round `round_`; returns only after the commit. A second vote in the
         same round replaces the first. Raises NoRoom, NotOpen (the round is over or revealed), BadVote,
