@@ -14,7 +14,10 @@ then reruns the projector fragment every second and reads "<n> answers" from wha
 
     projector lag   a vote's acknowledgement -> the first projector frame whose count includes it
                     (counts only grow within a round: the k-th acknowledged first vote is in every frame
-                    showing >= k answers); p50 / p95 over all first votes
+                    showing >= k answers); p50 / p95 over all first votes. Twice: the app's projector
+                    (the teacher's fragment, drawn by replica 0: includes that replica's queue when the
+                    machine is busy), and the store read directly every second by this process (how long
+                    a committed vote takes to be visible to every replica)
     lost / doubled  the store's final counts against each student's last acknowledged answer
     kill            one replica (not the teacher's) is SIGKILLed while votes are in flight; its students
                     reconnect through nginx to another replica and tap again if their tap was not
@@ -128,6 +131,17 @@ async def teacher(direct_url: str, out: dict, stop: asyncio.Event) -> None:
             await asyncio.sleep(max(0.0, POLL_S - (time.monotonic() - t0)))
 
 
+async def store_projector(out: dict, stop: asyncio.Event) -> None:
+    """The count read from the store itself every POLL_S, in a thread of this process."""
+    store = Store(out["db"])
+    while not stop.is_set():
+        t0 = time.monotonic()
+        n = sum((await asyncio.to_thread(store.snapshot, out["code"]))[1])
+        out["store_frames"].append((time.monotonic(), n))
+        await asyncio.sleep(max(0.0, POLL_S - (time.monotonic() - t0)))
+    store.dispose()
+
+
 async def student(i: int, nginx_url: str, out: dict, rng: random.Random) -> None:
     voter, n_options = secrets.token_hex(16), out["n_options"]
     plan = [rng.randrange(n_options)] + ([rng.randrange(n_options)] if i % 4 == 0 else [])   # a quarter change
@@ -184,13 +198,35 @@ def class_server(replicas: int, db: str):
         proc.wait(timeout=60)
 
 
-async def class_run(nginx: str, replicas_at, students: int, window: float, kill: bool) -> dict:
+async def calibrate(direct_url: str, db: str, pid: int, runs: int = 20) -> tuple[float, float]:
+    """Replica CPU seconds of one phone's full page run (a join) and of one fragment run (a poll), one
+    client alone on an otherwise idle replica: the unit costs of the capacity model."""
+    store = Store(db)
+    code, secret = store.create_room()
+    store.ask(code, secret, "alpha_zero", 4)
+    store.dispose()
+    costs = []
+    async with websockets.connect(direct_url, subprotocols=["streamlit"], max_size=None) as ws:
+        s = Session(ws, f"lang=en&join={code}")
+        await s.run()
+        await s.run([s.identity(secrets.token_hex(16))])
+        for fragment in (False, True):
+            c0 = cpu_seconds(pid)
+            for _ in range(runs):
+                await s.run(fragment=fragment)
+            costs.append((cpu_seconds(pid) - c0) / runs)
+    return costs[0], costs[1]
+
+
+async def class_run(nginx: str, replicas_at, students: int, window: float, kill: bool, db: str = "") -> dict:
     out = {"frames": [], "acks": [], "refused": [], "reconnects": [], "ready": asyncio.Event(), "window": window,
-           "n_options": 4, "polls": 0}
+           "n_options": 4, "polls": 0, "store_frames": [], "db": db}
+    out["join_cpu"], out["poll_cpu"] = await calibrate(f"ws://{replicas_at[1][1]}/_stcore/stream", db, replicas_at[1][0])
     cpu0 = {pid: cpu_seconds(pid) for pid, _ in replicas_at}
     stop = asyncio.Event()
     teacher_task = asyncio.create_task(teacher(f"ws://{replicas_at[0][1]}/_stcore/stream", out, stop))
     await asyncio.wait_for(out["ready"].wait(), 120)
+    store_task = asyncio.create_task(store_projector(out, stop))
     rng = random.Random(0)
     tasks = [asyncio.create_task(student(i, nginx, out, rng)) for i in range(students)]
     if kill:
@@ -202,6 +238,7 @@ async def class_run(nginx: str, replicas_at, students: int, window: float, kill:
     await asyncio.sleep(2 * POLL_S + 1)                    # the projector's last frames
     stop.set()
     await teacher_task
+    await store_task
     out["cpu"] = out.get("killed_cpu", 0.0) + sum(cpu_seconds(pid) - cpu0[pid] for pid, _ in replicas_at[:-1 if kill else None])
     return out
 
@@ -213,9 +250,8 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def lags(out: dict) -> list[float]:
+def lags(out: dict, frames: list) -> list[float]:
     firsts = sorted(t for t, _, _, k in out["acks"] if k == 0)
-    frames = out["frames"]
     result = []
     for k, acked in enumerate(firsts, start=1):
         seen = next((t for t, n in frames if t >= acked and n >= k), None)
@@ -226,7 +262,7 @@ def lags(out: dict) -> list[float]:
 def one_store(label: str, db: str, students: int, replicas: int, window: float, restart) -> None:
     with class_server(replicas, db) as (nginx, replicas_at):
         t0 = time.monotonic()
-        out = asyncio.run(class_run(nginx, replicas_at, students, window, kill=True))
+        out = asyncio.run(class_run(nginx, replicas_at, students, window, kill=True, db=db))
         wall = time.monotonic() - t0
     final = {}
     for _, i, choice, _ in sorted(out["acks"]):            # each student's last acknowledged answer
@@ -234,7 +270,7 @@ def one_store(label: str, db: str, students: int, replicas: int, window: float, 
     expected = [sum(1 for c in final.values() if c == o) for o in range(out["n_options"])]
     restart()
     room, counts = Store(db).snapshot(out["code"])         # after the restart: a fresh process, a fresh pool
-    lag = lags(out)
+    lag, store_lag = lags(out, out["frames"]), lags(out, out["store_frames"])
     lost = sum(max(0, e - c) for e, c in zip(expected, counts))
     doubled = sum(max(0, c - e) for e, c in zip(expected, counts))
     print(f"{label}: {students} students through {replicas} replicas, one replica killed mid-vote, wall {wall:.0f} s")
@@ -242,12 +278,13 @@ def one_store(label: str, db: str, students: int, replicas: int, window: float, 
           f"reconnects {len(out['reconnects'])}; taps not acknowledged (tapped again) {len(out['refused'])} "
           f"{sorted(set(out['refused']))[:3]}")
     print(f"  projector lag: p50 {percentile(lag, 50):.2f} s, p95 {percentile(lag, 95):.2f} s, max {max(lag):.2f} s "
-          f"(n={len(lag)}, {len(out['frames'])} projector frames)")
+          f"(n={len(lag)}, {len(out['frames'])} projector frames); the store read directly: p50 "
+          f"{percentile(store_lag, 50):.2f} s, p95 {percentile(store_lag, 95):.2f} s")
     print(f"  after a restart: room {room.code} question {room.question}, counts {counts}, expected {expected}: "
           f"lost {lost}, doubled {doubled}")
-    per_run = out["cpu"] / max(out["polls"], 1)
-    print(f"  replica CPU: {out['cpu']:.1f} s over {wall:.0f} s for {out['polls']} student fragment runs (and the joins, "
-          f"taps, projector): {1000 * per_run:.1f} ms a run -> about {1 / (per_run / FOLLOW_S):.0f} phones per busy core")
+    print(f"  replica CPU: {out['cpu']:.1f} s in the run ({out['polls']} phone polls, {students} joins, the taps, the "
+          f"projector); one client alone: a join {1000 * out['join_cpu']:.0f} ms, a poll {1000 * out['poll_cpu']:.0f} ms "
+          f"-> a core keeps about {FOLLOW_S / out['poll_cpu']:.0f} phones polling every {FOLLOW_S:g} s")
 
 
 def _hammer(db: str, seconds: float, seed: int) -> tuple[int, int]:
