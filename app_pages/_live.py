@@ -124,7 +124,7 @@ def teacher_panel(open_demo) -> None:
         return
     st.html(STUDENT_CSS)
     with st.container(border=True, key="live_teacher"):
-        join, board = st.columns([1, 2.4], gap="large")
+        join, board = st.columns([1, 3], gap="medium")
         with join:
             join_card(room["code"])
         with board:
@@ -135,7 +135,7 @@ def join_card(code: str) -> None:
     link = share_url(st.context.url or "http://127.0.0.1:8501/", "classroom", {"lang": ui.lang(), "join": code})
     st.markdown(f"**{ui.tr('live.join_title')}**")
     st.html(f'<div class="gdn-live-code" data-code="{code}">{code}</div>')
-    st.image(qr_png(link, scale=5), width=220)
+    st.image(qr_png(link, scale=5), width=200)
     st.markdown(ui.tr("live.join_hint"))
     st.code(link, language=None, wrap_lines=True)
 
@@ -170,15 +170,7 @@ def projector(code: str, secret: str, open_demo) -> None:
     st.selectbox(ui.tr("live.pick"), range(len(ids)), index=ids.index(room.question) if room.question else None,
                  format_func=lambda i: f"{i + 1}. " + t(f"classroom.q_{ids[i]}", language, **EXERCISES[i].fields()),
                  placeholder=ui.tr("live.pick_placeholder"), key=pick_key, on_change=_ask, args=(code, secret, pick_key))
-    if room.question is None:
-        st.info(ui.tr("live.no_question"), icon=":material/touch_app:")
-    else:
-        ex = QUESTIONS[room.question]
-        st.markdown(f"**{ids.index(ex.id) + 1}. {ui.tr(f'classroom.q_{ex.id}', **ex.fields())}**")
-        st.html(tally_html(option_words(ex, language), counts, ex.answer if room.revealed else None,
-                           ui.tr("live.right_mark")))
-        n = sum(counts)
-        st.html(f'<div class="gdn-live-count" data-n="{n}">{ui.tr("live.answers_one" if n == 1 else "live.answers", n=n)}</div>')
+    # The teacher's buttons under the picker: on a 1280x720 projector they stay above the fold.
     reveal, ahead, again, close = st.columns(4)
     reveal.button(ui.tr("live.reveal"), icon=":material/visibility:", type="primary", width="stretch",
                   key="live_reveal", disabled=room.question is None or room.revealed,
@@ -192,6 +184,15 @@ def projector(code: str, secret: str, open_demo) -> None:
                     on_click=_close, args=(code, secret)):
         st.rerun(scope="app")                      # the whole page: the start button comes back
     show_message()
+    if room.question is None:
+        st.info(ui.tr("live.no_question"), icon=":material/touch_app:")
+    else:
+        ex = QUESTIONS[room.question]
+        st.markdown(f"**{ids.index(ex.id) + 1}. {ui.tr(f'classroom.q_{ex.id}', **ex.fields())}**")
+        st.html(tally_html(option_words(ex, language), counts, ex.answer if room.revealed else None,
+                           ui.tr("live.right_mark")))
+        n = sum(counts)
+        st.html(f'<div class="gdn-live-count" data-n="{n}">{ui.tr("live.answers_one" if n == 1 else "live.answers", n=n)}</div>')
     if room.question and room.revealed:
         ex = QUESTIONS[room.question]
         st.markdown(ui.tr(f"classroom.e_{ex.id}", **ex.fields()))
