@@ -74,6 +74,8 @@ STREAMLIT = {
                            "Packed: every frame of the memory page's player, gzipped", "_memory_frames.py"),
     "player.compare": Cache(BOUNDS["player.compare"], "(example name, language, lecture)",
                             "Packed: every frame of the compare page's player and its error grid", "_compare_frames.py"),
+    "live.store": Cache("one per server", "()", "the live class's Store: its connection pool to GDN_CLASS_DB",
+                        "_live.py"),
     "chunking.reference": Cache("one per server", "()", "the shipped timing curve, the live timing store (2 caches)",
                                 "chunking.py"),
 }
