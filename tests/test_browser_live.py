@@ -121,6 +121,7 @@ def test_a_teacher_and_twelve_phones_through_two_replicas(two_replicas, browser)
     assert projector_counts(teacher) == expected       # the reveal changed no count
 
     button(teacher, "live_next").click()
+    teacher.wait_for_selector(".st-key-live_pick_2", timeout=FOLLOW_MS)      # round 2 is live
     for student in students:                           # the phones follow the teacher to the next question
         student.wait_for_selector(".st-key-live_opt_2_0 button:enabled", timeout=FOLLOW_MS)
     wait_counts(teacher, [0] * teacher.locator(".gdn-tally .opt").count())
