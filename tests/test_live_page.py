@@ -1,0 +1,61 @@
+"""The classroom page's live class in AppTest: the teacher's buttons drive the store, the projector shows
+what the store holds, and a bad code or an unreachable store is a clear message in both languages."""
+import re
+import secrets
+
+import pytest
+
+from app_pages import _live
+from gdn.i18n import t
+from gdn.live.store import NoRoom, Store
+from tests.apptest import open_app
+
+
+@pytest.fixture
+def class_db(tmp_path, monkeypatch):
+    monkeypatch.setenv("GDN_CLASS_DB", str(tmp_path / "class.db"))
+    _live.store.clear()                       # the app keeps one store per process
+    yield str(tmp_path / "class.db")
+    _live.store.clear()
+
+
+def projector_html(at) -> str:
+    return " ".join(h.proto.body for h in at.get("html"))
+
+
+def test_the_teachers_buttons_drive_the_store(class_db):
+    at = open_app("en", page="app_pages/classroom.py")
+    at.button(key="live_start").click().run()
+    assert not at.exception
+    code = re.search(r'data-code="(\w+)"', projector_html(at)).group(1)
+    store = Store(class_db)
+    assert store.room(code).question is None
+    at.button(key="live_next").click().run()                  # no question yet: the first one
+    room = store.room(code)
+    assert (room.question, room.round) == ("alpha_zero", 1)
+    for choice in (2, 2, 0):
+        store.vote(code, secrets.token_hex(8), 1, choice)
+    at.run()
+    html = projector_html(at)
+    assert re.findall(r'data-count="(\d+)"', html) == ["1", "0", "2", "0"] and 'data-n="3"' in html
+    at.button(key="live_reveal").click().run()
+    assert store.room(code).revealed and 'class="opt right" data-option="2"' in projector_html(at)
+    at.button(key="live_close").click().run()
+    with pytest.raises(NoRoom):
+        store.room(code)
+    assert at.button(key="live_start")                       # the start button is back
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_bad_code_and_an_unreachable_store_are_explained(lang, monkeypatch):
+    _live.store.clear()
+    monkeypatch.setenv("GDN_CLASS_DB", "postgresql://nobody@127.0.0.1:1/none")   # nothing listens on port 1
+    at = open_app(lang, page="app_pages/classroom.py", join="0O1I")
+    assert not at.exception and at.error[0].value == t("live.err_no_room", lang, code="0O1I")
+    at = open_app(lang, page="app_pages/classroom.py", join="ABC234")
+    assert not at.exception
+    assert at.warning[0].value == t("live.err_store", lang, what="OperationalError")
+    at = open_app(lang, page="app_pages/classroom.py")
+    at.button(key="live_start").click().run()
+    assert not at.exception and at.warning[0].value == t("live.err_store", lang, what="OperationalError")
+    _live.store.clear()
