@@ -106,7 +106,7 @@ def test_axis_check_finds_a_runaway_log_axis():
 
 
 PAGES_AND_VIEWS = [
-    ("app_pages/memory_table.py", {}), ("app_pages/compare.py", {}), ("app_pages/cost.py", {}),
+    ("app_pages/compare.py", {}), ("app_pages/cost.py", {}),          # the memory page draws no chart: HTML only
     ("app_pages/chunking.py", {}),
     ("app_pages/real_model.py", {"real_model_view": "head"}),        # the default view draws HTML (the gates)
     *[("app_pages/playground.py", {"playground_panel": p}) for p in ("overwrite", "repeat", "knorm", "capacity", "halflife")],
