@@ -168,6 +168,37 @@ def test_every_block_size_gives_the_same_function(chunks_per_block, per_channel)
     torch.testing.assert_close(S, S_ref, rtol=1e-10, atol=1e-10)
 
 
+@pytest.mark.parametrize("chunks_per_block", [None, 2], ids=["all-chunks-GPU-path", "two-per-block"])
+def test_gradients_through_the_gpu_scan_path_float64(chunks_per_block):
+    """Blocks of >= 2 full chunks go through gdn.ops.scan's affine scan, whose in-place buffer broke
+    backward; driven here on a CPU, gradients must equal the recurrent reference's (and gradcheck's)."""
+    q, k, v, g, beta, S0 = make_inputs(1, 21, 1, 2, 3, 2, seed=6)         # 5 chunks of 4 and a tail of 1
+    inputs = [x.requires_grad_() for x in (q, k, v, g, beta, S0)]
+    chunked = lambda q, k, v, g, b, S: chunk_scan(q, k, v, g, b, S, chunk_size=4, scale=3 ** -0.5, l2norm=True,
+                                                  chunks_per_block=chunks_per_block)
+    assert torch.autograd.gradcheck(chunked, inputs)
+    o_c, S_c = chunked(*inputs)
+    grads_c = torch.autograd.grad(o_c.sin().sum() + S_c.cos().sum(), inputs)
+    o_r, S_r = recurrent_gated_delta_rule(q, k, v, g=g, beta=beta, initial_state=S0, output_final_state=True,
+                                          use_qk_l2norm_in_kernel=True)
+    grads_r = torch.autograd.grad(o_r.sin().sum() + S_r.cos().sum(), inputs)
+    for name, a, b in zip("q k v g beta S0".split(), grads_c, grads_r):
+        torch.testing.assert_close(a, b, rtol=1e-10, atol=1e-10, msg=name)
+
+
+def test_both_scans_give_the_same_states():
+    """The no-grad fast path (in place) and the autograd path (out of place) are one function."""
+    from gdn.ops.scan import affine_scan, affine_scan_differentiable
+    gen = torch.Generator().manual_seed(0)
+    A, B, S0 = (torch.randn(*shape, generator=gen, dtype=torch.float64) for shape in ((6, 2, 3, 3), (6, 2, 3, 4), (2, 3, 4)))
+    expected, S = [S0], S0
+    for i in range(6):
+        S = A[i] @ S + B[i]
+        expected.append(S)
+    torch.testing.assert_close(affine_scan(A, B, S0), torch.stack(expected), rtol=1e-12, atol=1e-12)
+    torch.testing.assert_close(affine_scan_differentiable(A, B, S0), torch.stack(expected), rtol=1e-12, atol=1e-12)
+
+
 class LargestOutputs(TorchDispatchMode):
     """Records, per trailing dim, the largest tensor any torch op produced inside the `with` block."""
 

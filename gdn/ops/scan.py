@@ -49,6 +49,16 @@ def affine_scan_eager(A: torch.Tensor, B: torch.Tensor, S0: torch.Tensor) -> tor
     return scan_in_place_(A, states_buffer(B, S0))
 
 
+def affine_scan_differentiable(A: torch.Tensor, B: torch.Tensor, S0: torch.Tensor) -> torch.Tensor:
+    """affine_scan_eager for autograd: each state a fresh tensor, stacked at the end. In place, the
+    product A_i states[i] would be saved for backward as a view of the one buffer that every later
+    step writes into, and backward would refuse it (the buffer's version has moved on)."""
+    states = [S0]
+    for i in range(A.shape[0]):
+        states.append(torch.baddbmm(B[i], A[i], states[-1]))           # [BH, K, V]
+    return torch.stack(states)
+
+
 class _GraphScan:
     """A captured scan_in_place_ for one shape: copy inputs into its buffers, replay, copy out."""
 
@@ -72,9 +82,12 @@ class _GraphScan:
 
 def affine_scan(A: torch.Tensor, B: torch.Tensor, S0: torch.Tensor) -> torch.Tensor:
     """affine_scan_eager, replayed from a cached CUDA graph for CUDA tensors without autograd (the
-    model's traces, the bench); on a CPU, for short scans, or when gradients flow: eagerly."""
+    model's traces, the bench); on a CPU or for short scans: eagerly in place; when gradients flow:
+    out of place (affine_scan_differentiable), on any device."""
     grads = torch.is_grad_enabled() and (A.requires_grad or B.requires_grad or S0.requires_grad)
-    if A.device.type != "cuda" or grads or A.shape[0] < MIN_GRAPH_CHUNKS:
+    if grads:
+        return affine_scan_differentiable(A, B, S0)
+    if A.device.type != "cuda" or A.shape[0] < MIN_GRAPH_CHUNKS:
         return affine_scan_eager(A, B, S0)
     key = (tuple(A.shape), tuple(B.shape), A.dtype, A.device)
     with _lock:
