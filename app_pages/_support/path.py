@@ -33,6 +33,7 @@ PATH = (
     Stop("start", "start", "start", ":material/flag:"),
     Stop("memory_table", "memory_table", "memory", ":material/grid_on:"),
     Stop("playground", "playground", "playground", ":material/tune:"),
+    Stop("recall", "recall", "recall", ":material/psychology:"),
     Stop("compare", "compare", "compare", ":material/compare:"),
     Stop("cost", "cost", "cost", ":material/memory:"),
     Stop("chunking", "chunking", "chunking", ":material/view_module:"),

@@ -34,6 +34,12 @@ class RunConfig:
     weight_decay: float = 0.1
     test_sequences: int = 256
     eval_every: int = 0    # steps between test-set scores during training (0: only at the end)
+    keys: int = 127        # key tokens in the vocabulary
+    values: int = 128      # value tokens (chance = 1 / values)
+
+    @property
+    def vocab(self) -> Vocab:
+        return Vocab(self.keys, self.values)
 
 
 def lr_at(step: int, steps: int, peak: float) -> float:
@@ -44,7 +50,7 @@ def lr_at(step: int, steps: int, peak: float) -> float:
 
 
 def batch_of(cfg: RunConfig, n: int, seed: int, device) -> tuple[torch.Tensor, torch.Tensor]:
-    return mqar_batch(n, cfg.pairs, cfg.seq_len, vocab=Vocab(), generator=torch.Generator().manual_seed(seed),
+    return mqar_batch(n, cfg.pairs, cfg.seq_len, vocab=cfg.vocab, generator=torch.Generator().manual_seed(seed),
                       device=device)
 
 
@@ -71,7 +77,7 @@ def train(cfg: RunConfig, *, device="cpu", on_step=None, should_stop=None) -> tu
     """Train one model. on_step(step, loss, test_accuracy or None) is called after every step (the page's
     live curves); should_stop() ends training early (a time limit). Returns the model and a result row:
     the config plus accuracy (final, on the test set), steps done, seconds, and the loss curve."""
-    model = build_model(Vocab().size, cfg.d, cfg.rule, seed=cfg.seed).to(device)
+    model = build_model(cfg.vocab.size, cfg.d, cfg.rule, seed=cfg.seed).to(device)
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay, betas=(0.9, 0.98))
     start, losses, curve, step = time.perf_counter(), [], [], 0
     for step in range(cfg.steps):

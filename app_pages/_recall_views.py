@@ -1,0 +1,165 @@
+"""The recall page's views: shipped results, the live training run, a trained model's gates, the write as
+a gradient step, and the gates' initial half-lives. Each takes what it shows as arguments."""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import streamlit as st
+
+from gdn.figures.real_model import fig_head_detail
+from gdn.figures.recall import fig_half_lives, fig_recall, fig_results, fig_training, fig_write_step
+from gdn.lessons.cost import load_sizes
+from gdn.recall import gate_init, inspect, results
+from gdn.recall.models import RULES
+from gdn.recall.quick import QUICK, QUICK_RULES, run_quick
+from gdn.recall.write_step import memory_page_example
+from app_pages._support import ui
+
+TRAINED_DEMO = inspect.SHIPPED.parents[1] / "models" / "qwen35-demo-trained" / "model.safetensors"
+QUICK_SECONDS = 55.0           # the whole live run, both rules, inside the page's 60 s promise
+REDRAW_EVERY = 0.7             # seconds between redraws of the live curves
+
+
+def rule_names() -> dict[str, str]:
+    return {r: ui.tr(f"recall.rule_{r}") for r in RULES}
+
+
+def figure_labels() -> dict[str, str]:
+    keys = ("pairs", "accuracy", "accuracy_pct", "step", "loss", "recall", "pair", "key", "value", "half_life",
+            "share_pct", "norm_title")
+    return {k: ui.tr(f"recall.{k}") for k in keys} | {"norm": ui.tr("recall.norm_title"), "token": "t",
+                                                     "layer": ui.tr("recall.layer"), "head": "head"}
+
+
+@st.cache_data(show_spinner=False)
+def shipped_results() -> tuple[dict, dict]:
+    data = results.load()
+    return data, results.best_cells(data["rows"])
+
+
+def results_view() -> None:
+    data, cells = shipped_results()
+    cfg = data["config"]
+    rules, widths, pairs = cfg["rules"], cfg["widths"], cfg["pairs"]
+    acc = results.grid(cells, rules, widths, pairs)
+    fig = fig_results(acc, rules=rules, widths=widths, pairs=pairs, names=rule_names(),
+                      titles=[ui.tr("recall.width_panel", d=d) for d in widths], labels=figure_labels(),
+                      font_size=ui.font_size(), height=520 if ui.lecture() else 420)
+    ui.show_figure(fig, key="recall_results", alt=ui.tr("recall.results_alt"))
+    st.caption(ui.tr("recall.results_caption", tests=cfg["test_sequences"], T=cfg["seq_len"], steps=cfg["steps"],
+                     minutes=data["wall_seconds"] / 60, done=len(data["rows"]), runs=data["runs"]))
+    with st.expander(ui.tr("recall.table_title"), icon=":material/table:"):
+        col = lambda k: ui.tr(f"recall.col_{k}")
+        st.table([{col("rule"): rule_names()[r], col("d"): d, col("pairs"): n,
+                   col("acc"): f"{c['accuracy'] * 100:.1f} %", col("lr"): f"{c['lr']:g}",
+                   col("lrs"): ", ".join(f"{x:g}" for x in sorted(c["lrs_tried"])), col("seeds"): c["seeds"],
+                   col("steps"): c["steps"]}
+                  for (r, d, n), c in sorted(cells.items(), key=lambda kv: (rules.index(kv[0][0]), kv[0][1], kv[0][2]))],
+                 hide_index=True)
+    ui.note(ui.tr("recall.papers"))
+
+
+def training_figure(curves: dict) -> object:
+    return fig_training(curves, names=rule_names(), titles=[ui.tr("recall.curve_loss"), ui.tr("recall.curve_acc")],
+                        labels=figure_labels(), steps=QUICK["steps"], font_size=ui.font_size(),
+                        height=420 if ui.lecture() else 340)
+
+
+def train_view() -> None:
+    st.markdown(ui.tr("recall.train_intro", d=QUICK["d"], pairs=QUICK["pairs"], keys=QUICK["keys"], steps=QUICK["steps"]))
+    names = rule_names()
+    clicked = st.button(ui.tr("recall.train_button"), icon=":material/play_arrow:", key="recall_train")
+    progress, chart = st.empty(), st.empty()
+    if clicked:
+        curves = {r: {"loss": [], "acc_steps": [], "acc": []} for r in QUICK_RULES}
+        bar = progress.progress(0.0)
+        last = [0.0]
+
+        def on_step(rule, step, loss, acc):
+            c = curves[rule]
+            c["loss"].append(loss)
+            if acc is not None:
+                c["acc_steps"].append(step)
+                c["acc"].append(acc)
+            done = (QUICK_RULES.index(rule) * QUICK["steps"] + step) / (len(QUICK_RULES) * QUICK["steps"])
+            bar.progress(min(done, 1.0), text=ui.tr("recall.training", rule=names[rule], step=step,
+                                                     steps=QUICK["steps"], loss=loss))
+            if time.perf_counter() - last[0] > REDRAW_EVERY or acc is not None:
+                last[0] = time.perf_counter()
+                chart.plotly_chart(training_figure(curves), key=f"recall_live_{rule}_{step}", theme=None)
+
+        rows = run_quick(QUICK_RULES, seconds=QUICK_SECONDS, on_step=on_step)
+        progress.empty()
+        st.session_state["recall_quick_run"] = {"curves": curves, "rows": rows}
+    run = st.session_state.get("recall_quick_run")
+    if run:
+        with chart.container():
+            ui.show_figure(training_figure(run["curves"]), key="recall_training", alt=ui.tr("recall.train_alt"))
+        summary = ", ".join(f"{names[r]} {row['accuracy'] * 100:.0f} %" for r, row in run["rows"].items())
+        st.success(ui.tr("recall.train_done", seconds=sum(r["seconds"] for r in run["rows"].values()), results=summary))
+    st.caption(ui.tr("recall.train_cli"))
+
+
+@st.cache_resource(show_spinner=False)
+def trained_trace(pairs: int = 8, seq_len: int = 40):
+    tokens, targets = inspect.example(pairs, seq_len)
+    layers, answers = inspect.trace(inspect.load_shipped(), tokens, pairs)
+    asked = (targets[0] != -100).numpy()
+    right = int((answers[asked] == targets[0].numpy()[asked]).sum())
+    return inspect.token_names(tokens[0]), layers, int(asked.sum()), right, pairs
+
+
+def inside_view() -> None:
+    tokens, layers, asked, right, pairs = trained_trace()
+    st.markdown(ui.tr("recall.inside_intro", pairs=pairs, asked=asked, right=right))
+    layer = ui.linked(st.segmented_control, ui.tr("recall.layer"), [1, 2], key="recall_layer", default=1, required=True)
+    lt = layers[layer - 1]
+    labels = figure_labels()
+    fig = fig_head_detail(lt.alpha, lt.beta, lt.norms, tokens=tokens, layer=layer, head=0, marked=None,
+                          titles={"gates": ui.tr("recall.gates_title"), "norm": ui.tr("recall.norm_title")},
+                          labels=labels, font_size=ui.font_size(), height=460 if ui.lecture() else 400)
+    ui.show_figure(fig, key="recall_gates", alt=ui.tr("recall.gates_alt"))
+    rec = fig_recall([l.recall for l in layers], titles=[ui.tr("recall.recall_title_layer", layer=i + 1) for i in range(len(layers))],
+                     labels=labels, font_size=ui.font_size(), height=340 if ui.lecture() else 300)
+    ui.show_figure(rec, key="recall_pairs", alt=ui.tr("recall.recall_alt"))
+    ui.note(ui.tr("recall.inside_note"))
+
+
+def step_view() -> None:
+    st.markdown(ui.tr("recall.step_intro"))
+    betas = [round(b, 2) for b in np.arange(0.0, 2.51, 0.25)]
+    beta = ui.linked(st.select_slider, ui.tr("recall.beta"), betas, key="recall_beta", default=1.0)
+    w = memory_page_example(beta)
+    panels = [ui.tr(f"recall.panel_{p}") for p in ("S", "grad", "write", "after")]
+    fig = fig_write_step([w.S, w.gradient, w.write, w.S_after], titles=panels, labels=figure_labels(),
+                         font_size=ui.font_size(), height=300 if ui.lecture() else 260)
+    ui.show_figure(fig, key="recall_step", alt=ui.tr("recall.step_alt"))
+    c1, c2 = st.columns(2)
+    c1.metric(ui.tr("recall.loss_before"), f"{w.loss_before:.4g}")
+    c2.metric(ui.tr("recall.loss_after"), f"{w.loss_after:.4g}", delta=f"{w.loss_after - w.loss_before:+.4g}",
+              delta_color="inverse")
+    factor = 1 - beta * float(w.k @ w.k)
+    key = "step_note_1" if beta == 1 else "step_note_less" if beta < 1 else "step_note_more"
+    st.markdown(ui.tr(f"recall.{key}", factor=factor))
+
+
+@st.cache_data(show_spinner=False)
+def half_life_series(model: str) -> dict[str, np.ndarray]:
+    heads = gate_init.config_heads(load_sizes()[model])
+    out = {}
+    for recipe in gate_init.RECIPES:
+        A_log, dt_bias = gate_init.sample_init(recipe, heads)
+        out[(recipe, heads)] = gate_init.half_lives(A_log, dt_bias)
+    A_log, dt_bias = gate_init.checkpoint_gates(TRAINED_DEMO)
+    out[("trained", len(A_log))] = gate_init.half_lives(A_log, dt_bias)
+    return out
+
+
+def gate_init_view() -> None:
+    sizes = list(load_sizes())
+    model = ui.linked(st.selectbox, ui.tr("recall.gates_init_model"), sizes, key="recall_size", default=sizes[0])
+    series = {ui.tr(f"recall.recipe_{name}", heads=heads): h for (name, heads), h in half_life_series(model).items()}
+    fig = fig_half_lives(series, labels=figure_labels(), font_size=ui.font_size(), height=380 if ui.lecture() else 330)
+    ui.show_figure(fig, key="recall_half_lives", alt=ui.tr("recall.gates_init_alt"))
+    st.markdown(ui.tr("recall.gates_init_text"))

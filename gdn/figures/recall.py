@@ -1,0 +1,103 @@
+"""Figures of the recall page: the shipped MQAR results, a live training run, the write as a gradient
+step, and the forgetting gate's initial half-lives. Arrays in, plotly Figure out. `labels` carries the
+translated words. The gates of a trained model reuse gdn.figures.real_model.fig_head_detail."""
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from gdn.figures.common import DIVERGING, base_layout, symmetric_range
+
+RULE_COLORS = {"softmax": "#6b7280", "linear": "#dc2626", "decay": "#d97706", "deltanet": "#2563eb", "gdn": "#059669"}
+RULE_DASH = {"softmax": "dot"}
+
+
+def fig_results(acc: np.ndarray, *, rules, widths, pairs, names: dict[str, str], titles: list[str],
+                labels: dict[str, str], font_size: int = 14, height: int = 400) -> go.Figure:
+    """acc: [rules, widths, pairs] best-lr accuracy (NaN: not run). One panel per width, x = pairs."""
+    fig = make_subplots(rows=1, cols=len(widths), subplot_titles=titles, shared_yaxes=True, horizontal_spacing=0.06)
+    for i, rule in enumerate(rules):
+        for j in range(len(widths)):
+            fig.add_trace(go.Scatter(
+                x=list(pairs), y=acc[i, j] * 100, name=names[rule], legendgroup=rule, showlegend=j == 0,
+                mode="lines+markers", line=dict(color=RULE_COLORS[rule], width=3, dash=RULE_DASH.get(rule)),
+                marker=dict(size=9),
+                hovertemplate=f"{names[rule]}<br>{labels['pairs']} %{{x}}<br>{labels['accuracy']} %{{y:.1f}} %<extra></extra>"),
+                row=1, col=j + 1)
+        for j in range(len(widths)):
+            fig.update_xaxes(type="log", tickvals=list(pairs), ticktext=[str(p) for p in pairs],
+                             title_text=labels["pairs"], row=1, col=j + 1)
+    fig.update_yaxes(range=[-3, 103], title_text=labels["accuracy_pct"], row=1, col=1)
+    fig.update_annotations(font_size=font_size)
+    fig.update_layout(legend=dict(orientation="h", yref="container", y=1, yanchor="top", x=0, xanchor="left"))
+    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, t=round(4.5 * font_size), b=50))
+
+
+def fig_training(curves: dict[str, dict], *, names: dict[str, str], titles: list[str], labels: dict[str, str],
+                 steps: int, font_size: int = 14, height: int = 340) -> go.Figure:
+    """curves: rule -> {"loss": [step losses], "acc_steps": [...], "acc": [...]}. Left: loss; right: accuracy."""
+    fig = make_subplots(rows=1, cols=2, subplot_titles=titles, horizontal_spacing=0.1)
+    for rule, c in curves.items():
+        color = RULE_COLORS[rule]
+        fig.add_trace(go.Scatter(x=list(range(1, len(c["loss"]) + 1)), y=c["loss"], name=names[rule], legendgroup=rule,
+                                 mode="lines", line=dict(color=color, width=2)), row=1, col=1)
+        fig.add_trace(go.Scatter(x=c["acc_steps"], y=np.asarray(c["acc"]) * 100, name=names[rule], legendgroup=rule,
+                                 showlegend=False, mode="lines+markers", line=dict(color=color, width=3)), row=1, col=2)
+    for col in (1, 2):
+        fig.update_xaxes(range=[0, steps], title_text=labels["step"], row=1, col=col)
+    fig.update_yaxes(title_text=labels["loss"], rangemode="tozero", row=1, col=1)
+    fig.update_yaxes(title_text=labels["accuracy_pct"], range=[0, 102], row=1, col=2)
+    fig.update_annotations(font_size=font_size)
+    fig.update_layout(legend=dict(orientation="h", yref="container", y=1, yanchor="top", x=0, xanchor="left"))
+    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, t=round(4.5 * font_size), b=50))
+
+
+def fig_recall(recall: list[np.ndarray], *, titles: list[str], labels: dict[str, str], font_size: int = 14,
+               height: int = 300) -> go.Figure:
+    """recall: per layer [N] cos(S^T k_i, v_i) of each stored pair."""
+    fig = make_subplots(rows=1, cols=len(recall), subplot_titles=titles, shared_yaxes=True, horizontal_spacing=0.06)
+    for j, r in enumerate(recall):
+        fig.add_trace(go.Bar(x=[f"{labels['pair']} {i + 1}" for i in range(len(r))], y=r, marker_color="#059669",
+                             showlegend=False, hovertemplate="%{x}: cos = %{y:.3f}<extra></extra>"), row=1, col=j + 1)
+    fig.update_yaxes(range=[min(0.0, float(np.min(np.concatenate(recall)))) - 0.02, 1.02],
+                     title_text=labels["recall"], row=1, col=1)
+    fig.update_annotations(font_size=font_size)
+    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, b=60))
+
+
+def fig_write_step(tables: list[np.ndarray], *, titles: list[str], labels: dict[str, str], font_size: int = 14,
+                   height: int = 270) -> go.Figure:
+    """tables: [K, V] matrices side by side (S before, the gradient, -beta x gradient, S after), one colour scale."""
+    zmax = symmetric_range(*tables)
+    fig = make_subplots(rows=1, cols=len(tables), subplot_titles=titles, horizontal_spacing=0.05)
+    for j, z in enumerate(tables):
+        K, V = z.shape
+        text = [[f"{x:.2f}".replace("-0.00", "0.00") for x in row] for row in z]
+        fig.add_trace(go.Heatmap(z=z, x=[f"{labels['value']} {i + 1}" for i in range(V)],
+                                 y=[f"{labels['key']} {i + 1}" for i in range(K)], zmin=-zmax, zmax=zmax, zmid=0,
+                                 colorscale=DIVERGING, showscale=False, text=text, texttemplate="%{text}",
+                                 textfont=dict(size=font_size + 2), xgap=2, ygap=2,
+                                 hovertemplate="%{y} · %{x}: %{z:.3f}<extra></extra>"), row=1, col=j + 1)
+        fig.update_yaxes(autorange="reversed", showticklabels=j == 0, row=1, col=j + 1)
+    fig.update_annotations(font_size=font_size)
+    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=70, t=70, b=40))
+
+
+def fig_half_lives(series: dict[str, np.ndarray], *, labels: dict[str, str], font_size: int = 14,
+                   height: int = 330) -> go.Figure:
+    """series: name -> half-lives in tokens (one per head). Histograms on a log axis, shared bins."""
+    colors = ["#dc2626", "#2563eb", "#059669"]
+    edges = np.logspace(-2, 3.5, 34)
+    fig = go.Figure()
+    centres = np.sqrt(edges[:-1] * edges[1:])
+    for (name, h), color in zip(series.items(), colors):
+        counts, _ = np.histogram(np.clip(h, edges[0], edges[-1]), bins=edges)
+        fig.add_trace(go.Bar(x=centres, y=counts / max(1, len(h)) * 100, width=np.diff(edges) * 0.9, name=name,
+                             marker_color=color, opacity=0.7,
+                             hovertemplate=f"{name}<br>{labels['half_life']} ≈ %{{x:.3g}}<br>%{{y:.1f}} %<extra></extra>"))
+    fig.add_vline(x=1, line=dict(color="#111827", width=1, dash="dot"))
+    fig.update_xaxes(type="log", title_text=labels["half_life"])
+    fig.update_yaxes(title_text=labels["share_pct"])
+    fig.update_layout(barmode="overlay", legend=dict(orientation="h", yref="container", y=1, yanchor="top", x=0))
+    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, t=60, b=50))

@@ -1,0 +1,12 @@
+"""Multi-query associative recall (MQAR): which memory rule lets a tiny model recall many key-value pairs.
+
+    data.py        the MQAR sequences (pairs, then the keys asked again)
+    models.py      tiny models that differ only in their memory: softmax, linear, decay, deltanet, gdn
+    train.py       one training run and its test-set accuracy
+    sweep.py       the shipped grid, trained in parallel on a GPU (assets/recall/)
+    quick.py       the small CPU setting of the page's "train one now" (python -m gdn.recall --quick)
+    inspect.py     a trained model's gates, memory size and per-pair recall on one sequence
+    write_step.py  the delta-rule write as one gradient step on 1/2 ||S^T k - v||^2
+    gate_init.py   the forgetting gate's initial half-lives under two init recipes
+    results.py     the shipped results as tables: best learning rate per cell, mean over seeds
+"""
