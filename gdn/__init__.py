@@ -1,10 +1,11 @@
 """Gated DeltaNet Explorer's library. Imports flow one way, each folder using only those after it:
 
-    gdn.figures, gdn.qwen35  ->  gdn.lessons  ->  gdn.ops
+    gdn.figures, gdn.qwen35, gdn.recall  ->  gdn.lessons  ->  gdn.ops
 
     ops/       the kernels: recurrent reference, chunked (WY/UT), state-norm scan, input checks
     lessons/   the toy math behind each page, one module per page (memory, compare, playground, ...)
     figures/   one module per page: arrays in, plotly Figure out (the only place plotly is imported)
+    recall/    associative recall (MQAR): tiny models on our kernels, their training and the shipped sweep
     qwen35/    real Qwen3.5 checkpoints: config, safetensors, the model, its trace; demo/ the shipped demos
     i18n.py    string lookup (the strings live in assets/i18n/)
 

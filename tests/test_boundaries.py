@@ -10,7 +10,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 # Each group may import itself and the groups after it, never one before it (ARCHITECTURE.md).
-LAYERS = [("app",), ("app_pages",), ("gdn.figures", "gdn.qwen35"), ("gdn.lessons",), ("gdn.ops", "gdn.i18n", "gdn.lru", "gdn.live")]
+LAYERS = [("app",), ("app_pages",), ("gdn.figures", "gdn.qwen35", "gdn.recall"), ("gdn.lessons",),
+          ("gdn.ops", "gdn.i18n", "gdn.lru", "gdn.live")]
 
 
 def module_name(path: Path) -> str:
@@ -106,6 +107,7 @@ def test_cycle_finder_finds_a_planted_cycle():
     ("gdn", {"streamlit", "plotly"}),
     ("gdn.lessons, gdn.ops", {"streamlit", "plotly"}),
     ("gdn.qwen35", {"streamlit", "plotly"}),
+    ("gdn.recall, gdn.recall.sweep, gdn.recall.inspect, gdn.recall.quick", {"streamlit", "plotly"}),
     ("gdn.figures", {"streamlit"}),
 ])
 def test_library_stays_free_of_ui_code(modules, banned):

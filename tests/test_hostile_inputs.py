@@ -32,6 +32,7 @@ PAGE_KEYS = {
     "app_pages/real_model.py": ["real_model_preset", "real_model_layer", "real_model_head", "real_model_view",
                                 "real_model_max_tokens", "real_model_t"],
     "app_pages/classroom.py": ["mode", "classroom_pick_crossover"],
+    "app_pages/recall.py": ["recall_layer", "recall_beta", "recall_size"],
 }
 FUZZ = settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

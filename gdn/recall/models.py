@@ -27,6 +27,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from gdn.ops import chunk_gated_delta_rule
+from gdn.ops.chunk import log_decays
 from gdn.ops.inputs import l2_normalize
 
 RULES = ("softmax", "linear", "decay", "deltanet", "gdn")
@@ -108,11 +109,10 @@ def memory_read(rule: str, q, k, v, g, beta):
 
 def decayed_linear_attention(q, k, v, g, beta):
     """o_i = sum_{j <= i} exp(g_{j+1} + ... + g_i) beta_j (q_i . k_j) v_j: the state S_t = alpha_t S_{t-1} +
-    beta_t k_t v_t^T read by q_t, written without the state. q, k: [B, T, d]; g, beta: [B, T]."""
-    T = q.shape[1]
-    G = g.cumsum(1)                                                         # [B, T]
-    later = torch.ones(T, T, dtype=torch.bool, device=q.device).tril()      # [T, T] j <= i
-    log_decay = (G[:, :, None] - G[:, None, :]).masked_fill(~later, -math.inf)  # [B, T, T]
+    beta_t k_t v_t^T read by q_t, written without the state. q, k: [B, T, d]; g, beta: [B, T]. The log
+    decays are summed over their own range (the chunked kernel's log_decays), so a gate at 0 (g = -inf)
+    clears the past instead of turning a difference of two -inf cumulative sums into NaN."""
+    _, log_decay = log_decays(g)                                            # [B, T, T]  -inf above the diagonal
     scores = q @ k.transpose(1, 2) * log_decay.exp() * beta[:, None, :]     # [B, T, T]
     return scores @ v
 

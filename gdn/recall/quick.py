@@ -1,5 +1,5 @@
 """The "train one now" setting: small enough for one CPU thread in under a minute, hard enough that
-linear attention stalls where the delta rule climbs (width 16, 6 pairs from 24 possible keys: more
+linear attention stalls where the delta rule climbs (width 16, 10 pairs from 40 possible keys: more
 keys than dimensions, so linear attention's sums of k v^T blur together while the delta rule corrects
 what each key reads before writing).
 
@@ -11,7 +11,7 @@ import time
 
 from gdn.recall.train import RunConfig, train
 
-QUICK = dict(d=16, pairs=6, seq_len=24, steps=300, batch=64, lr=3e-2, keys=24, values=16, test_sequences=256,
+QUICK = dict(d=16, pairs=10, seq_len=40, steps=300, batch=64, lr=3e-2, keys=40, values=16, test_sequences=256,
              eval_every=25)
 QUICK_RULES = ("linear", "deltanet")
 

@@ -1,0 +1,154 @@
+"""The recall experiment: MQAR data, the tiny models' memories against independent loops, a model that
+learns, the write as a gradient step, the gates' half-lives, the shipped results and the page (zh, en)."""
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from gdn.ops import recurrent_gated_delta_rule
+from gdn.recall import gate_init, results
+from gdn.recall.data import FILLER, IGNORE, Vocab, mqar_batch
+from gdn.recall.models import RULES, build_model, decayed_linear_attention, memory_read
+from gdn.recall.train import RunConfig, train
+from gdn.recall.write_step import gradient_step, memory_page_example
+from tests.apptest import open_app
+
+
+def test_every_question_asks_a_stored_key_once_and_its_target_is_that_keys_value():
+    vocab = Vocab()
+    tokens, targets = mqar_batch(16, 8, 48, vocab=vocab, generator=torch.Generator().manual_seed(1))
+    assert tokens.shape == targets.shape == (16, 48)
+    for seq, tgt in zip(tokens.tolist(), targets.tolist()):
+        keys, values = seq[0:16:2], seq[1:16:2]
+        assert len(set(keys)) == 8 and all(1 <= k < vocab.first_value for k in keys)
+        assert all(vocab.first_value <= v < vocab.size for v in values)
+        stored = dict(zip(keys, values))
+        asked = [i for i, t in enumerate(tgt) if t != IGNORE]
+        assert sorted(seq[i] for i in asked) == sorted(keys)                 # each key asked exactly once
+        for i in asked:
+            assert i >= 16 and tgt[i] == stored[seq[i]] == seq[i + 1]       # answer = the stored value, next token
+        rest = set(range(16, 48)) - set(asked) - {i + 1 for i in asked}
+        assert all(seq[i] == FILLER for i in rest)
+
+
+def test_same_seed_same_batch_and_bad_settings_are_refused():
+    a = mqar_batch(4, 3, 16, generator=torch.Generator().manual_seed(5))
+    b = mqar_batch(4, 3, 16, generator=torch.Generator().manual_seed(5))
+    assert all(torch.equal(x, y) for x, y in zip(a, b))
+    with pytest.raises(ValueError, match="4 \\* pairs"):
+        mqar_batch(1, 5, 16, generator=torch.Generator())
+    with pytest.raises(ValueError, match="distinct keys"):
+        mqar_batch(1, 5, 40, vocab=Vocab(keys=4, values=4), generator=torch.Generator())
+
+
+def loop_memory(q, k, v, alpha, beta, delta):
+    """S_t = alpha_t S + beta_t k_t (v_t - [delta] alpha_t S^T k_t)^T, o_t = S_t^T q_t: one token at a time."""
+    B, T, d = q.shape
+    out = torch.zeros(B, T, d, dtype=torch.float64)
+    for b in range(B):
+        S = torch.zeros(d, d, dtype=torch.float64)
+        for t in range(T):
+            S = alpha[b, t] * S
+            written = v[b, t] - (S.T @ k[b, t] if delta else 0)
+            S = S + beta[b, t] * torch.outer(k[b, t], written)
+            out[b, t] = S.T @ q[b, t]
+    return out
+
+
+@pytest.mark.parametrize("rule", ["linear", "decay", "deltanet", "gdn"])
+def test_each_memory_equals_its_token_loop(rule):
+    gen = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(2, 13, 5, generator=gen, dtype=torch.float64) for _ in range(3))
+    g = -torch.rand(2, 13, 1, generator=gen, dtype=torch.float64) if rule in ("decay", "gdn") else torch.zeros(2, 13, 1, dtype=torch.float64)
+    beta = torch.rand(2, 13, 1, generator=gen, dtype=torch.float64) if rule != "linear" else torch.ones(2, 13, 1, dtype=torch.float64)
+    unit = lambda x: x / x.norm(dim=-1, keepdim=True)
+    expected = loop_memory(unit(q), unit(k), v, g[..., 0].exp(), beta[..., 0], delta=rule in ("deltanet", "gdn"))
+    torch.testing.assert_close(memory_read(rule, q, k, v, g, beta), expected, rtol=1e-6, atol=1e-6)
+
+
+def test_decayed_linear_attention_survives_a_gate_at_zero():
+    q = k = v = torch.ones(1, 3, 2, dtype=torch.float64)
+    g = torch.tensor([[0.0, -math.inf, 0.0]], dtype=torch.float64)                # alpha_2 = 0 clears the state
+    o = decayed_linear_attention(q, k, v, g, torch.ones(1, 3, dtype=torch.float64))
+    torch.testing.assert_close(o[0, :, 0], torch.tensor([2.0, 2.0, 4.0], dtype=torch.float64))
+
+
+def test_every_rule_builds_the_same_weights_from_a_seed_and_runs():
+    tokens, _ = mqar_batch(2, 2, 8, generator=torch.Generator().manual_seed(0))
+    for rule in RULES:
+        a, b = build_model(256, 8, rule, seed=3), build_model(256, 8, rule, seed=3)
+        assert all(torch.equal(x, y) for x, y in zip(a.state_dict().values(), b.state_dict().values()))
+        assert a(tokens).shape == (2, 8, 256)
+
+
+def test_deltanet_learns_a_tiny_setting_and_is_deterministic():
+    """2 pairs from 6 keys and 6 values: chance 1/6; a width-8 DeltaNet gets most questions right in 120 steps."""
+    cfg = RunConfig(rule="deltanet", d=8, pairs=2, seq_len=8, steps=120, batch=32, lr=3e-2, keys=6, values=6,
+                    test_sequences=128)
+    torch.set_num_threads(1)
+    _, row = train(cfg)
+    short = RunConfig(**{**cfg.__dict__, "steps": 5, "test_sequences": 16})
+    assert train(short)[1]["final_loss"] == train(short)[1]["final_loss"]
+    assert row["accuracy"] > 0.6, row["accuracy"]
+    assert row["final_loss"] < math.log(6) - 0.5
+
+
+def test_the_write_is_one_gradient_step_on_the_memory_pages_example():
+    w = memory_page_example(1.0)
+    # independent: decayed table 0.5 * [[3, 1], [-1, 2]], key (1, 0) reads (1.5, 0.5), v = (5, 0)
+    np.testing.assert_allclose(w.S, [[1.5, 0.5], [-0.5, 1.0]])
+    assert w.loss_before == pytest.approx(0.5 * (3.5 ** 2 + 0.5 ** 2))
+    np.testing.assert_allclose(w.write, [[3.5, -0.5], [0.0, 0.0]], atol=1e-12)     # the memory page's write panel
+    assert w.loss_after == pytest.approx(0.0, abs=1e-12)
+    for beta in (0.25, 1.5, 2.0, 2.5):
+        w = memory_page_example(beta)
+        assert w.loss_after == pytest.approx((1 - beta) ** 2 * w.loss_before)
+    gen = np.random.default_rng(0)
+    S, k, v = gen.normal(size=(4, 3)), gen.normal(size=4), gen.normal(size=3)
+    w = gradient_step(S, k, v, 0.3)
+    eps, numeric = 1e-6, np.zeros_like(S)                                          # central differences
+    for i in np.ndindex(S.shape):
+        d = np.zeros_like(S)
+        d[i] = eps
+        numeric[i] = (0.5 * np.sum(((S + d).T @ k - v) ** 2) - 0.5 * np.sum(((S - d).T @ k - v) ** 2)) / (2 * eps)
+    np.testing.assert_allclose(w.gradient, numeric, rtol=1e-6, atol=1e-8)
+    assert w.loss_after == pytest.approx((1 - 0.3 * k @ k) ** 2 * w.loss_before)
+
+
+def test_half_lives_halve_alpha_and_the_recipes_start_where_they_say():
+    A_log, dt_bias = np.log([1.0, 4.0, 16.0]), np.array([1.0, -2.0, 0.5])
+    h = gate_init.half_lives(A_log, dt_bias)
+    alpha = np.exp(-np.exp(A_log) * np.log1p(np.exp(dt_bias)))
+    np.testing.assert_allclose(alpha ** h, 0.5)
+    A_log, dt_bias = gate_init.sample_init("qwen35", 500)
+    assert np.all(gate_init.half_lives(A_log, dt_bias) < math.log(2) / math.log1p(math.e) + 1e-12)  # < 1 token
+    A_log, dt_bias = gate_init.sample_init("mamba2", 500)
+    dt = np.log1p(np.exp(dt_bias))
+    assert dt.min() >= 1e-3 - 1e-12 and dt.max() <= 0.1 + 1e-12
+    assert gate_init.half_lives(A_log, dt_bias).max() > 100
+
+
+def test_best_cells_take_the_best_learning_rate_averaged_over_seeds():
+    rows = [dict(rule="gdn", d=8, pairs=4, lr=lr, seed=s, accuracy=a, steps_done=10)
+            for lr, s, a in ((1e-3, 0, 0.9), (1e-3, 1, 0.5), (1e-2, 0, 0.8), (1e-2, 1, 0.7))]
+    cell = results.best_cells(rows)[("gdn", 8, 4)]
+    assert cell["lr"] == 1e-2 and cell["accuracy"] == pytest.approx(0.75) and cell["seeds"] == 2
+    shipped = results.load()
+    assert {r["rule"] for r in shipped["rows"]} == set(shipped["config"]["rules"])
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_recall_page_shows_results_and_trains_in_both_languages(lang, monkeypatch):
+    from gdn.recall import quick
+    monkeypatch.setitem(quick.QUICK, "steps", 4)
+    monkeypatch.setitem(quick.QUICK, "eval_every", 2)
+    monkeypatch.setitem(quick.QUICK, "test_sequences", 8)
+    at = open_app(lang, page="app_pages/recall.py")
+    assert not at.exception
+    assert len(at.get("plotly_chart")) >= 4
+    at.button(key="recall_train").click().run()
+    assert not at.exception
+    run = at.session_state["recall_quick_run"]
+    assert set(run["rows"]) == set(quick.QUICK_RULES) and all(r["steps_done"] == 4 for r in run["rows"].values())
+    assert at.success and ("DeltaNet" in at.success[0].value)
