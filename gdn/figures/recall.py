@@ -13,6 +13,12 @@ RULE_COLORS = {"softmax": "#6b7280", "linear": "#dc2626", "decay": "#d97706", "d
 RULE_DASH = {"softmax": "dot"}
 
 
+def legend_top(font_size: int) -> int:
+    """Top margin for a legend row above the subplot titles; at lecture sizes the five rule names wrap
+    to a second row (1280 px), which ran into the titles."""
+    return round(4.5 * font_size) + (round(1.8 * font_size) if font_size > 16 else 0)
+
+
 def fig_results(acc: np.ndarray, *, rules, widths, pairs, names: dict[str, str], titles: list[str],
                 labels: dict[str, str], font_size: int = 14, height: int = 400) -> go.Figure:
     """acc: [rules, widths, pairs] best-lr accuracy (NaN: not run). One panel per width, x = pairs."""
@@ -31,7 +37,7 @@ def fig_results(acc: np.ndarray, *, rules, widths, pairs, names: dict[str, str],
     fig.update_yaxes(range=[-3, 103], title_text=labels["accuracy_pct"], row=1, col=1)
     fig.update_annotations(font_size=font_size)
     fig.update_layout(legend=dict(orientation="h", yref="container", y=1, yanchor="top", x=0, xanchor="left"))
-    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, t=round(4.5 * font_size), b=50))
+    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, t=legend_top(font_size), b=50))
 
 
 def fig_training(curves: dict[str, dict], *, names: dict[str, str], titles: list[str], labels: dict[str, str],
@@ -50,7 +56,7 @@ def fig_training(curves: dict[str, dict], *, names: dict[str, str], titles: list
     fig.update_yaxes(title_text=labels["accuracy_pct"], range=[0, 102], row=1, col=2)
     fig.update_annotations(font_size=font_size)
     fig.update_layout(legend=dict(orientation="h", yref="container", y=1, yanchor="top", x=0, xanchor="left"))
-    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, t=round(4.5 * font_size), b=50))
+    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, t=legend_top(font_size), b=50))
 
 
 def fig_recall(recall: list[np.ndarray], *, titles: list[str], labels: dict[str, str], font_size: int = 14,
