@@ -18,7 +18,7 @@ from app_pages._support import ui
 
 TRAINED_DEMO = inspect.SHIPPED.parents[1] / "models" / "qwen35-demo-trained" / "model.safetensors"
 QUICK_SECONDS = 55.0           # the whole live run, both rules, inside the page's 60 s promise
-REDRAW_EVERY = 0.7             # seconds between redraws of the live curves
+REDRAW_EVERY = 1.5             # seconds between redraws of the live curves
 
 
 def rule_names() -> dict[str, str]:

@@ -11,8 +11,8 @@ import time
 
 from gdn.recall.train import RunConfig, train
 
-QUICK = dict(d=16, pairs=10, seq_len=40, steps=400, batch=64, lr=3e-2, keys=40, values=16, test_sequences=256,
-             eval_every=25)
+QUICK = dict(d=16, pairs=10, seq_len=40, steps=400, batch=64, lr=3e-2, keys=40, values=16, test_sequences=128,
+             eval_every=50)
 QUICK_RULES = ("linear", "deltanet")
 
 
