@@ -1,6 +1,7 @@
 """Checkpoint sources (allowed roots, HF cache discovery, download helper), the tokenizer, the demo."""
 import filecmp
 import json
+from pathlib import Path
 
 import pytest
 import torch
@@ -61,10 +62,10 @@ class FakeHub:
         self.sizes = sizes or {p.name: p.stat().st_size for p in source.iterdir()}
 
     def hf_hub_download(self, *, repo_id, filename, revision, cache_dir):
-        assert cache_dir == str(self.cache)
+        assert Path(cache_dir).parent == self.cache      # a staging folder in the cache root, never the cache
         self.fetched.append(filename)
         self.revisions.append(revision)
-        snapshot = self.cache / f"models--{repo_id.replace('/', '--')}" / "snapshots" / "rev0"
+        snapshot = Path(cache_dir) / f"models--{repo_id.replace('/', '--')}" / "snapshots" / "rev0"
         snapshot.mkdir(parents=True, exist_ok=True)
         (snapshot / filename).write_bytes((self.source / filename).read_bytes())
         return str(snapshot / filename)

@@ -13,7 +13,8 @@ from typing import Callable
 
 import streamlit as st
 
-from gdn.qwen35 import load_model, list_sources
+from gdn.qwen35 import load_model
+from gdn.qwen35.sources import Source, folder_stamp, listing_stamp, scan_sources
 from gdn.qwen35.analysis import describe, load_stages
 from app_pages._support.chrome import tr
 from gdn.lru import LRU
@@ -80,21 +81,39 @@ def in_slot(compute: Callable):
         st.stop()
 
 
-@st.cache_data(ttl=60, show_spinner=False)
 def sources() -> list[tuple[str, str, str, bool]]:
-    """(label, folder, kind, random_weights) of every checkpoint in the allowed roots (re-scanned each minute)."""
-    return [(s.label, str(s.path), s.kind, s.random_weights) for s in list_sources()]
+    """(label, folder, kind, random_weights) of every checkpoint folder in the allowed roots, the unusable ones
+    too (`inspect` gives their reason). Re-read when the disk changes (a folder or config.json added, removed
+    or rewritten: a few stat calls a run), not on a timer: a scan reads every folder's config.json."""
+    return [(s.label, str(s.path), s.kind, s.random_weights) for s in _scan(listing_stamp())]
 
 
-@st.cache_data(ttl=60, show_spinner=False)
+@st.cache_resource(max_entries=2, show_spinner=False)
+def _scan(stamp: tuple) -> tuple[Source, ...]:
+    return tuple(scan_sources())
+
+
+sources.clear = _scan.clear       # after a download (the stamp would notice too, on the next run)
+
+
 def inspect(folder: str) -> tuple[object, str | None]:
-    """(gdn.qwen35.analysis.describe(folder), None), or (None, why it cannot be used). Both outcomes are
-    cached, so a broken checkpoint costs one look a minute, not one per rerun of every visitor's page."""
+    """(gdn.qwen35.analysis.describe(folder), None), or (None, why it cannot be used): the listing's reason,
+    else describe's. Both outcomes are cached until a file of the folder changes, so a broken checkpoint
+    costs one look, not one per rerun of every visitor's page."""
+    problem = next((s.problem for s in _scan(listing_stamp()) if str(s.path) == folder), None)
+    if problem is not None:
+        return None, problem
+    return _describe(folder, folder_stamp(folder))
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _describe(folder: str, stamp: tuple) -> tuple[object, str | None]:
     try:
         return describe(folder), None
     except ValueError as e:
         return None, str(e)
-    except Exception as e:  # a malformed file we did not foresee must not break the page for everyone
+    except Exception as e:  # noqa: BLE001 -- a file we did not foresee (RecursionError, a symlink loop...) must
+        # not break the page for everyone
         return None, f"{Path(folder).name}: could not be read ({type(e).__name__}); re-download the checkpoint"
 
 

@@ -25,7 +25,7 @@ import torch
 from gdn.ops import state_norm_scan
 from gdn.qwen35.checkpoint import INDEX_FILE, SKIPPED, check_disk_dtype, shard_name
 from gdn.qwen35.config import Qwen35Config, load_config
-from gdn.qwen35.tokenizer import load_tokenizer
+from gdn.qwen35.filecaps import INDEX_MAX_BYTES, TOKENIZER_MAX_BYTES, check_size, read_json
 
 DTYPE_BYTES = {"F32": 4, "BF16": 2, "F16": 2}
 HEADER_LIMIT = 100 << 20            # a safetensors header larger than this is treated as corrupt
@@ -56,7 +56,7 @@ def _header(path: Path) -> dict[str, tuple[tuple[int, ...], str]]:
                 raise ValueError("header length out of range")
             header = json.loads(f.read(n))
         data_bytes = path.stat().st_size - 8 - n
-    except (OSError, struct.error, ValueError) as e:
+    except (OSError, struct.error, ValueError, RecursionError) as e:     # RecursionError: JSON nested too deep
         raise corrupt(type(e).__name__) from None
     if not isinstance(header, dict):
         raise corrupt(f"the header is a JSON {type(header).__name__}, not an object")
@@ -82,7 +82,7 @@ def _header(path: Path) -> dict[str, tuple[tuple[int, ...], str]]:
 def _index_shards(folder: Path) -> set[str]:
     index = folder / INDEX_FILE
     try:
-        weight_map = json.loads(index.read_text(encoding="utf-8"))["weight_map"]
+        weight_map = read_json(index, INDEX_MAX_BYTES, INDEX_FILE)["weight_map"]
         shards = set(weight_map.values())
     except (ValueError, KeyError, TypeError, AttributeError, OSError) as e:
         raise ValueError(f"{INDEX_FILE}: not a valid safetensors index ({type(e).__name__}); re-download "
@@ -108,7 +108,9 @@ def describe(folder: str | Path) -> CheckpointInfo:
             read_bytes += numel * DTYPE_BYTES[dtype]
             n_tensors += 1
     if (folder / "tokenizer.json").is_file():
-        load_tokenizer(folder, cfg.vocab_size)           # ids past the embedding: refused now, not mid-run
+        # only its size: a full parse takes seconds for a large file, and every listed folder is described
+        # on each visit; loading the model parses it (and refuses ids past the embedding)
+        check_size(folder / "tokenizer.json", TOKENIZER_MAX_BYTES, "tokenizer.json")
     return CheckpointInfo(cfg, n_params, read_bytes, sum(p.stat().st_size for p in files), n_tensors, len(files))
 
 

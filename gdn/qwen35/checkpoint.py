@@ -18,7 +18,6 @@ multimodal releases, "model." in text-only exports) is detected from the file. T
 """
 from __future__ import annotations
 
-import json
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -28,6 +27,7 @@ import torch
 from safetensors import safe_open
 
 from gdn.qwen35.config import Qwen35Config
+from gdn.qwen35.filecaps import INDEX_MAX_BYTES, read_json
 
 PREFIXES = ("model.language_model.", "model.")
 SKIPPED = ("model.visual.", "mtp.")
@@ -209,7 +209,7 @@ class Checkpoint:
         index = self.folder / INDEX_FILE
         if index.is_file():
             try:
-                weight_map = json.loads(index.read_text(encoding="utf-8"))["weight_map"]
+                weight_map = read_json(index, INDEX_MAX_BYTES, INDEX_FILE)["weight_map"]
                 items = [(name, fname) for name, fname in weight_map.items()
                          if isinstance(name, str) and not name.startswith(SKIPPED)]
             except (ValueError, KeyError, TypeError, AttributeError, OSError) as e:

@@ -6,10 +6,11 @@ keys at the top level. Field names below are the Hugging Face config keys (qwen3
 """
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
+
+from gdn.qwen35.filecaps import CONFIG_MAX_BYTES, read_json
 
 TEXT_TYPES = ("qwen3_5", "qwen3_5_text")
 MOE_TYPES = ("qwen3_5_moe", "qwen3_5_moe_text")
@@ -159,12 +160,7 @@ def load_config(folder: str | Path) -> Qwen35Config:
     if not path.is_file():
         raise ValueError(f"{Path(folder).name}: no config.json in this folder; choose the folder of a Hugging Face "
                          "checkpoint (the one holding config.json and *.safetensors)")
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ValueError(f"{shown}: not valid JSON ({e}); re-download the checkpoint") from None
-    except OSError as e:
-        raise ValueError(f"{shown}: cannot be read ({e.strerror or e}); check its permissions") from None
+    raw = read_json(path, CONFIG_MAX_BYTES, shown)        # size-capped; deep nesting is a ValueError
     if not isinstance(raw, dict):
         raise ValueError(f"{shown}: expected a JSON object at the top level")
     return parse_config(raw, source=shown)

@@ -7,14 +7,17 @@ outside these roots is refused, so a web user cannot make the server read arbitr
 from __future__ import annotations
 
 import fnmatch
-import json
 import math
 import os
 import re
+import shutil
+import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from gdn.qwen35.config import SUPPORTED_TYPES, load_config
+from gdn.qwen35.filecaps import CONFIG_MAX_BYTES, read_json
 
 ASSETS_MODELS = Path(__file__).resolve().parents[2] / "assets" / "models"
 DEMO_NAME = "qwen35-demo-random"
@@ -45,24 +48,29 @@ def _inside_roots(path: Path) -> bool:
                for root in (r.expanduser().resolve() for r in allowed_roots()))
 
 
+class OutsideRoots(ValueError):
+    """A folder, or a file the app would read from it, lies outside every allowed root."""
+
+
 def check_folder(path: str | Path) -> Path:
     """Return the resolved folder if it, and every file the app would read from it (config, tokenizer,
-    weights, index: a symlink may point anywhere), lies inside an allowed root; else raise ValueError.
-    Messages name the folder as given, never the resolved path or the roots (a web user sees them)."""
+    weights, index: a symlink may point anywhere), lies inside an allowed root; else raise ValueError
+    (OutsideRoots for a way out of the roots). Messages name the folder as given, never the resolved path
+    or the roots (a web user sees them)."""
     try:
         folder = Path(path).expanduser().resolve()
         if not _inside_roots(folder):
-            raise ValueError(f"{path} is outside the allowed model folders; move the checkpoint into one of them, "
-                             "or ask the operator to add its parent folder to GDN_MODEL_DIRS")
+            raise OutsideRoots(f"{path} is outside the allowed model folders; move the checkpoint into one of them, "
+                               "or ask the operator to add its parent folder to GDN_MODEL_DIRS")
         if not folder.is_dir():
             raise ValueError(f"{path}: no such folder")
         outside = [f.name for pattern in WEIGHT_PATTERNS for f in folder.glob(pattern) if not _inside_roots(f)]
-    except OSError as e:                       # name too long, permission denied, broken mount...
-        raise ValueError(f"{path}: cannot be opened ({e.strerror or e}); check the folder name and that "
-                         "it is readable") from None
+    except (OSError, RuntimeError) as e:     # name too long, permission denied, a symlink loop (RuntimeError)...
+        why = getattr(e, "strerror", None) or str(e) or type(e).__name__
+        raise ValueError(f"{path}: cannot be opened ({why}); check the folder name and that it is readable") from None
     if outside:
-        raise ValueError(f"{path}: {outside[0]} links outside the allowed model folders; the app reads only "
-                         "files inside them (copy the file instead of linking it)")
+        raise OutsideRoots(f"{path}: {outside[0]} links outside the allowed model folders; the app reads only "
+                           "files inside them (copy the file instead of linking it)")
     return folder
 
 
@@ -72,49 +80,108 @@ class Source:
     path: Path      # checkpoint folder (holds config.json)
     kind: str       # "trained" | "demo" | "assets" | "hf-cache" | "env"
     random_weights: bool = False  # True for the shipped demo: its gates mean nothing
+    problem: str | None = None    # why it cannot be used (a short reason), None when it looks usable
 
 
-def _model_type(folder: Path) -> str | None:
-    try:
-        return json.loads((folder / "config.json").read_text(encoding="utf-8")).get("model_type")
-    except (OSError, ValueError, AttributeError):
-        return None
+def _model_type(folder: Path):
+    """config.json's model_type, read under its size cap; ValueError if config.json cannot be read."""
+    raw = read_json(folder / "config.json", CONFIG_MAX_BYTES, f"{folder.name}/config.json")
+    return raw.get("model_type") if isinstance(raw, dict) else None
 
 
 def _has_weights(folder: Path) -> bool:
     return any(folder.glob("*.safetensors"))
 
 
-def list_sources() -> list[Source]:
-    """Every Qwen3.5 checkpoint found in the allowed roots that check_folder accepts (a symlinked folder
-    that leads outside them is left out); the shipped trained model first, then the random demo."""
-    found: list[Source] = []
-    for folder in sorted(p.parent for p in ASSETS_MODELS.glob("*/config.json")):
-        if _model_type(folder) in SUPPORTED_TYPES and _has_weights(folder):
-            demo, trained = folder.name == DEMO_NAME, folder.name == TRAINED_NAME
-            kind = "demo" if demo else "trained" if trained else "assets"
-            note = "random weights" if demo else "trained on the demo tasks" if trained else "assets"
-            found.append(Source(f"{folder.name} ({note})", folder, kind, random_weights=demo))
-    for snap in sorted(hf_hub_cache().glob("models--*/snapshots/*/config.json")):
-        folder = snap.parent
-        if _model_type(folder) in SUPPORTED_TYPES and _has_weights(folder):
-            repo = folder.parents[1].name[len("models--"):].replace("--", "/")
-            found.append(Source(f"{repo} (HF cache, {folder.name[:7]})", folder, "hf-cache"))
+def _candidates() -> list[tuple[Path, str, str, bool]]:
+    """(folder, kind, label, random_weights) of every folder with a config.json in the allowed roots. A root
+    that cannot be listed (gone, unreadable, a symlink loop) adds nothing and hides none of the others."""
+    found = []
+
+    def each(root: Path, pattern: str):
+        try:
+            return sorted(p.parent for p in root.glob(pattern))
+        except (OSError, RuntimeError):
+            return []
+    for folder in each(ASSETS_MODELS, "*/config.json"):
+        demo, trained = folder.name == DEMO_NAME, folder.name == TRAINED_NAME
+        kind = "demo" if demo else "trained" if trained else "assets"
+        note = "random weights" if demo else "trained on the demo tasks" if trained else "assets"
+        found.append((folder, kind, f"{folder.name} ({note})", demo))
+    for folder in each(hf_hub_cache(), "models--*/snapshots/*/config.json"):
+        repo = folder.parents[1].name[len("models--"):].replace("--", "/")
+        found.append((folder, "hf-cache", f"{repo} (HF cache, {folder.name[:7]})", False))
     for root in allowed_roots()[2:]:
-        for cfg in sorted([*root.glob("config.json"), *root.glob("*/config.json")]):
-            folder = cfg.parent
-            if _model_type(folder) in SUPPORTED_TYPES and _has_weights(folder):
-                found.append(Source(f"{folder.name} (GDN_MODEL_DIRS)", folder, "env"))   # no server path shown
-    found.sort(key=lambda s: (s.kind != "trained", s.kind != "demo"))
-    return [s for s in found if _accepted(s.path)]
+        for folder in sorted({*each(root, "config.json"), *each(root, "*/config.json")}):
+            found.append((folder, "env", f"{folder.name} (GDN_MODEL_DIRS)", False))       # no server path shown
+    return found
 
 
-def _accepted(folder: Path) -> bool:
+def _examine(folder: Path, kind: str, label: str, random: bool) -> Source | None:
+    """One folder, in isolation: a usable Source, an unusable one with a short reason, or None for a folder
+    that is not a Qwen3.5 checkpoint or leads outside the roots (neither is listed). Any failure at all,
+    a RecursionError or a symlink loop included, marks this folder unusable and leaves the others alone."""
     try:
+        if _model_type(folder) not in SUPPORTED_TYPES or not _has_weights(folder):
+            return None
         check_folder(folder)
-    except ValueError:
-        return False
-    return True
+    except OutsideRoots:
+        return None
+    except ValueError as e:
+        return Source(label, folder, kind, random, problem=str(e))
+    except Exception as e:  # noqa: BLE001 -- one folder's surprise must never break the listing for everyone
+        return Source(label, folder, kind, random, problem=f"{folder.name}: could not be read ({type(e).__name__}); "
+                                                           "re-download the checkpoint")
+    return Source(label, folder, kind, random)
+
+
+def scan_sources() -> list[Source]:
+    """Every Qwen3.5 checkpoint folder in the allowed roots, the unusable ones included (with a reason);
+    the shipped trained model first, then the random demo. Reads only each folder's config.json (under
+    its cap) and file names: never a tokenizer or a weight."""
+    found = [s for s in (_examine(*c) for c in _candidates()) if s is not None]
+    found.sort(key=lambda s: (s.kind != "trained", s.kind != "demo"))
+    return found
+
+
+def list_sources() -> list[Source]:
+    """The usable checkpoints of scan_sources (a symlinked folder that leads outside the roots is left out)."""
+    return [s for s in scan_sources() if s.problem is None]
+
+
+def _stamp(path: Path) -> tuple:
+    """What changes when a file or folder changes: (name, mtime, size), or the error met looking at it."""
+    try:
+        st = path.stat()
+        return path.name, st.st_mtime_ns, st.st_size
+    except (OSError, RuntimeError) as e:
+        return path.name, type(e).__name__
+
+
+def listing_stamp() -> tuple:
+    """A cheap fingerprint of everything scan_sources reads (a few stat calls per folder): it changes when a
+    root, a checkpoint folder or a config.json is added, removed or rewritten, so a listing cached under it
+    is re-read on a change of the disk, not on a timer."""
+    roots = [r.expanduser() for r in allowed_roots()]
+    stamps = [_stamp(r) for r in roots]
+    hub = roots[0]
+    try:
+        repos = sorted(hub.glob("models--*/snapshots"))
+        stamps += [(_stamp(r), *(_stamp(s) for s in sorted(r.iterdir()))) for r in repos]
+    except (OSError, RuntimeError) as e:
+        stamps.append(type(e).__name__)
+    stamps += [(_stamp(folder), _stamp(folder / "config.json")) for folder, *_ in _candidates()]
+    return tuple(stamps)
+
+
+def folder_stamp(folder: str | Path) -> tuple:
+    """A fingerprint of a checkpoint folder's files (names, mtimes, sizes): a description cached under it is
+    re-made when a file is added, removed or rewritten."""
+    folder = Path(folder)
+    try:
+        return (_stamp(folder), *(_stamp(p) for p in sorted(folder.iterdir())))
+    except (OSError, RuntimeError) as e:
+        return _stamp(folder), type(e).__name__
 
 
 REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
@@ -165,14 +232,16 @@ def _hub(hub):
 
 def plan_download(repo_id: str, *, revision: str | None = None, hub=None) -> DownloadPlan:
     """Check a Hugging Face repo before anything large is fetched: downloads allowed, a valid repo id, its
-    config.json (fetched alone) a Qwen3.5 model, and the files' total size under the cap.
-    `hub` is the huggingface_hub module (tests pass a fake)."""
+    config.json (fetched alone, into a staging folder: never into the cache before it is checked) a
+    Qwen3.5 model, and the files' total size under the cap. `hub` is the huggingface_hub module (tests
+    pass a fake)."""
     if not REPO_ID.match(repo_id or ""):
         raise ValueError(f"{repo_id!r} is not a Hugging Face repo id; use the form owner/name, e.g. Qwen/Qwen3.5-0.8B")
     hub = _hub(hub)
-    config = Path(hub.hf_hub_download(repo_id=repo_id, filename="config.json", revision=revision,
-                                      cache_dir=str(hf_hub_cache())))
-    cfg = load_config(config.parent)                     # ValueError: not Qwen3.5, or malformed
+    with _staging() as stage:
+        config = Path(hub.hf_hub_download(repo_id=repo_id, filename="config.json", revision=revision,
+                                          cache_dir=str(stage)))
+        cfg = load_config(config.parent)                 # ValueError: not Qwen3.5, malformed, over its cap
     info = hub.HfApi().model_info(repo_id, revision=revision, files_metadata=True)
     listed = [s for s in info.siblings                                            # top-level files only
               if "/" not in s.rfilename and any(fnmatch.fnmatch(s.rfilename, p) for p in WEIGHT_PATTERNS)]
@@ -190,18 +259,52 @@ def plan_download(repo_id: str, *, revision: str | None = None, hub=None) -> Dow
 
 
 def download(plan: DownloadPlan, *, hub=None, progress=None) -> Path:
-    """Fetch the planned files into the HF cache, one at a time; progress(done_bytes, total_bytes, name)
-    after each. Only config, tokenizer and safetensors files (never pickles). Returns the snapshot folder."""
+    """Fetch the planned files, one at a time, into a staging folder beside the HF cache; progress(done_bytes,
+    total_bytes, name) after each. Only config, tokenizer and safetensors files (never pickles). The staged
+    checkpoint is checked as the page will read it (config, index, every header, the tokenizer against the
+    vocabulary) and only then moved into the cache: a file that fails never enters it. Returns the
+    snapshot folder in the cache."""
+    from gdn.qwen35.analysis import describe             # analysis reads checkpoints; sources only finds them
+    from gdn.qwen35.tokenizer import load_tokenizer
     hub = _hub(hub)
-    fetch = lambda name: Path(hub.hf_hub_download(repo_id=plan.repo_id, filename=name, revision=plan.revision,
-                                                  cache_dir=str(hf_hub_cache())))
-    done = 0
-    for name, size in plan.files:
-        fetch(name)
-        done += size
-        if progress is not None:
-            progress(done, plan.total_bytes, name)
-    folder = fetch("config.json").parent                 # the snapshot folder (config.json is cached by now)
-    if _model_type(folder) not in SUPPORTED_TYPES:
-        raise ValueError(f"{plan.repo_id} is not a Qwen3.5 checkpoint (model_type {_model_type(folder)!r})")
-    return folder
+    with _staging() as stage:
+        fetch = lambda name: Path(hub.hf_hub_download(repo_id=plan.repo_id, filename=name, revision=plan.revision,
+                                                      cache_dir=str(stage)))
+        done = 0
+        for name, size in plan.files:
+            fetch(name)
+            done += size
+            if progress is not None:
+                progress(done, plan.total_bytes, name)
+        staged = fetch("config.json").parent             # the snapshot folder (config.json is staged by now)
+        if _model_type(staged) not in SUPPORTED_TYPES:
+            raise ValueError(f"{plan.repo_id} is not a Qwen3.5 checkpoint (model_type {_model_type(staged)!r})")
+        cfg = describe(staged).config                    # ValueError for anything the page would refuse
+        if (staged / "tokenizer.json").is_file():
+            load_tokenizer(staged, cfg.vocab_size)
+        return _move_into_cache(stage, staged)
+
+
+@contextmanager
+def _staging():
+    """A private folder inside the HF cache root (the same disk, so moving a checked file in is a rename; its
+    dot name is never listed as a checkpoint), removed afterwards whatever happened."""
+    cache = hf_hub_cache()
+    cache.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(prefix=".gdn-staging-", dir=cache))
+    try:
+        yield stage
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+
+
+def _move_into_cache(stage: Path, staged: Path) -> Path:
+    """Move a staged repo (models--owner--name/{blobs,refs,snapshots}) into the cache, blobs first so a
+    snapshot's relative links never point at a missing file; returns `staged`'s place in the cache."""
+    repo = staged.relative_to(stage).parts[0]
+    entries = [p for p in (stage / repo).rglob("*") if p.is_symlink() or p.is_file()]
+    for src in sorted(entries, key=lambda p: p.relative_to(stage / repo).parts[0] != "blobs"):
+        dst = hf_hub_cache() / src.relative_to(stage)
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(src, dst)                             # a link is moved as a link: its relative target holds
+    return hf_hub_cache() / staged.relative_to(stage)

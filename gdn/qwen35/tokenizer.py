@@ -11,6 +11,8 @@ from pathlib import Path
 
 from tokenizers import Tokenizer
 
+from gdn.qwen35.filecaps import TOKENIZER_MAX_BYTES, check_size
+
 DEFAULT_MAX_TOKENS = 2048
 
 
@@ -96,6 +98,7 @@ def load_tokenizer(folder: str | Path, vocab_size: int | None = None) -> Qwen35T
     path = Path(folder) / "tokenizer.json"
     if not path.is_file():
         raise ValueError(f"{Path(folder).name}: no tokenizer.json; copy the checkpoint's tokenizer.json into this folder")
+    check_size(path, TOKENIZER_MAX_BYTES, path.name)       # before a parse that takes seconds per 10 MB
     try:
         tok = Qwen35Tokenizer(Tokenizer.from_file(str(path)))
     except Exception as e:  # tokenizers raises plain Exception subclasses

@@ -1,0 +1,44 @@
+"""Size caps on a checkpoint folder's small files, checked before a byte of them is parsed.
+
+A model folder comes from a disk an operator does not fully control (a shared Hugging Face cache, a
+folder in GDN_MODEL_DIRS, a download): a 200 kB config.json nested 100,000 deep, or a 100 MB
+tokenizer.json, must cost a stat() and a short message, not a RecursionError or seconds of parsing
+and gigabytes of memory. The caps sit far above every Qwen3.5 release (its config.json: 5 kB; its
+sharded index: under 100 kB; its tokenizer.json: about 12 MB).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+CONFIG_MAX_BYTES = 1 << 20          # config.json
+INDEX_MAX_BYTES = 16 << 20          # model.safetensors.index.json
+TOKENIZER_MAX_BYTES = 50 << 20      # tokenizer.json
+
+
+def check_size(path: Path, cap: int, shown: str) -> int:
+    """The file's size in bytes; ValueError if it cannot be looked at or is over `cap`.
+    `shown` names the file in messages (a web user reads them: never a server path)."""
+    try:
+        size = path.stat().st_size
+    except OSError as e:              # a symlink loop, a dangling link, permission denied
+        raise ValueError(f"{shown}: cannot be read ({e.strerror or type(e).__name__}); re-download the checkpoint "
+                         "or ask the operator to fix the file") from None
+    if size > cap:
+        raise ValueError(f"{shown} is {size / 1e6:.1f} MB, over this app's cap of {cap / 1e6:.0f} MB for that file; "
+                         "it is damaged or not from a Qwen3.5 release: re-download the checkpoint")
+    return size
+
+
+def read_json(path: Path, cap: int, shown: str):
+    """json.loads of a file at most `cap` bytes long. ValueError (and only ValueError) for a file over the
+    cap, unreadable, not UTF-8, not JSON, or nested too deeply for the parser (a RecursionError)."""
+    check_size(path, cap, shown)
+    try:
+        return json.loads(path.read_bytes().decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(f"{shown}: not valid JSON ({e}); re-download the checkpoint") from None
+    except RecursionError:
+        raise ValueError(f"{shown}: not valid JSON (nested too deeply); re-download the checkpoint") from None
+    except OSError as e:
+        raise ValueError(f"{shown}: cannot be read ({e.strerror or type(e).__name__}); check its permissions") from None
