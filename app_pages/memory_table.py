@@ -7,6 +7,7 @@ from gdn.lessons.memory import PRESETS, InputError, random_stream, replay_stream
 from gdn.lessons.stream import STAGES, records_csv, step_records
 from app_pages._memory_frames import PANELS, packed_frames
 from app_pages._support import ui
+from app_pages._support.escape import plain_fields
 from app_pages._support.player import player
 
 st.title(ui.tr("memory.title"))
@@ -40,9 +41,9 @@ with picker:
 if preset != "replay":
     story = ui.tr(f"memory.story_{preset}")
 elif "K" in replay:                                  # a real head, sent by the real-model page
-    story = ui.tr("memory.story_replay", title=replay["title"], K=replay["K"], V=replay["V"])
+    story = ui.tr("memory.story_replay", title=ui.plain(replay["title"]), K=replay["K"], V=replay["V"])
 else:                                                # a hand-made stream, sent by a classroom exercise
-    story = ui.tr("memory.story_exercise", title=replay["title"])
+    story = ui.tr("memory.story_exercise", title=ui.plain(replay["title"]))
 with story_box:
     ui.note(story)
 
@@ -61,7 +62,7 @@ with st.expander(ui.tr("memory.edit"), expanded=False):
 try:
     stream = rows_to_stream(edited.to_dict("records"), K=base.shape[1], V=base.shape[2], S0=base.S0)
 except InputError as e:
-    st.error(ui.tr(f"errors.{e.key}", **e.fields), icon=":material/error:")
+    st.error(ui.tr(f"errors.{e.key}", **plain_fields(e.fields)), icon=":material/error:")   # a cell's text, as typed
     st.stop()
 rec = step_records(stream)
 T = stream.shape[0]

@@ -94,7 +94,7 @@ def test_table_round_trip_and_errors():
         bad = [dict(rows[0], **change)] + rows[1:]
         with pytest.raises(InputError) as e:
             rows_to_stream(bad, K=2, V=2, S0=s.S0)
-        assert e.value.key == key and e.value.fields["token"] == 0
+        assert e.value.key == key and e.value.fields["token"] == 1
     with pytest.raises(InputError, match="no_tokens"):
         rows_to_stream([{"k": None, "v": "", "q": None, "alpha": None, "beta": None}], K=2, V=2, S0=s.S0)
     assert rows_to_stream([dict(rows[0], k="1，0")], K=2, V=2, S0=s.S0).k.tolist() == [[1, 0]]  # Chinese comma

@@ -76,7 +76,7 @@ def load(title_box) -> Loaded:
     except ValueError as e:
         fail(str(e))
     cfg, kind = info.config, model_kind(folder, found)
-    title = ui.tr(f"real_model.title_{kind}", name=Path(folder).name, params=f"{info.n_params / 1e6:.1f}")
+    title = ui.tr(f"real_model.title_{kind}", name=ui.plain(Path(folder).name), params=f"{info.n_params / 1e6:.1f}")
     (title_box.subheader if ui.lecture() else title_box.title)(title)      # one line at lecture size
     if kind == "random":
         st.warning(ui.tr("real_model.random_weights"), icon=":material/casino:")

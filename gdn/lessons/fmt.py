@@ -19,3 +19,14 @@ def cell_text(z: np.ndarray, digits: int = 2) -> np.ndarray:
 def vec_latex(x: np.ndarray) -> str:
     """(3, -0.5) as LaTeX."""
     return r"(" + r",\ ".join(cell_text(np.atleast_1d(x))) + r")"
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_cell(text: str) -> str:
+    """A text cell of an exported CSV that a spreadsheet will not run: one starting with = + - @, a tab or a
+    carriage return (a token "=HYPERLINK(...)", a folder "-2+3") gets a leading apostrophe, OWASP's rule
+    against formula injection. Only for text: the numbers an export writes itself stay numbers."""
+    text = str(text)
+    return "'" + text if text.startswith(FORMULA_STARTS) else text

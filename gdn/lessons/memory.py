@@ -170,14 +170,15 @@ def _gate(value, token: int, column: str) -> float:
 
 
 def rows_to_stream(rows: list[dict], K: int, V: int, S0: np.ndarray) -> Stream:
-    """Parse edited rows; raises InputError naming the token and column that is wrong."""
+    """Parse edited rows; raises InputError naming the token (counted from 1, as the page shows them) and
+    the column that is wrong."""
     rows = [r for r in rows if not all(_blank(r.get(c)) for c in COLUMNS)]   # drop blank new rows
     if not rows:
         raise InputError("no_tokens")
     if len(rows) > MAX_TOKENS:
         raise InputError("too_many_tokens", limit=MAX_TOKENS, got=len(rows))
     cols = {c: [] for c in COLUMNS}
-    for t, row in enumerate(rows):
+    for t, row in enumerate(rows, start=1):
         for c, size in (("k", K), ("v", V), ("q", K)):
             cols[c].append(_vector(row.get(c), size, t, c))
         for c in ("alpha", "beta"):

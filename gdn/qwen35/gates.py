@@ -14,6 +14,7 @@ import time
 import numpy as np
 import torch
 
+from gdn.lessons.fmt import spreadsheet_cell
 from gdn.lessons.playground import half_life
 from gdn.ops import chunk_gated_delta_rule, recurrent_gated_delta_rule
 from gdn.ops.fla import fla_chunk
@@ -52,14 +53,15 @@ CSV_COLUMNS = ("model", "layer", "kernel", "t", "token_id", "token", "head", "al
 
 def gates_csv(*, model: str, layer: int, kernel: str, ids, tokens, g: np.ndarray, beta: np.ndarray,
               state_norms: np.ndarray) -> str:
-    """One GDN layer's gates in long form: one row per (token, head). g, beta, state_norms: [T, H]."""
+    """One GDN layer's gates in long form: one row per (token, head). g, beta, state_norms: [T, H].
+    Text cells (the model's folder name, the tokens) are made safe to open in a spreadsheet."""
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
     w.writerow(CSV_COLUMNS)
     T, H = g.shape
     for t in range(T):
         for h in range(H):
-            w.writerow([model, layer, kernel, t, int(ids[t]), tokens[t], h, f"{np.exp(g[t, h]):.6g}",
+            w.writerow([spreadsheet_cell(model), layer, kernel, t, int(ids[t]), spreadsheet_cell(tokens[t]), h, f"{np.exp(g[t, h]):.6g}",
                         f"{beta[t, h]:.6g}", f"{g[t, h]:.6g}", f"{state_norms[t, h]:.6g}"])
     return out.getvalue()
 

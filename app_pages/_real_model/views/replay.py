@@ -20,7 +20,7 @@ def replay(c: ViewContext) -> None:
     w_start = min(w_start, c.T - w_len)
     dims = c3.slider(ui.tr("real_model.replay_dims"), 2, REPLAY_MAX_DIM, 4, key=keys.REPLAY_DIMS)
     st.caption(ui.tr("real_model.replay_window", a=w_start, b=w_start + w_len - 1,
-                     text="".join(c.tokens[w_start:w_start + w_len]).replace("\n", " ")))
+                     text=ui.plain("".join(c.tokens[w_start:w_start + w_len]))))
     if st.button(ui.tr("real_model.replay_go"), key=keys.REPLAY, type="primary", icon=":material/movie:"):
         h = c.inputs().head(c.head)
         st.session_state["memory_replay"] = replay_payload(
