@@ -65,6 +65,9 @@ def figure_download(key: str, build) -> None:
     """The standalone HTML download (plotly.js inlined, works offline) of build()'s figure, built only when
     clicked: also for pictures the page draws as HTML tables. Not in lecture mode (the room needs no button)."""
     if not lecture():
-        st.download_button(tr("common.download_html"), data=lambda: build().to_html(include_plotlyjs=True),
+        # its own container: Streamlit 1.67 files a deferred download under its parent's path, and every element a
+        # fragment writes into a container outside itself shares one path, so only the last such button's file
+        # survived the run ("Deferred file ... not found"); a container of its own gives each button its own path
+        st.container().download_button(tr("common.download_html"), data=lambda: build().to_html(include_plotlyjs=True),
                            file_name=f"{key}.html", mime="text/html", key=f"{key}_html",
                            icon=":material/download:", type="tertiary", on_click="ignore")
