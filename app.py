@@ -13,6 +13,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import streamlit as st  # noqa: E402
 
 from app_pages._support import chrome, heap, path, player  # noqa: E402,F401  (heap: once per process, see heap.py)
+from app_pages._support import browser  # noqa: E402
 from app_pages._support.notes import teacher_notes  # noqa: E402
 from app_pages._support.share_panel import share_panel  # noqa: E402
 
@@ -32,7 +33,10 @@ pages.append(st.Page("app_pages/memory_table.py", title=chrome.tr("nav.memory"),
 page = st.navigation(pages, position="top")
 chrome.sidebar_chrome()
 player.relay()          # the players' way to Python (app_pages/_support/player.py), outside every fragment
+browser.clean_text_inputs()               # no unpaired surrogate ever leaves the tab
+browser.say_if_moved()
 page.run()
+browser.keep()                            # the tab keeps the prompt: a class-server replica may die
 path.next_link(page.url_path)
 stop = path.stop_of(page.url_path)
 prefix = stop.key if stop else page.url_path            # widget keys and notes use the stop's key ("memory_t")

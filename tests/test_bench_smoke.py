@@ -43,3 +43,18 @@ def test_browser_bench_smoke_prints_its_ratio():
                          capture_output=True, text=True, timeout=600, cwd=ROOT)
     assert run.returncode == 0, run.stderr[-2000:]
     assert re.search(r"ratio browser memory_table \(next/prev key\): page p50 / trivial p50 = [0-9.]+x", run.stdout)
+
+
+def test_load_ws_smoke_serves_every_session():
+    """bench/load_ws.py on its own server: 3 websocket sessions (2 on the real-model page, one of which leaves
+    right after Run). Only that every session got its figures, steps and result (n= counts), none failed."""
+    run = subprocess.run([sys.executable, str(ROOT / "bench" / "load_ws.py"), "--sessions", "3", "--real", "2",
+                          "--timeout", "180", "--server-cpus", "0", "--client-cpus", "0"],
+                         capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert run.returncode == 0, run.stderr[-2000:]
+    out = run.stdout
+    assert "failed sessions: 0 []" in out, out
+    assert re.search(r"memory page, first figure: .*\(n=1\)", out), out
+    assert re.search(r"memory page, next -> step: .*\(n=8\)", out), out
+    assert re.search(r"real model, first figure: .*\(n=2\)", out), out
+    assert re.search(r"real model, Run -> result: .*\(n=1\)", out), out           # the other one left after Run

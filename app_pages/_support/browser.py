@@ -1,0 +1,95 @@
+"""What the app keeps in the browser tab itself: text inputs cleaned before they are sent, and a student's
+prompt kept across a move to another replica of a class server.
+
+1. A lone surrogate (half of a UTF-16 pair, e.g. "\\uD800" from a broken paste) cannot be encoded as UTF-8:
+   Streamlit's transport sends it anyway and the server fails to decode every later message of that tab
+   (Run silently did nothing). A capture-phase listener replaces each one with U+FFFD (the visible "�")
+   before the widget's own handler reads the value, so nothing unencodable ever leaves the tab.
+2. Behind deploy/serve-class.sh a session lives in one replica; when that replica dies, nginx sends the
+   tab to another one, which starts a new session from the link alone (the view, the step, the preset)
+   and had lost the prompt. The tab keeps the prompt in its sessionStorage with the id of the server that
+   drew it; a page drawn by another server hands the prompt back and says once that the server changed.
+"""
+from __future__ import annotations
+
+import uuid
+
+import streamlit as st
+
+from app_pages._support.chrome import tr
+
+KEPT = ("real_model_prompt_edit", "real_model_preset")      # what a move must not lose (the link keeps the rest)
+MOVED = "_server_moved"                                      # session flag: say once that the server changed
+
+# No "<" followed by a letter, "/" or "!" inside the script: DOMPurify drops a script whose text has one.
+CLEAN_INPUTS = """<script>
+if (!window.gdnCleanInputs) {
+  window.gdnCleanInputs = true;
+  const wellFormed = (s) => {
+    if (s.toWellFormed) return s.toWellFormed();
+    let out = "";
+    for (const ch of s) {                       // a lone surrogate comes out of the iterator on its own
+      const c = ch.codePointAt(0);
+      out += (c >= 0xD800 && c <= 0xDFFF) ? "\uFFFD" : ch;
+    }
+    return out;
+  };
+  window.addEventListener("input", (event) => {
+    const el = event.target;
+    if (!(el instanceof HTMLTextAreaElement || el instanceof HTMLInputElement) || typeof el.value !== "string") return;
+    const clean = wellFormed(el.value);
+    if (clean === el.value) return;
+    // the prototype's setter: React's own value tracker must still see a change, or it drops the input
+    const proto = el instanceof HTMLTextAreaElement ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
+    Object.getOwnPropertyDescriptor(proto, "value").set.call(el, clean);
+  }, true);
+}
+</script>"""
+
+KEEPER_JS = """
+export default function(component) {
+  const { data, setTriggerValue } = component;
+  const store = window.sessionStorage;
+  const before = store.getItem("gdn.server");
+  const kept = store.getItem("gdn.kept");
+  if (before && before !== data.server && data.fresh && kept) {
+    setTriggerValue("moved", JSON.parse(kept));        // a new server: hand the tab's prompt back, once
+  } else if (data.kept) {
+    store.setItem("gdn.kept", JSON.stringify(data.kept));
+  }
+  store.setItem("gdn.server", data.server);
+}
+"""
+_keeper = st.components.v2.component("gdn_keeper", js=KEEPER_JS)
+
+
+@st.cache_resource
+def server_id() -> str:
+    """A random id of this server process (a restarted replica gets a new one)."""
+    return uuid.uuid4().hex
+
+
+def clean_text_inputs() -> None:
+    st.html(CLEAN_INPUTS, unsafe_allow_javascript=True)
+
+
+def _restore() -> None:
+    kept = getattr(st.session_state.get("_keeper"), "moved", None)
+    if isinstance(kept, dict):
+        st.session_state.update({k: v for k, v in kept.items() if k in KEPT and isinstance(v, str)})
+        st.session_state[MOVED] = True
+
+
+def say_if_moved() -> None:
+    """Before the page: once, after a move, the plain note that the server changed and what was kept."""
+    if st.session_state.pop(MOVED, False):
+        st.info(tr("common.server_changed"), icon=":material/swap_horiz:")
+
+
+def keep() -> None:
+    """After the page: the tab stores what KEPT names (as this run left it) and the server's id."""
+    fresh = not st.session_state.get("_keeper_seen", False)
+    st.session_state["_keeper_seen"] = True
+    kept = {k: st.session_state[k] for k in KEPT if isinstance(st.session_state.get(k), str)}
+    _keeper(key="_keeper", data={"server": server_id(), "fresh": fresh, "kept": kept or None},
+            on_moved_change=_restore, height=0)
