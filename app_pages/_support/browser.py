@@ -19,6 +19,7 @@ import streamlit as st
 from app_pages._support.chrome import tr
 
 KEPT = ("real_model_prompt_edit", "real_model_preset")      # what a move must not lose (the link keeps the rest)
+RUN_AFTER_RESTORE = "real_model_autorun"                     # the real-model page runs the restored prompt
 MOVED = "_server_moved"                                      # session flag: say once that the server changed
 
 # No "<" followed by a letter, "/" or "!" inside the script: DOMPurify drops a script whose text has one.
@@ -77,6 +78,7 @@ def _restore() -> None:
     kept = getattr(st.session_state.get("_keeper"), "moved", None)
     if isinstance(kept, dict):
         st.session_state.update({k: v for k, v in kept.items() if k in KEPT and isinstance(v, str)})
+        st.session_state[RUN_AFTER_RESTORE] = True          # this session's first run ran the default prompt
         st.session_state[MOVED] = True
 
 

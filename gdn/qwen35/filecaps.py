@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-CONFIG_MAX_BYTES = 1 << 20          # config.json
-INDEX_MAX_BYTES = 16 << 20          # model.safetensors.index.json
-TOKENIZER_MAX_BYTES = 50 << 20      # tokenizer.json
+CONFIG_MAX_BYTES = 1_000_000        # config.json: 1 MB
+INDEX_MAX_BYTES = 16_000_000        # model.safetensors.index.json: 16 MB
+TOKENIZER_MAX_BYTES = 50_000_000    # tokenizer.json: 50 MB
 
 
 def check_size(path: Path, cap: int, shown: str) -> int:

@@ -56,7 +56,7 @@ def gates_csv(*, model: str, layer: int, kernel: str, ids, tokens, g: np.ndarray
     """One GDN layer's gates in long form: one row per (token, head). g, beta, state_norms: [T, H].
     Text cells (the model's folder name, the tokens) are made safe to open in a spreadsheet."""
     out = io.StringIO()
-    w = csv.writer(out, lineterminator="\n")
+    w = csv.writer(out, lineterminator="\r\n")     # RFC 4180; with "\n" a token holding "\r" went unquoted
     w.writerow(CSV_COLUMNS)
     T, H = g.shape
     for t in range(T):

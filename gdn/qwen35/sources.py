@@ -66,7 +66,8 @@ def check_folder(path: str | Path) -> Path:
             raise ValueError(f"{path}: no such folder")
         outside = [f.name for pattern in WEIGHT_PATTERNS for f in folder.glob(pattern) if not _inside_roots(f)]
     except (OSError, RuntimeError) as e:     # name too long, permission denied, a symlink loop (RuntimeError)...
-        why = getattr(e, "strerror", None) or str(e) or type(e).__name__
+        why = (e.strerror if isinstance(e, OSError) and e.strerror else     # RuntimeError's text names the server path
+               "a symbolic link loops back on itself" if isinstance(e, RuntimeError) else type(e).__name__)
         raise ValueError(f"{path}: cannot be opened ({why}); check the folder name and that it is readable") from None
     if outside:
         raise OutsideRoots(f"{path}: {outside[0]} links outside the allowed model folders; the app reads only "
@@ -127,8 +128,8 @@ def _examine(folder: Path, kind: str, label: str, random: bool) -> Source | None
         check_folder(folder)
     except OutsideRoots:
         return None
-    except ValueError as e:
-        return Source(label, folder, kind, random, problem=str(e))
+    except ValueError as e:                      # check_folder names the folder as given: here, a server path
+        return Source(label, folder, kind, random, problem=str(e).replace(str(folder), folder.name))
     except Exception as e:  # noqa: BLE001 -- one folder's surprise must never break the listing for everyone
         return Source(label, folder, kind, random, problem=f"{folder.name}: could not be read ({type(e).__name__}); "
                                                            "re-download the checkpoint")
