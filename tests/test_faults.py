@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from markdown_it import MarkdownIt
+from playwright.sync_api import expect
 
 from app_pages._support.escape import plain, plain_fields
 from gdn.i18n import t
@@ -386,18 +387,21 @@ def test_a_student_moved_to_another_replica_keeps_the_prompt(browser, tmp_path):
         mine = " the tiger is red . the cat is blue . ask tiger ?"
         page.locator("textarea").first.fill(mine)
         page.get_by_role("button", name="Run").click()
-        page.wait_for_function("[...document.querySelectorAll('.rm-chip')].some(c => c.textContent.includes('cat'))")
+        ran = "[...document.querySelectorAll('g[class*=tick] text')].some(t => t.textContent.includes('blue'))"   # its axis
+        page.wait_for_function(ran, timeout=60_000)
         sid = next(c["value"] for c in page.context.cookies() if c["name"] == "gdn_session")
         served = [line for line in (logs / "access.log").read_text().splitlines() if f"sid={sid}" in line]
         upstream = int(re.search(r"-> 127\.0\.0\.1:(\d+)", served[-1]).group(1))
-        os.kill(pids[ports.index(upstream)], signal.SIGKILL)
+        page.wait_for_function("(sessionStorage.getItem('gdn.kept') || '').includes('cat is blue')")   # the tab kept it
+        with page.expect_console_message(lambda m: "WebSocket onclose" in m.text, timeout=60_000):
+            os.kill(pids[ports.index(upstream)], signal.SIGKILL)            # the tab sees its connection drop
+        page.get_by_role("button", name="Run").click()                       # their next Run reaches a new process
         moved = t("common.server_changed", "en")
         page.get_by_text(moved).wait_for(timeout=120_000)
-        assert page.locator("textarea").first.input_value() == mine
+        expect(page.locator("textarea").first).to_have_value(mine, timeout=60_000)   # drawn later in that run
         assert "real_model_view=head" in page.url
-        page.wait_for_function("[...document.querySelectorAll('.rm-chip')].some(c => c.textContent.includes('cat'))",
-                               timeout=120_000)                              # the prompt ran again, there
-        page.get_by_role("button", name="Run").click()                       # the next rerun: said once only
+        page.wait_for_function(ran, timeout=120_000)                         # the prompt ran again, there
+        page.get_by_role("button", name="Run").click()                       # the next run: said once only
         page.get_by_text(moved).wait_for(state="detached", timeout=60_000)
         page.close()
     finally:
