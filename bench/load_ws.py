@@ -96,6 +96,8 @@ async def memory_session(uri: str, out: dict) -> None:
         await s.until(is_figure, out["timeout"])
         out["first"].append(time.perf_counter() - t0)
         await s.until(lambda kind, _: kind == "script_finished", out["timeout"])   # the rest of the first run
+        if "memory_next" not in s.widgets:               # the page's player steps in the browser: no server work
+            return
         for step in range(2, STEPS + 2):
             await asyncio.sleep(out["think"])           # a student reads the step before pressing again
             await s.rerun(MEMORY_QUERY, page="memory_table", widgets=[s.trigger("memory_next")],
