@@ -3,7 +3,7 @@ import time
 
 import streamlit as st
 
-from gdn.figures.chunking import fig_kernel_agreement, fig_matrix_row, fig_timing, matrix_row_html
+from gdn.figures.chunking import fig_kernel_agreement, fig_timing, matrix_row_html
 from gdn.lessons import chunking as ce
 from gdn.lessons.memory import random_stream
 from gdn.ops import CHUNK_SIZE
@@ -40,11 +40,11 @@ def merge_view() -> None:
     titles = [ui.tr("chunking.t_A", t=t), ui.tr("chunking.t_A", t=t + 1), ui.tr("chunking.t_merged", a=t, b=t + 1),
               ui.tr("chunking.t_swapped", a=t, b=t + 1)]
     matrices = [demo.A_t, demo.A_next, demo.merged, demo.swapped]
-    # HTML tables: a slider move is a new picture (gdn/figures/tables.py); the download keeps the chart
-    st.html(matrix_row_html(matrices, titles, ticks=dims, row_title=KEY_DIM, col_title=KEY_DIM,
-                            alt=ui.tr("chunking.affine_alt")))
-    ui.figure_download("chunking_affine_fig", lambda: fig_matrix_row(matrices, titles, ticks=dims, row_title=KEY_DIM,
-                                                                     col_title=KEY_DIM, font_size=fs))
+    # HTML tables: a slider move is a new picture (gdn/figures/tables.py); the download is the same HTML
+    body = matrix_row_html(matrices, titles, ticks=dims, row_title=KEY_DIM, col_title=KEY_DIM,
+                           alt=ui.tr("chunking.affine_alt"))
+    st.html(body)
+    ui.html_download("chunking_affine_fig", body, ui.tr("chunking.affine_alt"))
     m = st.columns(2)
     m[0].metric(ui.tr("chunking.m_assoc"), f"{demo.grouping_error:.1e}")
     m[1].metric(ui.tr("chunking.m_swap"), f"{demo.order_difference:.3f}")
@@ -72,8 +72,9 @@ def chunk_view() -> None:
     tokens = [str(lo + 1 + i) for i in range(mats.decay.shape[0])]
     matrices, axes = [mats.decay, mats.strict, mats.inverse, mats.scores], dict(
         ticks=tokens, row_title=ui.tr("chunking.token_i"), col_title=ui.tr("chunking.token_j"))
-    st.html(matrix_row_html(matrices, titles, **axes, alt=ui.tr("chunking.wy_alt")))
-    ui.figure_download("chunking_wy_fig", lambda: fig_matrix_row(matrices, titles, **axes, font_size=fs))
+    body = matrix_row_html(matrices, titles, **axes, alt=ui.tr("chunking.wy_alt"))
+    st.html(body)
+    ui.html_download("chunking_wy_fig", body, ui.tr("chunking.wy_alt"))
 
 
 chunk_view()

@@ -105,9 +105,9 @@ def memory_timeline(i):
 def chunking_merge(i):
     """The chunking page's token slider: tokens t and t + 1 merged, four 3 x 3 maps."""
     demo = ce.affine_demo(random_stream(T=12, K=3, V=3, seed=0), i % 11)
-    return fch.fig_matrix_row([demo.A_t, demo.A_next, demo.merged, demo.swapped],
-                              [f"A_{i % 11 + 1}", f"A_{i % 11 + 2}", "merged", "swapped"], ticks=["1", "2", "3"],
-                              row_title="key dim", col_title="key dim")
+    return fch.matrix_row_html([demo.A_t, demo.A_next, demo.merged, demo.swapped],
+                               [f"A_{i % 11 + 1}", f"A_{i % 11 + 2}", "merged", "swapped"], ticks=["1", "2", "3"],
+                               row_title="key dim", col_title="key dim")
 
 
 def compare(i):

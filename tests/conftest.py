@@ -1,7 +1,7 @@
 """Shared fixtures: one app server and one headless Chromium for all browser tests of a run."""
 import pytest
 
-from tests.app_server import app_server, launch_chromium
+from tests.app_server import app_server, launch_chromium, track_runs
 
 
 @pytest.fixture(scope="session")
@@ -31,5 +31,6 @@ def page(browser):
     page.on("console", lambda m: m.type == "error" and "status of 404" not in m.text
             and page.problems.append(f"console: {m.text}"))
     page.on("pageerror", lambda e: page.problems.append(f"page error: {e}"))
+    track_runs(page)
     yield page
     context.close()

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from gdn.figures.chunking import fig_kernel_agreement, fig_matrix_row, fig_timing
+from gdn.figures.chunking import fig_kernel_agreement, fig_timing, matrix_row_html
 from gdn.lessons import chunking as ce
 from gdn.lessons.memory import random_stream
 from gdn.lessons.stream import Stream, step_records
@@ -232,12 +232,14 @@ def test_timing_figure_axes_stay_near_the_data(live):
 
 
 def test_matrix_row_names_tokens_from_one_and_keeps_the_first_panels_rows():
-    fig = fig_matrix_row([np.eye(3), np.eye(3)], ["a", "b"], ticks=["5", "6", "7"], row_title="token i",
-                         col_title="token j")
-    assert list(fig.layout.yaxis.ticktext) == ["5", "6", "7"] and fig.layout.yaxis.showticklabels
-    assert fig.layout.yaxis.title.text == "token i" and fig.layout.yaxis2.showticklabels is False
-    assert fig.layout.xaxis.tickangle == 0 and fig.layout.xaxis2.title.text == "token j"
-    assert fig.layout.margin.l >= 40 and fig.layout.margin.b >= 40      # room for tick labels and the title
+    body = matrix_row_html([np.eye(3), -np.eye(3)], ["a", "b"], ticks=["5", "6", "7"], row_title="token i",
+                           col_title="token j")
+    rows = re.findall(r'<th class="row">(\d+)</th>', body)
+    assert rows == ["5", "6", "7"]                                      # only the first panel names its rows
+    assert body.count('<th class="corner">token i</th>') == 1 and body.count(">token j<") == 2
+    assert re.findall(r'<th class="title"[^>]*>([^<]*)</th>', body) == ["a", "b"]
+    cells = re.findall(r'<td class="cell[^"]*"[^>]*>([^<]*)</td>', body)
+    assert len(cells) == 18 and cells[:6] == ["1", "0", "0", "-1", "0", "0"]      # row 1 of both panels
 
 
 def test_kernel_agreement_counts_tokens_from_one():
