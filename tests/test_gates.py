@@ -14,7 +14,7 @@ from gdn.ops import chunk_gated_delta_rule, recurrent_gated_delta_rule
 from gdn.qwen35 import DEMO_PATH
 from gdn.qwen35.analysis import describe, error_kind
 from gdn.qwen35.checkpoint import model_shapes
-from gdn.qwen35.gates import (KERNEL_RTOL, gates_csv, gates_json, half_life, head_state, head_summary, kernel_check,
+from gdn.qwen35.gates import (KERNEL_RTOL, gates_csv, gates_json, half_life, head_state, head_summary, kernels_side_by_side,
                        replay_payload, top_block)
 from app_pages._support.pool import PoolTimeout, SlotPool
 from gdn.lru import LRU
@@ -84,17 +84,21 @@ def test_head_state_matches_the_update_rule():
         assert head_state(q, k, v, g, beta, head=head, t=7) == pytest.approx(want, abs=1e-5)
 
 
-def test_kernel_check_reports_the_differences_it_claims():
+def test_kernels_side_by_side_reports_the_differences_it_claims():
+    """What the real-model page's kernels view shows, against differences computed here."""
     inputs = small_layer(T=150, HK=2, HV=4, K=16, V=8)
-    check = kernel_check(*inputs)
+    side = kernels_side_by_side(*inputs, head=3)
     q, k, v, g, beta = inputs
     kw = dict(g=g, beta=beta, output_final_state=True, use_qk_l2norm_in_kernel=True)
     (o_c, S_c), (o_r, S_r) = chunk_gated_delta_rule(q, k, v, **kw), recurrent_gated_delta_rule(q, k, v, **kw)
-    assert check["max_diff_output"] == pytest.approx(float((o_c - o_r).abs().max()), rel=1e-6, abs=1e-12)
-    assert check["max_diff_state"] == pytest.approx(float((S_c - S_r).abs().max()), rel=1e-6, abs=1e-12)
-    assert check["rel_output"] == pytest.approx(check["max_diff_output"] / float(o_r.abs().max()))
-    assert check["rel_state"] == pytest.approx(check["max_diff_state"] / float(S_r.abs().max()))
-    assert check["agree"] and max(check["rel_output"], check["rel_state"]) < KERNEL_RTOL
+    assert set(side["outputs"]) == {"recurrent", "chunk"}                      # no CUDA here: no fla
+    assert side["outputs"]["chunk"] == pytest.approx(o_c[0, :, 3].numpy(), abs=1e-12)
+    d_out, d_state = float((o_c - o_r).abs().max()), float((S_c - S_r).abs().max())
+    assert side["max_diff_output"]["chunk"] == pytest.approx(d_out, rel=1e-6, abs=1e-12)
+    assert side["max_diff_state"]["chunk"] == pytest.approx(d_state, rel=1e-6, abs=1e-12)
+    rel = max(d_out / float(o_r.abs().max()), d_state / float(S_r.abs().max()))
+    assert side["rel"]["chunk"] == pytest.approx(rel, rel=1e-6) and rel < KERNEL_RTOL
+    assert all(seconds >= 0 for seconds in side["seconds"].values())
 
 
 def test_exports_say_what_they_claim():
