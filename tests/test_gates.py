@@ -5,6 +5,7 @@ import json
 import math
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,7 +13,8 @@ import torch
 
 from gdn.ops import chunk_gated_delta_rule, recurrent_gated_delta_rule
 from gdn.qwen35 import DEMO_PATH
-from gdn.qwen35.analysis import describe, error_kind
+from gdn.qwen35.analysis import describe
+from gdn.qwen35.errors import error_kind
 from gdn.qwen35.checkpoint import model_shapes
 from gdn.qwen35.gates import (KERNEL_RTOL, gates_csv, gates_json, half_life, head_state, head_summary, kernels_side_by_side,
                        replay_payload, top_block)
@@ -196,17 +198,25 @@ def test_describe_reads_headers_only():
     assert info.read_bytes < info.disk_bytes and info.gdn_layers == [0, 1, 2, 4, 5, 6]
 
 
-@pytest.mark.parametrize("message,kind", [
-    ("/x is outside the allowed model folders (a, b); move it", "outside_roots"),
-    ("/x: no config.json in this folder; choose", "no_config"),
-    ("config.json: model_type 'llama' is not a Qwen3.5 checkpoint; supported", "model_type"),
-    ("/x: missing tensor model.language_model.layers.0.linear_attn.A_log; the", "missing_tensor"),
-    ("a.A_log: expected shape (4,) from config.json, checkpoint has (5,)", "bad_shape"),
-    ("/x/model.safetensors: corrupt safetensors file (header too large)", "corrupt"),
-    ("a.A_log: contains NaN or Inf values; the checkpoint is damaged", "not_finite"),
-    ("something new", "other")])
-def test_error_kinds(message, kind):
-    assert error_kind(message) == kind
+def test_loader_errors_carry_their_kind_where_raised(tmp_path):
+    """The page's headline comes from the error's kind, set where it is raised (never from its wording)."""
+    from gdn.qwen35 import check_folder
+    from gdn.qwen35.config import load_config
+    from gdn.qwen35.errors import KINDS, CheckpointError
+    with pytest.raises(CheckpointError) as outside:
+        check_folder("/etc")
+    with pytest.raises(CheckpointError) as no_config:
+        load_config(tmp_path)
+    (tmp_path / "config.json").write_text("{not json")
+    with pytest.raises(CheckpointError) as bad_config:
+        load_config(tmp_path)
+    assert [error_kind(e.value) for e in (outside, no_config, bad_config)] == ["outside_roots", "no_config", "bad_config"]
+    assert isinstance(outside.value, ValueError)                          # callers catching ValueError still do
+    assert error_kind(ValueError("corrupt, NaN or Inf, no config.json")) == "other"   # words decide nothing
+    with pytest.raises(ValueError, match="unknown checkpoint error kind"):
+        CheckpointError("typo", "x")
+    en = json.loads((Path(__file__).resolve().parents[1] / "assets/i18n/en/real_model.json").read_text())
+    assert {f"err_{k}" for k in (*KINDS, "other")} <= set(en)              # every kind has its headline
 
 
 def test_one_layers_state_norms_on_demand_equal_the_traced_ones():

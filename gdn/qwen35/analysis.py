@@ -6,7 +6,6 @@
     run = gate_run(model, ids)              # every GDN layer's g and beta as numpy [L, T, HV]
     inputs = layer_inputs(model, ids, 4)    # one layer's kernel inputs (q, k, v, g, beta), on demand
     norms = layer_state_norms(inputs)       # that layer's ||S_t|| per token and head [T, HV]
-    error_kind(str(value_error))            # which translated message a loader error gets
 
 Nothing here keeps per-token states: a run holds [L, T, HV] arrays, and one layer's q, k, v are
 rebuilt when a page asks for a head's table, the kernel check or a replay.
@@ -25,6 +24,7 @@ import torch
 from gdn.ops import state_norm_scan
 from gdn.qwen35.checkpoint import INDEX_FILE, SKIPPED, check_disk_dtype, shard_name
 from gdn.qwen35.config import Qwen35Config, load_config
+from gdn.qwen35.errors import CheckpointError
 from gdn.qwen35.tokenizer import load_tokenizer
 
 DTYPE_BYTES = {"F32": 4, "BF16": 2, "F16": 2}
@@ -47,7 +47,7 @@ class CheckpointInfo:
 
 def _header(path: Path) -> dict[str, tuple[tuple[int, ...], str]]:
     """name -> (shape, dtype) from a safetensors file's JSON header; ValueError if it is not one."""
-    corrupt = lambda why: ValueError(f"{path.name}: corrupt safetensors file ({why}); delete it and re-download "
+    corrupt = lambda why: CheckpointError("corrupt", f"{path.name}: corrupt safetensors file ({why}); delete it and re-download "
                                      "the checkpoint")
     try:
         with open(path, "rb") as f:
@@ -128,7 +128,7 @@ def load_stages(model):
 def last_gdn_layer(cfg: Qwen35Config) -> int:
     gdn = [i for i, kind in enumerate(cfg.layer_types) if kind == "linear_attention"]
     if not gdn:
-        raise ValueError("this checkpoint has no Gated DeltaNet (linear_attention) layer")
+        raise CheckpointError("no_gdn", "this checkpoint has no Gated DeltaNet (linear_attention) layer")
     return gdn[-1]
 
 
@@ -193,36 +193,6 @@ def layer_state_norms(x: LayerInputs) -> np.ndarray:
     """||S_t||_F after every token, per value head: [T, HV] (one layer, without building S_t)."""
     norms, _ = state_norm_scan(x.k, x.v, x.g, x.beta)                   # [1, T, HV]
     return norms[0].numpy()
-
-
-# Loader errors are ValueErrors with English sentences; the page shows a translated headline for
-# each kind (the sentence itself follows as the detail). Order matters: the first match wins.
-ERROR_KINDS = (
-    ("downloads are turned off", "downloads_off"),
-    ("more than this server downloads", "too_big"),
-    ("has no Gated DeltaNet", "no_gdn"),
-    ("is larger than this app accepts", "too_large"),
-    ("Qwen3.5 weights are", "dtype"),
-    ("outside the allowed model folders", "outside_roots"),
-    ("no such folder", "no_folder"),
-    ("no config.json", "no_config"),
-    ("is not a Qwen3.5 checkpoint", "model_type"),
-    ("not valid JSON", "bad_config"),
-    ("missing tensor", "missing_tensor"),
-    ("expected shape", "bad_shape"),
-    ("corrupt", "corrupt"),
-    ("truncated", "corrupt"),
-    ("NaN or Inf", "not_finite"),
-    ("no *.safetensors", "no_weights"),
-    ("tokenizer.json", "tokenizer"),
-    ("huggingface_hub", "no_hub"),
-    ("repo id", "repo_id"),
-)
-
-
-def error_kind(message: str) -> str:
-    """Which kind of loader error `message` is (a key of ERROR_KINDS' second column, or "other")."""
-    return next((kind for needle, kind in ERROR_KINDS if needle in message), "other")
 
 
 @dataclass

@@ -28,6 +28,7 @@ import torch
 from safetensors import safe_open
 
 from gdn.qwen35.config import Qwen35Config
+from gdn.qwen35.errors import CheckpointError
 
 PREFIXES = ("model.language_model.", "model.")
 SKIPPED = ("model.visual.", "mtp.")
@@ -41,7 +42,7 @@ DISK_DTYPES = ("BF16", "F16", "F32")
 
 def check_disk_dtype(name: str, dtype, file: str) -> None:
     if dtype not in DISK_DTYPES:
-        raise ValueError(f"{name}: stored as {dtype!r} in {file}; Qwen3.5 weights are {', '.join(DISK_DTYPES)} "
+        raise CheckpointError("dtype", f"{name}: stored as {dtype!r} in {file}; Qwen3.5 weights are {', '.join(DISK_DTYPES)} "
                          "(a quantised or converted checkpoint is not supported)")
 
 
@@ -184,7 +185,7 @@ def shard_name(fname, index: Path) -> str:
     checked for links that lead outside them (gdn.qwen35.sources.check_folder)."""
     if (not isinstance(fname, str) or Path(fname).name != fname or fname in (".", "..")
             or not fname.endswith(".safetensors")):
-        raise ValueError(f"{index.name}: shard {fname!r} is not a *.safetensors file in this folder; the index "
+        raise CheckpointError("corrupt", f"{index.name}: shard {fname!r} is not a *.safetensors file in this folder; the index "
                          "is corrupt or hostile, re-download the checkpoint")
     return fname
 
@@ -221,7 +222,7 @@ class Checkpoint:
             listed = None
             paths = sorted(self.folder.glob("*.safetensors"))
             if not paths:
-                raise ValueError(f"{self.folder.name}: no *.safetensors file and no {INDEX_FILE}; this folder holds no "
+                raise CheckpointError("no_weights", f"{self.folder.name}: no *.safetensors file and no {INDEX_FILE}; this folder holds no "
                                  "weights (only safetensors checkpoints are supported, never .bin / pickle)")
         holder: dict[str, Path] = {}
         for path in paths:
@@ -236,7 +237,7 @@ class Checkpoint:
             return holder
         for name, path in listed.items():
             if name in holder and holder[name] != path:
-                raise ValueError(f"{name}: {INDEX_FILE} maps it to {path.name}, but it is stored in "
+                raise CheckpointError("corrupt", f"{name}: {INDEX_FILE} maps it to {path.name}, but it is stored in "
                                  f"{holder[name].name}; the index is corrupt, re-download the checkpoint")
         return listed
 
@@ -250,7 +251,7 @@ class Checkpoint:
         try:
             return safe_open(str(path), framework="pt")
         except Exception as e:  # safetensors raises its own SafetensorError
-            raise ValueError(f"{path.name}: corrupt safetensors file ({e}); delete it and re-download "
+            raise CheckpointError("corrupt", f"{path.name}: corrupt safetensors file ({e}); delete it and re-download "
                              "the checkpoint") from None
 
     def _read_header(self, path: Path) -> list[str]:
@@ -281,7 +282,7 @@ class Checkpoint:
         for prefix in PREFIXES:
             if prefix + "embed_tokens.weight" in self.file_of:
                 return prefix
-        raise ValueError(f"{self.folder.name}: missing tensor model.language_model.embed_tokens.weight (or "
+        raise CheckpointError("missing_tensor", f"{self.folder.name}: missing tensor model.language_model.embed_tokens.weight (or "
                          "model.embed_tokens.weight); this is not a Qwen3.5 text checkpoint or it is incomplete")
 
     def disk_name(self, name: str) -> str:
@@ -294,7 +295,7 @@ class Checkpoint:
             more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
             hint = (" (per-expert MoE tensors are not supported; use the stacked experts.gate_up_proj layout)"
                     if self.cfg.is_moe and any("experts" in m for m in missing) else "")
-            raise ValueError(f"{self.folder.name}: missing tensor {', '.join(missing[:3])}{more}{hint}; the "
+            raise CheckpointError("missing_tensor", f"{self.folder.name}: missing tensor {', '.join(missing[:3])}{more}{hint}; the "
                              "checkpoint does not match its config.json, re-download it")
         for name, want in self.shapes.items():
             disk = self.disk_name(name)
@@ -306,7 +307,7 @@ class Checkpoint:
                                  "re-download the checkpoint")
             got = header[disk][0]
             if got != want:
-                raise ValueError(f"{self.disk_name(name)}: expected shape {want} from config.json, checkpoint "
+                raise CheckpointError("bad_shape", f"{self.disk_name(name)}: expected shape {want} from config.json, checkpoint "
                                  f"has {got}; the weights and config.json do not belong together")
 
     def dtype_of(self, name: str) -> torch.dtype:
@@ -375,10 +376,10 @@ class Checkpoint:
 
     @staticmethod
     def _unreadable(disk: str, path: Path, error: Exception) -> ValueError:
-        return ValueError(f"{disk}: could not be read from {path.name} ({error}); the file is truncated or "
+        return CheckpointError("corrupt", f"{disk}: could not be read from {path.name} ({error}); the file is truncated or "
                           "corrupt, re-download it")
 
     @staticmethod
     def _check_finite(t: torch.Tensor, disk: str, sum_finite: bool | None = None) -> None:
         if not is_finite(t, sum_finite):
-            raise ValueError(f"{disk}: contains NaN or Inf values; the checkpoint is damaged, re-download it")
+            raise CheckpointError("not_finite", f"{disk}: contains NaN or Inf values; the checkpoint is damaged, re-download it")

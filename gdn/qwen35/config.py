@@ -11,6 +11,8 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from gdn.qwen35.errors import CheckpointError
+
 TEXT_TYPES = ("qwen3_5", "qwen3_5_text")
 MOE_TYPES = ("qwen3_5_moe", "qwen3_5_moe_text")
 SUPPORTED_TYPES = TEXT_TYPES + MOE_TYPES
@@ -95,7 +97,7 @@ def parse_config(raw: dict, *, source: str = "config.json") -> Qwen35Config:
         raise ValueError(f"{source}: expected a JSON object at the top level")
     top_type = raw.get("model_type")
     if top_type not in SUPPORTED_TYPES:
-        raise ValueError(
+        raise CheckpointError("model_type",
             f"{source}: model_type {top_type!r} is not a Qwen3.5 checkpoint; supported types are "
             f"{', '.join(SUPPORTED_TYPES)}. Pick a Qwen3.5 folder (e.g. Qwen/Qwen3.5-0.8B).")
     text = raw.get("text_config", raw) if top_type in ("qwen3_5", "qwen3_5_moe") else raw
@@ -157,12 +159,12 @@ def load_config(folder: str | Path) -> Qwen35Config:
     path = Path(folder) / "config.json"
     shown = f"{Path(folder).name}/config.json"            # messages reach web users: no server path
     if not path.is_file():
-        raise ValueError(f"{Path(folder).name}: no config.json in this folder; choose the folder of a Hugging Face "
+        raise CheckpointError("no_config", f"{Path(folder).name}: no config.json in this folder; choose the folder of a Hugging Face "
                          "checkpoint (the one holding config.json and *.safetensors)")
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ValueError(f"{shown}: not valid JSON ({e}); re-download the checkpoint") from None
+        raise CheckpointError("bad_config", f"{shown}: not valid JSON ({e}); re-download the checkpoint") from None
     except OSError as e:
         raise ValueError(f"{shown}: cannot be read ({e.strerror or e}); check its permissions") from None
     if not isinstance(raw, dict):
@@ -176,7 +178,7 @@ def _int(d: dict, key: str, default: int, source: str, minimum: int = 0) -> int:
         what = "a positive" if minimum > 0 else "a non-negative"
         raise ValueError(f"{source}: {key} must be {what} integer, got {value!r}")
     if value > LIMITS.get(key, value):
-        raise ValueError(f"{source}: {key} = {value} is larger than this app accepts ({LIMITS[key]}); "
+        raise CheckpointError("too_large", f"{source}: {key} = {value} is larger than this app accepts ({LIMITS[key]}); "
                          "the config is damaged or not a Qwen3.5 release")
     return value
 
