@@ -68,7 +68,7 @@ def test_box_weights_match_the_safetensors_headers(folder):
     model = load_model(folder, lazy=True)
     cfg, disk = model.cfg, disk_shapes(folder)
     boxes = lesson.block_shapes(cfg)
-    gdn_layers = [i for i, kind in enumerate(cfg.layer_types) if kind == "linear_attention"]
+    gdn_layers = list(cfg.gdn_layers)
     checked = set()
     for i in gdn_layers:
         for box in boxes.values():

@@ -6,6 +6,7 @@ keys at the top level. Field names below are the Hugging Face config keys (qwen3
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from dataclasses import dataclass
@@ -69,6 +70,11 @@ class Qwen35Config:
     def n_layers_of(self, kind: str) -> int:
         return sum(t == kind for t in self.layer_types)
 
+    @property
+    def gdn_layers(self) -> tuple[int, ...]:
+        """Indices of the Gated DeltaNet (linear_attention) layers, in order."""
+        return tuple(i for i, kind in enumerate(self.layer_types) if kind == "linear_attention")
+
 
 def default_layer_types(n_layers: int, interval: int = 4) -> tuple[str, ...]:
     """Layer i is full attention iff (i + 1) % interval == 0: three GDN layers, then one attention layer."""
@@ -82,9 +88,9 @@ LIMITS = dict(vocab_size=1 << 21, hidden_size=1 << 15, intermediate_size=1 << 18
               linear_num_value_heads=1024, linear_key_head_dim=2048, linear_value_head_dim=2048,
               linear_conv_kernel_dim=64, num_experts=4096, num_experts_per_tok=4096, moe_intermediate_size=1 << 18,
               shared_expert_intermediate_size=1 << 18, full_attention_interval=512)
-DEFAULTS = dict(vocab_size=248320, hidden_size=4096, intermediate_size=12288, num_hidden_layers=32,
-                num_attention_heads=16, num_key_value_heads=4, head_dim=256, linear_num_key_heads=16,
-                linear_num_value_heads=32, linear_key_head_dim=128, linear_value_head_dim=128, linear_conv_kernel_dim=4)
+MOE_FIELDS = ("num_experts", "num_experts_per_tok", "moe_intermediate_size", "shared_expert_intermediate_size")
+# Every integer size of the dense model with the dataclass's default: what parse_config reads as integers.
+DEFAULTS = {f.name: f.default for f in dataclasses.fields(Qwen35Config) if f.type == "int" and f.name not in MOE_FIELDS}
 POSITIVE = ("hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim",
             "linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim", "linear_value_head_dim",
             "linear_conv_kernel_dim", "vocab_size")
@@ -129,11 +135,12 @@ def parse_config(raw: dict, *, source: str = "config.json") -> Qwen35Config:
         raise ValueError(f"{source}: eos_token_id must be a token id, got {eos!r}")
     fields = dict(
         **ints,
-        rms_norm_eps=_float(text, "rms_norm_eps", 1e-6, source, low=0.0, high=1.0),
+        rms_norm_eps=_float(text, "rms_norm_eps", Qwen35Config.rms_norm_eps, source, low=0.0, high=1.0),
         layer_types=tuple(layer_types),
         # rope_parameters is the current home of both keys; older exports keep them at the top.
-        rope_theta=_float(rope if "rope_theta" in rope else text, "rope_theta", 10000.0, source, low=0.0, high=1e12),
-        partial_rotary_factor=_float(rope if "partial_rotary_factor" in rope else text, "partial_rotary_factor", 0.25,
+        rope_theta=_float(rope if "rope_theta" in rope else text, "rope_theta", Qwen35Config.rope_theta, source, low=0.0, high=1e12),
+        partial_rotary_factor=_float(rope if "partial_rotary_factor" in rope else text, "partial_rotary_factor",
+                                     Qwen35Config.partial_rotary_factor,
                                      source, low=0.0, high=1.0, closed_high=True),
         tie_word_embeddings=tie,
         model_type=top_type,

@@ -219,7 +219,7 @@ def gate_overrides(cfg: Qwen35Config, set_alpha: dict | None = None, set_beta: d
 
 
 def _check_gate_key(cfg: Qwen35Config, name: str, key, last: int) -> tuple[int, int | None]:
-    gdn = [i for i, kind in enumerate(cfg.layer_types) if kind == "linear_attention"]
+    gdn = list(cfg.gdn_layers)
     if not (isinstance(key, tuple) and len(key) == 2):
         raise ValueError(f"{name} keys must be (layer, head) pairs (head None = all heads), got {key!r}")
     layer, head = key
