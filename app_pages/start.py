@@ -6,7 +6,7 @@ import streamlit as st
 
 from gdn.figures.start import fig_attention_to_table, fig_block, fig_stack
 from gdn.lessons import start as lesson
-from gdn.lessons.cost import fmt_bytes
+from gdn.units import fmt_bytes
 from gdn.i18n import prompt
 from gdn.qwen35.sources import DEMO_PATH, TRAINED_PATH
 from app_pages._real_model.prompt import last_folder

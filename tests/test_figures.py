@@ -7,7 +7,7 @@ import pytest
 
 from gdn.figures import fig_memory_player, fig_memory_step, fig_timeline
 from gdn.figures.common import symmetric_range
-from gdn.lessons.fmt import cell_text
+from gdn.units import cell_text
 from gdn.lessons.memory import k1_update, random_stream
 from gdn.lessons.stream import STAGES, records_csv, step_records
 from tests.apptest import open_app

@@ -4,7 +4,7 @@ from html.parser import HTMLParser
 import numpy as np
 import pytest
 
-from gdn.lessons.fmt import cell_text
+from gdn.units import cell_text
 from gdn.lessons.memory import PRESETS
 from gdn.lessons.stream import STAGES, step_records
 from tests.apptest import open_app, player_payload

@@ -15,7 +15,7 @@ from plotly.subplots import make_subplots
 
 from gdn.figures.common import DIVERGING, base_layout, from_skeleton, symmetric_range
 from gdn.figures.tables import Panel, panels_table
-from gdn.lessons.fmt import cell_text
+from gdn.units import cell_text
 
 CROSSOVER_COLOR = "#f59e0b"
 

@@ -15,7 +15,7 @@ from plotly.subplots import make_subplots
 
 from gdn.figures.common import ACTIVE, DIVERGING, base_layout, dim_labels, from_skeleton, numbered, symmetric_range
 from gdn.figures.tables import Panel, panels_table
-from gdn.lessons.fmt import cell_text
+from gdn.units import cell_text
 from gdn.lessons.memory import changed_rows
 from gdn.lessons.stream import STAGES, StepRecords
 

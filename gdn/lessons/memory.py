@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gdn.lessons.fmt import cell_text, vec_latex
+from gdn.units import cell_text, vec_latex
 from gdn.lessons.stream import StepRecords, Stream, check_stream
 
 

@@ -14,7 +14,7 @@ import time
 import numpy as np
 import torch
 
-from gdn.lessons.playground import half_life
+from gdn.units import half_life
 from gdn.ops import chunk_gated_delta_rule, recurrent_gated_delta_rule
 from gdn.ops.fla import fla_here
 
