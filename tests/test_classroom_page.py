@@ -86,8 +86,8 @@ def test_each_demo_opens_its_page_without_error(ex):
     at.button(key=f"classroom_check_{ex.id}").click().run()
     at.button(key=f"classroom_demo_{ex.id}").click().run()
     assert not at.exception
-    for key, value in ex.demo.state.items():
-        assert at.session_state[key] == value
+    for name, value in ex.demo.settings.items():                            # <stop>_<setting>, as the page keys them
+        assert at.session_state[f"{ex.demo.page}_{name}"] == value
 
 
 def test_the_demo_streams_prove_the_answers():
