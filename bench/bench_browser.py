@@ -9,7 +9,7 @@ measured in the same rounds: pages take turns with it, one interaction each.
 
     python bench/bench_browser.py [--rounds 10] [--server-cpus 0] [--browser-cpus 1] [--threads N]
     python bench/bench_browser.py --smoke     # 1 round, two pages (tests/test_bench_smoke.py runs it)
-Goals (ARCHITECTURE.md): p50 of every page <= 1.5x the trivial page's p50; the stepping pages (memory table,
+Goals (docs/architecture.md, Quality bars): p50 of every page <= 1.5x the trivial page's p50; the stepping pages (memory table,
 compare: the frame player answers in the browser) <= 0.4x, sending no websocket message per press.
 """
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Each case calls what the page calls on a cache miss (the gdn computation with fresh parameters,
 then the fig_* builder, then the JSON the browser receives) and reports the median per change, next
 to a peer measured in the same run: building and serialising a trivial one-trace figure.
-The goal (ARCHITECTURE.md) is <= 30 ms per change. Figures with subplots, shapes and annotations are
+The goal (docs/architecture.md, Quality bars) is <= 30 ms per change. Figures with subplots, shapes and annotations are
 built once per labels and size and then only get new data (gdn.figures.common.from_skeleton): the cases
 time a warm skeleton, what a learner moving a slider gets. Run: python bench/bench_pages.py [--repeats N] [--only TEXT]
 """

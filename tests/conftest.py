@@ -33,3 +33,14 @@ def page(browser):
     page.on("pageerror", lambda e: page.problems.append(f"page error: {e}"))
     yield page
     context.close()
+
+
+BROWSER_FIXTURES = {"browser", "page", "app_url"}
+
+
+def pytest_collection_modifyitems(items):
+    """Every test that starts the app server or Chromium is a browser test, marked or not, so
+    `pytest -m "not browser"` (the fast command in the README) never starts either."""
+    for item in items:
+        if BROWSER_FIXTURES & set(getattr(item, "fixturenames", ())) and not item.get_closest_marker("browser"):
+            item.add_marker(pytest.mark.browser)

@@ -1,10 +1,8 @@
-"""gdn.qwen35.gates, app_pages._support.pool and gdn.qwen35.analysis against independent derivations (no Streamlit)."""
+"""gdn.qwen35.gates and gdn.qwen35.analysis against independent derivations (no Streamlit)."""
 import csv
 import io
 import json
 import math
-import threading
-import time
 from pathlib import Path
 
 import numpy as np
@@ -18,8 +16,6 @@ from gdn.qwen35.errors import error_kind
 from gdn.qwen35.checkpoint import model_shapes
 from gdn.qwen35.gates import (KERNEL_RTOL, gates_csv, gates_json, half_life, head_state, head_summary, kernels_side_by_side,
                        replay_payload, top_block)
-from app_pages._support.pool import PoolTimeout, SlotPool
-from gdn.lru import LRU
 
 
 def tokens_to_half(alpha: float) -> int:
@@ -39,7 +35,7 @@ def test_half_life_matches_counting(alpha):
 
 def test_half_life_edges():
     assert half_life([1.0, 0.0]).tolist() == [math.inf, 0.0]
-    assert half_life(0.97) == pytest.approx(22.76, abs=0.01)           # ux.md: "α = 0.97 reads as ≈ 23 tokens"
+    assert half_life(0.97) == pytest.approx(22.76, abs=0.01)           # docs/teaching-content.md §4: α = 0.97 is about 23 tokens
 
 
 def test_head_summary_uses_geometric_mean():
@@ -134,61 +130,6 @@ def test_replay_payload_fits_the_toy_and_keeps_geometry():
     assert np.abs(np.array(p["v"])).max() == pytest.approx(1.0)
     assert set(p) == {"title", "tokens", "K", "V", "k", "v", "q", "alpha", "beta"}
     assert (p["K"], p["V"]) == (128, 128)                                # the source head's sizes, for the story
-
-
-def test_slot_pool_bounds_concurrency_and_reports_the_line():
-    pool, active, peak, told = SlotPool(1), [0], [0], []
-    lock = threading.Lock()
-
-    def work(i):
-        with pool.slot(on_wait=lambda pos: told.append((i, pos))):
-            with lock:
-                active[0] += 1
-                peak[0] = max(peak[0], active[0])
-            time.sleep(0.05)
-            with lock:
-                active[0] -= 1
-
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
-    for th in threads:
-        th.start()
-        time.sleep(0.005)
-    for th in threads:
-        th.join()
-    assert peak[0] == 1 and pool.busy == 0 and pool.waiting == 0
-    assert any(pos >= 2 for _, pos in told)                              # someone saw they were not next
-
-
-def test_slot_pool_times_out():
-    pool = SlotPool(1)
-    with pool.slot():
-        with pytest.raises(PoolTimeout):
-            with pool.slot(timeout=0.1):
-                pass
-    assert pool.waiting == 0
-
-
-def test_lru_is_bounded_and_keeps_the_recently_used():
-    lru = LRU(2)
-    for i in range(3):
-        lru.put(i, i)
-    assert 0 not in lru and lru.get(2) == 2 and len(lru) == 2
-    lru.get(1)                                       # 1 is now more recent than 2
-    lru.put(3, 3)
-    assert 2 not in lru and lru.get(1) == 1 and lru.get(3) == 3
-
-
-def test_lru_pins_sit_beside_the_bound():
-    lru = LRU(1, max_pinned=2)
-    lru.put("example", 0, pin=True)
-    for i in range(5):                               # a burst of one-off keys
-        lru.put(i, i)
-    assert lru.get("example") == 0 and len(lru) == 2
-    lru.put("a", 1, pin=True)
-    lru.put("b", 2, pin=True)                        # a third pin drops the oldest
-    assert "example" not in lru and lru.get("b") == 2
-    lru.clear()
-    assert len(lru) == 0
 
 
 def test_describe_reads_headers_only():

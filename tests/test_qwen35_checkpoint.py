@@ -1,4 +1,4 @@
-"""Every bad checkpoint of ARCHITECTURE.md "Quality bars" gets a clear ValueError (built here, in tmp_path)."""
+"""Every bad checkpoint of docs/architecture.md, Quality bars, gets a clear ValueError (built here, in tmp_path)."""
 import json
 
 import pytest

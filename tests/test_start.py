@@ -101,7 +101,7 @@ def test_box_outputs_match_the_tensors_a_forward_makes(folder):
 def test_08b_shapes_agree_with_the_reference_and_transformers():
     cfg = config_08b()
     boxes = lesson.block_shapes(cfg)
-    # qwen35-reference.md §1.4: a header test of the real 0.8B checkpoint
+    # docs/qwen35.md, Released sizes: a header test of the real 0.8B checkpoint
     assert boxes["in_qkv"].weights["in_proj_qkv.weight"] == (6144, 1024)
     assert boxes["alpha"].weights["A_log"] == (16,)
     assert lesson.state_shape(cfg) == (16, 128, 128)

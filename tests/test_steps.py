@@ -1,4 +1,4 @@
-"""Step records equal the reference kernel, and the worked examples show teaching-content.md's numbers."""
+"""Step records equal the reference kernel, and the worked examples show docs/teaching-content.md's numbers."""
 import numpy as np
 import pytest
 import torch

@@ -1,4 +1,4 @@
-"""Variants on the compare page (teaching-content §6-7): beta per value channel, alpha per key dim
+"""Variants on the compare page (docs/teaching-content.md §6): beta per value channel, alpha per key dim
 (Kimi's KDA) and one stream fed in two calls, each against an independent computation; AppTest."""
 import json
 

@@ -1,4 +1,4 @@
-"""Why a chunked form exists, on one small head (teaching-content.md §7), in float64 numpy.
+"""Why a chunked form exists, on one small head (docs/teaching-content.md §7), in float64 numpy.
 
 Each token is an affine map of the table: S_t = A_t S_{t-1} + U_t with
 A_t = alpha_t (I - beta_t k_t k_t^T) and U_t = beta_t k_t v_t^T. Maps compose in time order

@@ -1,5 +1,5 @@
-"""Classroom content as data: predict-then-reveal exercises (teaching-content.md §10), the live demo
-that proves each answer, the history timeline (§11) and the glossary. Words live in the i18n
+"""Classroom content as data: predict-then-reveal exercises (docs/teaching-content.md §10), the live demo
+that proves each answer, the history timeline (§11 there) and the glossary. Words live in the i18n
 tables under classroom.*; this module only says which option is right and where the demo is.
 """
 from __future__ import annotations

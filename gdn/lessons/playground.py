@@ -1,4 +1,4 @@
-"""The playground's experiments (teaching-content.md §3-5): pure functions returning numpy arrays.
+"""The playground's experiments (docs/teaching-content.md §3-5): pure functions returning numpy arrays.
 
     overwrite  re-write one key among n stored pairs; split the readout's error into the old value
                left behind, interference from the other keys and the new value's shortfall

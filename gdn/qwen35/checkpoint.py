@@ -36,7 +36,7 @@ from gdn.qwen35.errors import CheckpointError
 
 PREFIXES = ("model.language_model.", "model.")
 SKIPPED = ("model.visual.", "mtp.")
-# Stored F32 in the releases and kept in float32 whatever the model dtype (qwen35-reference.md §7.3).
+# Stored F32 in the releases and kept in float32 whatever the model dtype (docs/qwen35.md, Checkpoint tensors).
 FP32_TENSORS = ("linear_attn.A_log", "linear_attn.norm.weight")
 INDEX_FILE = "model.safetensors.index.json"
 # The dtypes Qwen3.5 checkpoints are stored in; anything else (int8, bool, f64, fp8, complex) would be

@@ -2,7 +2,7 @@
 
 Released Qwen3.5 checkpoints are multimodal: the top level has model_type "qwen3_5" and the text
 decoder's settings sit under "text_config" (model_type "qwen3_5_text"). Text-only exports put the same
-keys at the top level. Field names below are the Hugging Face config keys (qwen35-reference.md §1.2).
+keys at the top level. Field names below are the Hugging Face config keys (docs/qwen35.md, Configuration).
 """
 from __future__ import annotations
 
