@@ -22,7 +22,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from tests.app_server import launch_chromium, open_page, start_server   # noqa: E402
+from devtools.app_server import launch_chromium, open_page, start_server   # noqa: E402
 
 WATCH = """() => {
   if (window.__bench) return;

@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.app_server import CHROMIUM_FLAGS, start_server  # noqa: E402
+from devtools.app_server import CHROMIUM_FLAGS, start_server  # noqa: E402
 
 MEMORY = "/memory_table?lang=en&memory_preset=k1_update"
 REAL = "/real_model?lang=en"

@@ -34,7 +34,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 from streamlit.proto.WidgetStates_pb2 import WidgetState  # noqa: E402
 
 from bench.load_classroom import parse_cpus, percentile, rss_of_tree  # noqa: E402
-from tests.app_server import start_server  # noqa: E402
+from devtools.app_server import start_server  # noqa: E402
 
 MEMORY_QUERY = "lang=en&memory_preset=k1_update"
 STEPS = 8

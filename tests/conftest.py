@@ -1,7 +1,7 @@
 """Shared fixtures: one app server and one headless Chromium for all browser tests of a run."""
 import pytest
 
-from tests.app_server import app_server, launch_chromium
+from devtools.app_server import app_server, launch_chromium
 
 
 @pytest.fixture(scope="session")

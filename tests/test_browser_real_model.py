@@ -2,7 +2,7 @@
 import pytest
 
 from gdn.qwen35 import list_sources, load_model
-from tests.app_server import wait_for_app
+from devtools.app_server import wait_for_app
 
 pytestmark = pytest.mark.browser
 

@@ -149,7 +149,7 @@ def test_page_transpose_bug(lang):
 
 @pytest.mark.browser
 def test_browser_compare_scrub_and_grid_click_change_the_readout(page, app_url):
-    from tests.app_server import open_page
+    from devtools.app_server import open_page
 
     open_page(page, f"{app_url}/compare?lang=en&compare_stage=query")
     page.wait_for_selector(".gdn-readouts")

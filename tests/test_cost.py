@@ -129,7 +129,7 @@ def test_page_marks_the_real_model_prompt():
 
 @pytest.mark.browser
 def test_browser_cost_slider_changes_a_number(page, app_url):
-    from tests.app_server import open_page
+    from devtools.app_server import open_page
 
     open_page(page, f"{app_url}/cost?lang=en")
     metric = page.locator('[data-testid="stMetricValue"]').nth(0)                 # the hybrid total at T

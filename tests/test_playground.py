@@ -228,7 +228,7 @@ def test_page_capacity_defaults_show_the_reference(lang):
 
 @pytest.mark.browser
 def test_browser_playground_slider_changes_a_number(page, app_url):
-    from tests.app_server import open_page
+    from devtools.app_server import open_page
 
     open_page(page, f"{app_url}/playground?lang=en")
     metric = page.locator('[data-testid="stMetricValue"]').first

@@ -1,6 +1,6 @@
 """Start the app on 127.0.0.1 with a free port, and a headless Debian Chromium to look at it.
 
-Used by the browser tests and by `python -m tests.app_server URL-PATH OUT.png` to take a screenshot.
+Used by the browser tests and by `python -m devtools.app_server URL-PATH OUT.png` to take a screenshot.
 """
 from __future__ import annotations
 
