@@ -104,7 +104,7 @@ def kernels_side_by_side(q, k, v, g, beta, *, head: int) -> dict:
         else:
             out["max_diff_output"][name] = float((o - o_ref).abs().max())
             out["max_diff_state"][name] = float((S - S_ref).abs().max())
-            # relative to the recurrent layer's own scale, outputs and state alike (as kernel_check)
+            # relative to the recurrent layer's own scale, outputs and state alike
             out["rel"][name] = max(out["max_diff_output"][name] / max(float(o_ref.abs().max()), 1e-30),
                                    out["max_diff_state"][name] / max(float(S_ref.abs().max()), 1e-30))
     return out
@@ -113,7 +113,7 @@ def kernels_side_by_side(q, k, v, g, beta, *, head: int) -> dict:
 def head_state(q, k, v, g, beta, *, head: int, t: int) -> np.ndarray:
     """S_t [K, V] of one value head after token t (0-based), through the chunked kernel.
 
-    Inputs as in kernel_check; value head h reads key head h // (HV / HK) (grouped heads).
+    Inputs as in kernels_side_by_side; value head h reads key head h // (HV / HK) (grouped heads).
     """
     HV, HK = v.shape[2], k.shape[2]
     kh, n = head // (HV // HK), t + 1
