@@ -3,11 +3,11 @@ import time
 
 import streamlit as st
 
+from gdn import timing as kernel_timing
 from gdn.figures.chunking import fig_kernel_agreement, fig_matrix_row, fig_timing, matrix_row_html
 from gdn.lessons import chunking as ce
 from gdn.lessons.memory import random_stream
 from gdn.ops import CHUNK_SIZE
-from gdn import timing as kernel_timing
 from app_pages._support import compute, ui
 
 # Lecture mode: lecture.css sizes every markdown paragraph alike, which shrank the metric values (drawn as
@@ -113,7 +113,8 @@ with text:
     st.markdown(ui.tr("chunking.speed_note", d=ref["dim"], C=CHUNK_SIZE))
     st.caption(ui.tr("chunking.reference_machine", machine=ref["machine"], date=ref["measured"], repeats=ref["repeats"]))
     st.markdown(ui.tr("chunking.live_plan", T_min=lengths[0], T_max=f"{lengths[-1]:,}", repeats=kernel_timing.LIVE_REPEATS,
-                      seconds=f"{kernel_timing.estimate_seconds(ref) + kernel_timing.PROCESS_START_SECONDS:.0f}", threads=kernel_timing.LIVE_THREADS))
+                      seconds=f"{kernel_timing.estimate_seconds(ref) + kernel_timing.PROCESS_START_SECONDS:.0f}",
+                      threads=kernel_timing.LIVE_THREADS))
     if st.button(ui.tr("chunking.measure"), key="chunking_measure", icon=":material/timer:"):
         bar = st.progress(0.0, text=ui.tr("chunking.measuring"))
         tick = lambda i, n: bar.progress(i / n, text=ui.tr("chunking.measuring_at", T=f"{lengths[i - 1]:,}", i=i, n=n))

@@ -5,12 +5,20 @@ import numpy as np
 import streamlit as st
 
 from gdn.figures.compare import fig_transpose_bug, fig_two_calls
-from gdn.lessons.compare import (COMPARE_PRESETS, RULES, VARIANT_PRESETS, VARIANTS, bug_stream, gated_final_state,
-                                 run_all, two_calls)
+from gdn.i18n import prompt
+from gdn.lessons.compare import (
+    COMPARE_PRESETS,
+    RULES,
+    VARIANT_PRESETS,
+    VARIANTS,
+    bug_stream,
+    gated_final_state,
+    run_all,
+    two_calls,
+)
 from gdn.lessons.memory import k1_update
 from gdn.lessons.stream import STAGES, step_records
 from gdn.qwen35.analysis import two_call_run
-from gdn.i18n import prompt
 from gdn.qwen35.sources import TRAINED_PATH
 from app_pages._compare_frames import packed_frames
 from app_pages._support import compute, ui

@@ -5,10 +5,10 @@ import numpy as np
 import streamlit as st
 
 from gdn.figures.start import fig_attention_to_table, fig_block, fig_stack
-from gdn.lessons import start as lesson
-from gdn.units import fmt_bytes
 from gdn.i18n import prompt
+from gdn.lessons import start as lesson
 from gdn.qwen35.sources import DEMO_PATH, TRAINED_PATH
+from gdn.units import fmt_bytes
 from app_pages._real_model.prompt import last_folder
 from app_pages._start_block import box_hovers, box_texts, chosen_config, live_arrays, open_clicked
 from app_pages._support import compute, path, ui

@@ -3,7 +3,8 @@
 Each page's main interaction is timed in the browser: a capturing keydown listener stamps the press,
 then every animation frame checks whether any Plotly chart's data object was replaced (Plotly.react
 swaps it when a figure updates) or any HTML figure (.gdn-figure) has new markup; the stamp of the frame
-after a change is when the new figure was on screen. The wait ends after 0.6 s without changes, and the last change counts (a page may redraw
+after a change is when the new figure was on screen. The wait ends after 0.6 s without changes, and the
+last change counts (a page may redraw
 several charts). The peer is bench/trivial_page.py (one slider, one Plotly chart) on its own server,
 measured in the same rounds: pages take turns with it, one interaction each.
 
@@ -22,7 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from devtools.app_server import launch_chromium, open_page, start_server   # noqa: E402
+from devtools.app_server import launch_chromium, open_page, start_server  # noqa: E402
 
 WATCH = """() => {
   if (window.__bench) return;

@@ -24,8 +24,8 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere without installing
-from gdn.lessons import chunking as ce  # noqa: E402
 from gdn import timing as kernel_timing
+from gdn.lessons import chunking as ce
 
 LENGTHS = [2 ** p for p in range(0, 14)]          # 1 .. 8192 tokens
 
@@ -66,7 +66,8 @@ def main() -> None:
     if args.smoke:
         return
     data = {"machine": machine(args.threads), "measured": datetime.date.today().isoformat(),
-            "heads": kernel_timing.TIMING_HEADS, "dim": kernel_timing.TIMING_DIM, "chunk_size": kernel_timing.CHUNK_SIZE, "dtype": "float32",
+            "heads": kernel_timing.TIMING_HEADS, "dim": kernel_timing.TIMING_DIM,
+            "chunk_size": kernel_timing.CHUNK_SIZE, "dtype": "float32",
             "repeats": repeats, "statistic": "median seconds per call",
             "timing": {"T": [int(T) for T in timing["T"]], "recurrent": [float(x) for x in timing["recurrent"]],
                        "chunk": [float(x) for x in timing["chunk"]]}}

@@ -30,9 +30,9 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere without installing
-from gdn.ops.chunk import chunk_gated_delta_rule  # noqa: E402
-from gdn.ops.naive import recurrent_gated_delta_rule  # noqa: E402
-from gdn.ops import scan  # noqa: E402
+from gdn.ops import scan
+from gdn.ops.chunk import chunk_gated_delta_rule
+from gdn.ops.naive import recurrent_gated_delta_rule
 
 
 def load_before(root):
@@ -65,7 +65,7 @@ def load_peers():
     hf_rec = getattr(hf.torch_recurrent_gated_delta_rule, "__wrapped__", hf.torch_recurrent_gated_delta_rule)
     try:
         from fla.ops.gated_delta_rule import chunk_gated_delta_rule as fla_chunk
-    except Exception as err:  # noqa: BLE001  (ImportError, or a Triton / CUDA mismatch at import)
+    except Exception as err:
         fla_chunk, fla_why = None, f"{type(err).__name__}: {err}"
     else:
         fla_why = ""

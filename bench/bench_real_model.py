@@ -35,6 +35,7 @@ def rss() -> int:
 def child(folder: str, tokens: int) -> dict:
     import numpy as np
     import torch
+
     from gdn.figures.real_model import fig_gate_pair
     from gdn.qwen35 import load_model
     from gdn.qwen35.analysis import gate_run
@@ -72,6 +73,7 @@ def main() -> None:
         else:
             sys.path.insert(0, str(Path(__file__).resolve().parent))
             from bench_qwen35 import QWEN35_08B
+
             from gdn.qwen35.synth import text_config, write_checkpoint
             folder = str(write_checkpoint(Path(tmp) / "q08b", text_config(**QWEN35_08B), seed=0, shards=2))
         for n in a.tokens.split(","):

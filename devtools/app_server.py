@@ -44,7 +44,7 @@ def start_server(timeout: float = 90.0, prefix: tuple[str, ...] = (), env: dict 
                 break
             except OSError:
                 if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("the app server did not start:\n" + proc.stdout.read().decode())
+                    raise RuntimeError("the app server did not start:\n" + proc.stdout.read().decode()) from None
                 time.sleep(0.5)
         yield url, proc
     finally:

@@ -7,7 +7,7 @@ Strings may hold str.format fields: t("memory.step", "en", t=3) fills {t}.
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 LANGS = ("zh", "en")
@@ -16,7 +16,7 @@ I18N_DIR = Path(__file__).resolve().parent.parent / "assets" / "i18n"
 PROMPTS_FILE = I18N_DIR.parent / "prompts" / "real_model.json"
 
 
-@lru_cache(maxsize=None)
+@cache
 def table(lang: str) -> dict[str, str]:
     """All strings of one language, keyed "<namespace>.<name>"."""
     if lang not in LANGS:
@@ -28,7 +28,7 @@ def table(lang: str) -> dict[str, str]:
     return strings
 
 
-@lru_cache(maxsize=None)
+@cache
 def _prompts() -> dict[str, dict[str, str]]:
     return {name: texts for name, texts in json.loads(PROMPTS_FILE.read_text(encoding="utf-8")).items()
             if not name.startswith("_")}

@@ -10,11 +10,11 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from gdn import timing as kernel_timing
 from gdn.figures.chunking import fig_kernel_agreement, fig_matrix_row, fig_timing
 from gdn.lessons import chunking as ce
 from gdn.lessons.memory import random_stream
 from gdn.lessons.stream import Stream, step_records
-from gdn import timing as kernel_timing
 from tests.apptest import open_app
 
 

@@ -54,7 +54,7 @@ def test_answers_are_spread_over_positions():
 def test_timeline_links_every_paper_without_fetching():
     at = open_app("en", page="app_pages/classroom.py")
     text = " ".join(m.value for m in at.markdown)
-    for year, event, arxiv_id in TIMELINE:
+    for _year, event, arxiv_id in TIMELINE:
         assert f"[(paper: arXiv {arxiv_id})](https://arxiv.org/abs/{arxiv_id})" in text, event
     assert {a for _, _, a in TIMELINE} >= {"2102.11174", "2406.06484", "2412.06464"}   # DeltaNet, its chunked form, GDN
 

@@ -7,9 +7,9 @@ import pytest
 
 from gdn.figures import fig_memory_player, fig_memory_step, fig_timeline
 from gdn.figures.common import symmetric_range
-from gdn.units import cell_text
 from gdn.lessons.memory import k1_update, random_stream
 from gdn.lessons.stream import STAGES, records_csv, step_records
+from gdn.units import cell_text
 from tests.apptest import open_app
 
 TITLES = {n: n for n in ("S_prev", "S_decayed", "write", "S_new", "keys", "read", "output")}
@@ -136,8 +136,8 @@ def test_a_warm_skeleton_equals_a_full_build(case, monkeypatch):
     this fails when a key misses something the layout depends on, or a swap misses a data key."""
     import plotly.io as pio
 
-    from bench import bench_pages
     from gdn.figures import chunking, common, compare, cost, memory, playground
+    from bench import bench_pages
     build = getattr(bench_pages, case)
     common._skeletons.clear()
     for i in (1, 2, 5):

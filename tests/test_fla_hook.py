@@ -5,8 +5,7 @@ import types
 import pytest
 import torch
 
-from gdn.ops import recurrent_gated_delta_rule
-from gdn.ops import fla
+from gdn.ops import fla, recurrent_gated_delta_rule
 from gdn.ops.fla import FLA_MODULE, fla_chunk
 from gdn.qwen35 import gates
 from tests.kernel_inputs import make_inputs

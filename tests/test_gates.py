@@ -12,10 +12,19 @@ import torch
 from gdn.ops import chunk_gated_delta_rule, recurrent_gated_delta_rule
 from gdn.qwen35 import DEMO_PATH
 from gdn.qwen35.analysis import describe
-from gdn.qwen35.errors import error_kind
 from gdn.qwen35.checkpoint import model_shapes
-from gdn.qwen35.gates import (KERNEL_RTOL, gates_csv, gates_json, half_life, head_state, head_summary, kernels_side_by_side,
-                       replay_payload, top_block)
+from gdn.qwen35.errors import error_kind
+from gdn.qwen35.gates import (
+    KERNEL_RTOL,
+    gates_csv,
+    gates_json,
+    half_life,
+    head_state,
+    head_summary,
+    kernels_side_by_side,
+    replay_payload,
+    top_block,
+)
 
 
 def tokens_to_half(alpha: float) -> int:

@@ -4,8 +4,8 @@ import math
 
 import pytest
 import torch
-from hypothesis import given, settings, strategies as st
-
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from gdn.ops import chunk_gated_delta_rule, recurrent_gated_delta_rule

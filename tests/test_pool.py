@@ -5,8 +5,8 @@ import time
 
 import pytest
 
-from app_pages._support.pool import PoolTimeout, SlotPool
 from gdn.lru import LRU
+from app_pages._support.pool import PoolTimeout, SlotPool
 
 
 def wait_until(condition, timeout: float = 10.0) -> None:

@@ -123,8 +123,9 @@ def test_modules_have_exactly_the_checkpoint_names_and_shapes():
     from gdn.qwen35.checkpoint import model_shapes
     from gdn.qwen35.model import TextModel
     from gdn.qwen35.synth import config_json
-    for text, moe in ((text_config(), False), (text_config(linear_num_value_heads=8), False), (text_config(num_experts=8, num_experts_per_tok=2, moe_intermediate_size=32,
-                                                    shared_expert_intermediate_size=32, tie_word_embeddings=False), True)):
+    moe_config = text_config(num_experts=8, num_experts_per_tok=2, moe_intermediate_size=32,
+                             shared_expert_intermediate_size=32, tie_word_embeddings=False)
+    for text, moe in ((text_config(), False), (text_config(linear_num_value_heads=8), False), (moe_config, True)):
         cfg = parse_config(config_json(text, moe=moe))
         with torch.device("meta"):
             params = {n: tuple(p.shape) for n, p in TextModel(cfg).named_parameters()}

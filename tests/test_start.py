@@ -76,7 +76,8 @@ def test_box_weights_match_the_safetensors_headers(folder):
                 assert disk[f"model.language_model.layers.{i}.linear_attn.{name}"] == shape, (box.id, name)
                 checked.add(name)
     # every tensor of a GDN layer's mixer is drawn in some box
-    assert checked == {n.split("linear_attn.")[1] for n in disk if n.startswith(f"model.language_model.layers.{gdn_layers[0]}.linear_attn.")}
+    mixer = f"model.language_model.layers.{gdn_layers[0]}.linear_attn."
+    assert checked == {n.split("linear_attn.")[1] for n in disk if n.startswith(mixer)}
 
 
 @pytest.mark.parametrize("folder", MODELS)

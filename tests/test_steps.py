@@ -3,8 +3,16 @@ import numpy as np
 import pytest
 import torch
 
-from gdn.lessons.memory import (PRESETS, InputError, k1_update, random_stream, rows_to_stream, stream_to_rows,
-                                unit_key_overwrite, write_and_read_2d)
+from gdn.lessons.memory import (
+    PRESETS,
+    InputError,
+    k1_update,
+    random_stream,
+    rows_to_stream,
+    stream_to_rows,
+    unit_key_overwrite,
+    write_and_read_2d,
+)
 from gdn.lessons.stream import Stream, step_records
 from gdn.ops import recurrent_gated_delta_rule
 

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from gdn.qwen35 import sources  # called through the module: tests put a fake hub behind plan_download
 from gdn.qwen35.errors import error_kind
-
-from gdn.qwen35 import sources     # called through the module: tests put a fake hub behind plan_download
 from app_pages._real_model import keys
 from app_pages._real_model.fail import fail
 from app_pages._support import compute, ui

@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import streamlit as st
 
-from gdn.qwen35 import load_model, list_sources
-from gdn.qwen35.analysis import describe, load_stages
-from app_pages._support.chrome import tr
 from gdn.lru import LRU
+from gdn.qwen35 import list_sources, load_model
+from gdn.qwen35.analysis import describe, load_stages
 from app_pages._support.caches import BOUNDS, SHARED
+from app_pages._support.chrome import tr
 from app_pages._support.pool import PoolTimeout, SlotPool
 
 WAIT_SECONDS = 300            # give up waiting for a slot after this long (the user can press Run again)

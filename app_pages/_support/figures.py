@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import plotly.graph_objects as go

@@ -22,6 +22,7 @@ import plotly.colors
 from gdn.figures.common import ACTIVE, DIVERGING
 from gdn.units import cell_text
 
+
 def scale_rgb(colorscale, u: np.ndarray) -> np.ndarray:
     """[..., 3] colours of a Plotly colour scale (a name such as "Blues", or [[stop, colour], ...]) at u in
     [0, 1], interpolated linearly between its stops as Plotly does (NaN: the colour at 0)."""

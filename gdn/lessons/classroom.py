@@ -4,8 +4,8 @@ tables under classroom.*; this module only says which option is right and where 
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from gdn.lessons import cost
 

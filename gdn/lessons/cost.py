@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+
 from gdn.units import fmt_bytes
 
 SIZES_FILE = Path(__file__).resolve().parents[2] / "assets" / "qwen35_sizes.json"

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from gdn.units import cell_text, vec_latex
 from gdn.lessons.stream import StepRecords, Stream, check_stream
+from gdn.units import cell_text, vec_latex
 
 
 def _stream(k, v, q, alpha, beta, S0=None) -> Stream:

@@ -18,7 +18,6 @@ import numpy as np
 from gdn.lessons import cost
 from gdn.units import half_life
 
-
 # ---- 1-2. attention -> linear attention -> a table ------------------------------------------
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ def _import_fla():
     reasons of its own (no Triton, a Triton / CUDA mismatch), and it is only ever a second opinion."""
     try:
         return importlib.import_module(FLA_MODULE).chunk_gated_delta_rule
-    except Exception:  # noqa: BLE001
+    except Exception:
         return None
 
 

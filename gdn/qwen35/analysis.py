@@ -26,7 +26,6 @@ from gdn.qwen35.errors import CheckpointError
 from gdn.qwen35.tokenizer import load_tokenizer
 
 
-
 @dataclass(frozen=True)
 class CheckpointInfo:
     config: Qwen35Config
@@ -53,7 +52,7 @@ def describe(folder: str | Path) -> CheckpointInfo:
         files = sorted({*files, *(folder / n for n in set(read_index(folder).values()) if (folder / n).is_file())})
     n_params = read_bytes = n_tensors = 0
     for path in files:
-        for name, (shape, dtype) in read_header(path).items():
+        for _name, (shape, dtype) in read_header(path).items():
             numel = math.prod(shape)
             n_params += numel
             read_bytes += numel * DTYPE_BYTES[dtype]

@@ -14,9 +14,9 @@ import time
 import numpy as np
 import torch
 
-from gdn.units import half_life
 from gdn.ops import chunk_gated_delta_rule, recurrent_gated_delta_rule
 from gdn.ops.fla import fla_here
+from gdn.units import half_life
 
 KERNEL_RTOL = 1e-4          # float32: max |Δ| / max |o| below this counts as "the kernels agree"
 REPLAY_MAX_TOKENS = 32      # the memory-table page animates at most this many tokens

@@ -8,8 +8,14 @@ import time
 import numpy as np
 import streamlit as st
 
-from gdn.figures.real_model import (draws_as_html, fig_gates_predictions, fig_overview, gates_html, overview_html,
-                                    token_cards_html)
+from gdn.figures.real_model import (
+    draws_as_html,
+    fig_gates_predictions,
+    fig_overview,
+    gates_html,
+    overview_html,
+    token_cards_html,
+)
 from gdn.qwen35.demo.stories import gate_marks, token_roles
 from gdn.qwen35.predict import Predictions
 from app_pages._real_model import keys
