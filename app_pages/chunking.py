@@ -3,6 +3,7 @@ import time
 
 import streamlit as st
 
+from gdn import timing as kernel_timing
 from gdn.figures.chunking import fig_kernel_agreement, fig_timing, matrix_row_html
 from gdn.lessons import chunking as ce
 from gdn.lessons.memory import random_stream
@@ -103,25 +104,26 @@ def timing_store() -> dict:
 
 @st.cache_data
 def reference() -> dict:
-    return ce.load_reference()
+    return kernel_timing.load_reference()
 
 
 ref, store = reference(), timing_store()
-lengths = ce.LIVE_LENGTHS
+lengths = kernel_timing.LIVE_LENGTHS
 text, figure = st.columns([1, 2], gap="medium")
 with text:
     st.markdown(ui.tr("chunking.speed_note", d=ref["dim"], C=CHUNK_SIZE))
     st.caption(ui.tr("chunking.reference_machine", machine=ref["machine"], date=ref["measured"], repeats=ref["repeats"]))
-    st.markdown(ui.tr("chunking.live_plan", T_min=lengths[0], T_max=f"{lengths[-1]:,}", repeats=ce.LIVE_REPEATS,
-                      seconds=f"{ce.estimate_seconds(ref) + ce.PROCESS_START_SECONDS:.0f}", threads=ce.LIVE_THREADS))
+    st.markdown(ui.tr("chunking.live_plan", T_min=lengths[0], T_max=f"{lengths[-1]:,}", repeats=kernel_timing.LIVE_REPEATS,
+                      seconds=f"{kernel_timing.estimate_seconds(ref) + kernel_timing.PROCESS_START_SECONDS:.0f}",
+                      threads=kernel_timing.LIVE_THREADS))
     if st.button(ui.tr("chunking.measure"), key="chunking_measure", icon=":material/timer:"):
         bar = st.progress(0.0, text=ui.tr("chunking.measuring"))
         tick = lambda i, n: bar.progress(i / n, text=ui.tr("chunking.measuring_at", T=f"{lengths[i - 1]:,}", i=i, n=n))
 
         def measure():
             start = time.perf_counter()
-            timing = ce.time_kernels_isolated(lengths, progress=tick)
-            return {"timing": timing, "seconds": time.perf_counter() - start, "threads": ce.LIVE_THREADS}
+            timing = kernel_timing.time_kernels_isolated(lengths, progress=tick)
+            return {"timing": timing, "seconds": time.perf_counter() - start, "threads": kernel_timing.LIVE_THREADS}
         # The shared slot pool: a timing run and a real-model forward pass never fight over the cores,
         # and a second user sees their place in line instead of a frozen bar.
         try:

@@ -3,7 +3,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from tests.app_server import stays, wait_for_app
+from devtools.app_server import stays, wait_for_app
 
 pytestmark = pytest.mark.browser
 

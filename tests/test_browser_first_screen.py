@@ -3,7 +3,7 @@ figure (or the first exercise) starts inside the first screen with room to see i
 text is large enough to read from the back of a room."""
 import pytest
 
-from tests.app_server import wait_for_app, wait_until_settled
+from devtools.app_server import wait_for_app, wait_until_settled
 
 pytestmark = pytest.mark.browser
 

@@ -2,7 +2,7 @@
 lecture mode), not a bare page script."""
 import pytest
 
-from tests.app_server import app_server, wait_for_app
+from devtools.app_server import app_server, wait_for_app
 
 pytestmark = pytest.mark.browser
 

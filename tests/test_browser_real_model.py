@@ -5,7 +5,7 @@ import pytest
 
 from gdn.i18n import t
 from gdn.qwen35 import list_sources, load_model
-from tests.app_server import rerun, wait_for_app
+from devtools.app_server import rerun, wait_for_app
 
 pytestmark = pytest.mark.browser
 

@@ -5,7 +5,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from gdn.figures.start import LAYOUT
-from tests.app_server import wait_for_app, wait_until_settled
+from devtools.app_server import wait_for_app, wait_until_settled
 
 pytestmark = pytest.mark.browser
 

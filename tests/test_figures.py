@@ -8,9 +8,9 @@ import pytest
 
 from gdn.figures import fig_memory_player, fig_memory_step, fig_timeline
 from gdn.figures.common import symmetric_range
-from gdn.lessons.fmt import cell_text
 from gdn.lessons.memory import k1_update, random_stream
 from gdn.lessons.stream import STAGES, records_csv, step_records
+from gdn.units import cell_text
 from tests.apptest import open_app
 
 TITLES = {n: n for n in ("S_prev", "S_decayed", "write", "S_new", "keys", "read", "output")}
@@ -137,8 +137,8 @@ def test_a_warm_skeleton_equals_a_full_build(case, monkeypatch):
     this fails when a key misses something the layout depends on, or a swap misses a data key."""
     import plotly.io as pio
 
-    from bench import bench_pages
     from gdn.figures import common, compare, cost, memory, playground
+    from bench import bench_pages
     build = getattr(bench_pages, case)
     common._skeletons.clear()
     for i in (1, 2, 5):
@@ -200,8 +200,8 @@ def test_compare_tables_show_what_the_plotly_figure_shows(stage):
 
 def test_the_download_of_an_html_picture_is_that_html_and_needs_no_network():
     """One source per picture: what the page draws with st.html is what its download holds."""
-    from app_pages._support.figures import standalone_html
     from gdn.figures.chunking import matrix_row_html
+    from app_pages._support.figures import standalone_html
 
     body = matrix_row_html([np.eye(2)], ["A <1>"], ticks=["1", "2"], row_title="key", col_title="key", alt="a & b")
     page = standalone_html(body, "a & b")

@@ -8,7 +8,7 @@ import pytest
 import sqlalchemy as sa
 
 from gdn.live import store as live
-from gdn.live.store import NoRoom, NotOpen, NotTeacher, BadVote, RoomFull, TooFast, Store
+from gdn.live.store import BadVote, NoRoom, NotOpen, NotTeacher, RoomFull, Store, TooFast
 from tests.pg_server import postgres_server
 
 

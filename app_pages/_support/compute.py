@@ -8,16 +8,17 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import streamlit as st
 
-from gdn.qwen35 import load_model, list_sources
-from gdn.qwen35.analysis import describe, load_stages
-from app_pages._support.chrome import tr
 from gdn.lru import LRU
+from gdn.qwen35 import list_sources, load_model
+from gdn.qwen35.analysis import describe, load_stages
+from gdn.qwen35.errors import KINDS, CheckpointError, error_kind
 from app_pages._support.caches import BOUNDS, SHARED
+from app_pages._support.chrome import tr
 from app_pages._support.pool import PoolTimeout, SlotPool
 
 WAIT_SECONDS = 300            # give up waiting for a slot after this long (the user can press Run again)
@@ -87,22 +88,23 @@ def sources() -> list[tuple[str, str, str, bool]]:
 
 
 @st.cache_data(ttl=60, show_spinner=False)
-def inspect(folder: str) -> tuple[object, str | None]:
-    """(gdn.qwen35.analysis.describe(folder), None), or (None, why it cannot be used). Both outcomes are
-    cached, so a broken checkpoint costs one look a minute, not one per rerun of every visitor's page."""
+def inspect(folder: str) -> tuple[object, str | None, str]:
+    """(gdn.qwen35.analysis.describe(folder), None, ""), or (None, why it cannot be used, the error's kind:
+    gdn.qwen35.errors). Both outcomes are cached, so a broken checkpoint costs one look a minute, not one
+    per rerun of every visitor's page."""
     try:
-        return describe(folder), None
+        return describe(folder), None, ""
     except ValueError as e:
-        return None, str(e)
+        return None, str(e), error_kind(e)
     except Exception as e:  # a malformed file we did not foresee must not break the page for everyone
-        return None, f"{Path(folder).name}: could not be read ({type(e).__name__}); re-download the checkpoint"
+        return None, f"{Path(folder).name}: could not be read ({type(e).__name__}); re-download the checkpoint", "other"
 
 
 def info(folder: str):
-    """describe(folder), or ValueError with the reason it cannot be used."""
-    found, problem = inspect(folder)
+    """describe(folder), or a ValueError (a CheckpointError with its kind) saying why it cannot be used."""
+    found, problem, kind = inspect(folder)
     if problem is not None:
-        raise ValueError(problem)
+        raise CheckpointError(kind, problem) if kind in KINDS else ValueError(problem)
     return found
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import html
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import plotly.graph_objects as go

@@ -16,5 +16,11 @@ from app_pages._support.chrome import ASSETS, LANG_NAMES, font_size, label_maker
 from app_pages._support.figures import figure_download, html_download, shared_figure, show_figure  # noqa: F401
 from app_pages._support.notes import note  # noqa: F401
 from app_pages._support.text import plain  # noqa: F401
-from app_pages._support.url_state import (bound, linked, linked_int, relabel_after_language_switch,  # noqa: F401
-                                          seed_from_url, sync_to_url)
+from app_pages._support.url_state import (  # noqa: F401
+                                          bound,
+                                          linked,
+                                          linked_int,
+                                          relabel_after_language_switch,
+                                          seed_from_url,
+                                          sync_to_url,
+)

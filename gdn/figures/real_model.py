@@ -49,22 +49,6 @@ def _show(piece: str) -> str:
     return (piece or "·").replace("\n", "↵").replace(" ", "␣")[:16]
 
 
-def fig_gate_heatmap(z: np.ndarray, *, tokens, layer: int, name: str, title: str, labels: dict[str, str],
-                     colorscale=ALPHA_COLORS, zmin: float = 0.0, zmax: float = 1.0, font_size: int = 14,
-                     height: int = 360) -> go.Figure:
-    """z: [T, H] one gate (α or β) of one GDN layer; drawn heads (rows) x tokens (columns)."""
-    T, H = z.shape
-    pieces = np.array([_show(p) for p in tokens], dtype=object)
-    custom = np.broadcast_to(pieces, (H, T))                                  # [H, T] token piece per cell
-    hover = (f"{labels['token']} %{{x}} «%{{customdata}}»<br>{labels['layer']} {layer} · "
-             f"{labels['head']} %{{y}}<br>{name} = %{{z:.3f}}<extra></extra>")
-    fig = go.Figure(go.Heatmap(z=z.T, x=token_axis(T), y=list(range(H)), customdata=custom, zmin=zmin, zmax=zmax,
-                               colorscale=colorscale, colorbar=dict(title=dict(text=name), thickness=14),
-                               hovertemplate=hover, xgap=1 if T <= 64 else 0, ygap=1))
-    fig.update_xaxes(title_text=labels["token"], **token_ticks(tokens))
-    fig.update_yaxes(title_text=labels["head"], autorange="reversed", dtick=1 if H <= 16 else None)
-    fig.update_layout(title=dict(text=title))
-    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, b=40))
 
 
 OVERVIEW_CSS = """<style>

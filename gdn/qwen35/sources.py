@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gdn.qwen35.config import SUPPORTED_TYPES, load_config
+from gdn.qwen35.errors import CheckpointError
 
 ASSETS_MODELS = Path(__file__).resolve().parents[2] / "assets" / "models"
 DEMO_NAME = "qwen35-demo-random"
@@ -52,16 +53,16 @@ def check_folder(path: str | Path) -> Path:
     try:
         folder = Path(path).expanduser().resolve()
         if not _inside_roots(folder):
-            raise ValueError(f"{path} is outside the allowed model folders; move the checkpoint into one of them, "
+            raise CheckpointError("outside_roots", f"{path} is outside the allowed model folders; move the checkpoint into one of them, "
                              "or ask the operator to add its parent folder to GDN_MODEL_DIRS")
         if not folder.is_dir():
-            raise ValueError(f"{path}: no such folder")
+            raise CheckpointError("no_folder", f"{path}: no such folder")
         outside = [f.name for pattern in WEIGHT_PATTERNS for f in folder.glob(pattern) if not _inside_roots(f)]
     except OSError as e:                       # name too long, permission denied, broken mount...
         raise ValueError(f"{path}: cannot be opened ({e.strerror or e}); check the folder name and that "
                          "it is readable") from None
     if outside:
-        raise ValueError(f"{path}: {outside[0]} links outside the allowed model folders; the app reads only "
+        raise CheckpointError("outside_roots", f"{path}: {outside[0]} links outside the allowed model folders; the app reads only "
                          "files inside them (copy the file instead of linking it)")
     return folder
 
@@ -151,14 +152,14 @@ class DownloadPlan:
 
 def _hub(hub):
     if not downloads_allowed():
-        raise ValueError(f"downloads are turned off on this server; an operator can allow them by starting the app "
+        raise CheckpointError("downloads_off", f"downloads are turned off on this server; an operator can allow them by starting the app "
                          f"with the environment variable {ALLOW_DOWNLOADS}=1 (and {MAX_DOWNLOAD_GB} to set the size cap)")
     if hub is not None:
         return hub
     try:
         import huggingface_hub
     except ImportError:
-        raise ValueError("downloading needs the huggingface_hub package (pip install huggingface_hub); "
+        raise CheckpointError("no_hub", "downloading needs the huggingface_hub package (pip install huggingface_hub); "
                          "or download the checkpoint yourself into the Hugging Face cache") from None
     return huggingface_hub
 
@@ -168,7 +169,7 @@ def plan_download(repo_id: str, *, revision: str | None = None, hub=None) -> Dow
     config.json (fetched alone) a Qwen3.5 model, and the files' total size under the cap.
     `hub` is the huggingface_hub module (tests pass a fake)."""
     if not REPO_ID.match(repo_id or ""):
-        raise ValueError(f"{repo_id!r} is not a Hugging Face repo id; use the form owner/name, e.g. Qwen/Qwen3.5-0.8B")
+        raise CheckpointError("repo_id", f"{repo_id!r} is not a Hugging Face repo id; use the form owner/name, e.g. Qwen/Qwen3.5-0.8B")
     hub = _hub(hub)
     config = Path(hub.hf_hub_download(repo_id=repo_id, filename="config.json", revision=revision,
                                       cache_dir=str(hf_hub_cache())))
@@ -182,9 +183,9 @@ def plan_download(repo_id: str, *, revision: str | None = None, hub=None) -> Dow
     # Pin the commit seen here: a repo changed between this check and the download must not slip past it.
     plan = DownloadPlan(repo_id, getattr(info, "sha", None) or revision, files, cfg.num_hidden_layers)
     if not any(name.endswith(".safetensors") for name, _ in files):
-        raise ValueError(f"{repo_id} has no *.safetensors weights (only safetensors checkpoints are supported)")
+        raise CheckpointError("no_weights", f"{repo_id} has no *.safetensors weights (only safetensors checkpoints are supported)")
     if plan.total_bytes > max_download_bytes():
-        raise ValueError(f"{repo_id} is {plan.total_bytes / 1e9:.1f} GB, more than this server downloads "
+        raise CheckpointError("too_big", f"{repo_id} is {plan.total_bytes / 1e9:.1f} GB, more than this server downloads "
                          f"({max_download_bytes() / 1e9:.0f} GB); an operator can raise {MAX_DOWNLOAD_GB}")
     return plan
 
@@ -203,5 +204,5 @@ def download(plan: DownloadPlan, *, hub=None, progress=None) -> Path:
             progress(done, plan.total_bytes, name)
     folder = fetch("config.json").parent                 # the snapshot folder (config.json is cached by now)
     if _model_type(folder) not in SUPPORTED_TYPES:
-        raise ValueError(f"{plan.repo_id} is not a Qwen3.5 checkpoint (model_type {_model_type(folder)!r})")
+        raise CheckpointError("model_type", f"{plan.repo_id} is not a Qwen3.5 checkpoint (model_type {_model_type(folder)!r})")
     return folder

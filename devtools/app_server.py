@@ -1,6 +1,6 @@
 """Start the app on 127.0.0.1 with a free port, and a headless Debian Chromium to look at it.
 
-Used by the browser tests and by `python -m tests.app_server URL-PATH OUT.png` to take a screenshot.
+Used by the browser tests and by `python -m devtools.app_server URL-PATH OUT.png` to take a screenshot.
 """
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def start_server(timeout: float = 90.0, prefix: tuple[str, ...] = (), env: dict 
                 break
             except OSError:
                 if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("the app server did not start:\n" + proc.stdout.read().decode())
+                    raise RuntimeError("the app server did not start:\n" + proc.stdout.read().decode()) from None
                 time.sleep(0.1)                     # polling the health endpoint, no browser yet
         yield url, proc
     finally:
