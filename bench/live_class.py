@@ -65,7 +65,7 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState  # noqa: E402
 from gdn.live.store import Store  # noqa: E402
 from bench.load_classroom import percentile  # noqa: E402
 from devtools.app_server import free_port  # noqa: E402
-from tests.pg_server import postgres_server  # noqa: E402
+from devtools.pg_server import postgres_server  # noqa: E402
 
 POLL_S = 1.0                # the projector fragment's run_every (app_pages/_live.py: REFRESH_S)
 FOLLOW_S = 1.5              # a phone's fragment's run_every (FOLLOW_S)

@@ -9,7 +9,7 @@ import sqlalchemy as sa
 
 from gdn.live import store as live
 from gdn.live.store import BadVote, NoRoom, NotOpen, NotTeacher, RoomFull, Store, TooFast
-from tests.pg_server import postgres_server
+from devtools.pg_server import postgres_server
 
 
 class Clock:
