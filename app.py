@@ -10,12 +10,11 @@ import os
 # session thread: it hangs; the environment variable is read once, here, before torch starts.
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-import streamlit as st  # noqa: E402
+import streamlit as st
 
-from app_pages._support import chrome, heap, path, player  # noqa: E402,F401  (heap: once per process, see heap.py)
-from app_pages._support import browser  # noqa: E402
-from app_pages._support.notes import teacher_notes  # noqa: E402
-from app_pages._support.share_panel import share_panel  # noqa: E402
+from app_pages._support import browser, chrome, heap, path, player  # noqa: F401  (heap: once per process, see heap.py)
+from app_pages._support.notes import teacher_notes
+from app_pages._support.share_panel import share_panel
 
 chrome.init_session()
 st.set_page_config(page_title="Gated DeltaNet Explorer", page_icon="🧠", layout="wide",

@@ -13,8 +13,8 @@ import streamlit as st
 
 from gdn.figures.compare import VECTOR_ROWS, compare_step_html, error_grid_html
 from gdn.lessons.compare import disagreements, nearest_labels, readout_error
-from gdn.lessons.fmt import cell_text
 from gdn.lessons.stream import STAGES, StepRecords
+from gdn.units import cell_text
 from app_pages._support import ui
 from app_pages._support.caches import BOUNDS
 from app_pages._support.player import Frame, Packed, pack

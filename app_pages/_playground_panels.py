@@ -7,6 +7,7 @@ import streamlit as st
 from gdn.figures import playground as figs
 from gdn.lessons import playground as ex
 from gdn.lessons.compare import RULES
+from gdn.units import half_life
 from app_pages._support import ui
 from app_pages._support.caches import BOUNDS
 
@@ -160,7 +161,7 @@ def halflife_panel():
     fs, lecture = ui.font_size(), ui.lecture()
     slider = sliders("halflife")
     alpha = slider("alpha", 0.0, 1.0, 0.97, 0.01, where=controls, label="playground.hl_alpha")
-    half = ex.half_life(alpha)
+    half = half_life(alpha)
     refs = [a for a in (0.5, 0.9, 0.97, 0.99) if not np.isclose(a, alpha)]
     curves = ex.decay_curves([*refs, alpha], 100)
     labels = {"n": ui.tr("playground.hl_n"), "kept": ui.tr("playground.hl_kept"), "half_at": ui.tr("playground.hl_half_at")}

@@ -3,7 +3,8 @@ import time
 
 import streamlit as st
 
-from gdn.figures.chunking import fig_kernel_agreement, fig_matrix_row, fig_timing, matrix_row_html
+from gdn import timing as kernel_timing
+from gdn.figures.chunking import fig_kernel_agreement, fig_timing, matrix_row_html
 from gdn.lessons import chunking as ce
 from gdn.lessons.memory import random_stream
 from gdn.ops import CHUNK_SIZE
@@ -40,11 +41,11 @@ def merge_view() -> None:
     titles = [ui.tr("chunking.t_A", t=t), ui.tr("chunking.t_A", t=t + 1), ui.tr("chunking.t_merged", a=t, b=t + 1),
               ui.tr("chunking.t_swapped", a=t, b=t + 1)]
     matrices = [demo.A_t, demo.A_next, demo.merged, demo.swapped]
-    # HTML tables: a slider move is a new picture (gdn/figures/tables.py); the download keeps the chart
-    st.html(matrix_row_html(matrices, titles, ticks=dims, row_title=KEY_DIM, col_title=KEY_DIM,
-                            alt=ui.tr("chunking.affine_alt")))
-    ui.figure_download("chunking_affine_fig", lambda: fig_matrix_row(matrices, titles, ticks=dims, row_title=KEY_DIM,
-                                                                     col_title=KEY_DIM, font_size=fs))
+    # HTML tables: a slider move is a new picture (gdn/figures/tables.py); the download is the same HTML
+    body = matrix_row_html(matrices, titles, ticks=dims, row_title=KEY_DIM, col_title=KEY_DIM,
+                           alt=ui.tr("chunking.affine_alt"))
+    st.html(body)
+    ui.html_download("chunking_affine_fig", body, ui.tr("chunking.affine_alt"))
     m = st.columns(2)
     m[0].metric(ui.tr("chunking.m_assoc"), f"{demo.grouping_error:.1e}")
     m[1].metric(ui.tr("chunking.m_swap"), f"{demo.order_difference:.3f}")
@@ -72,8 +73,9 @@ def chunk_view() -> None:
     tokens = [str(lo + 1 + i) for i in range(mats.decay.shape[0])]
     matrices, axes = [mats.decay, mats.strict, mats.inverse, mats.scores], dict(
         ticks=tokens, row_title=ui.tr("chunking.token_i"), col_title=ui.tr("chunking.token_j"))
-    st.html(matrix_row_html(matrices, titles, **axes, alt=ui.tr("chunking.wy_alt")))
-    ui.figure_download("chunking_wy_fig", lambda: fig_matrix_row(matrices, titles, **axes, font_size=fs))
+    body = matrix_row_html(matrices, titles, **axes, alt=ui.tr("chunking.wy_alt"))
+    st.html(body)
+    ui.html_download("chunking_wy_fig", body, ui.tr("chunking.wy_alt"))
 
 
 chunk_view()
@@ -102,25 +104,26 @@ def timing_store() -> dict:
 
 @st.cache_data
 def reference() -> dict:
-    return ce.load_reference()
+    return kernel_timing.load_reference()
 
 
 ref, store = reference(), timing_store()
-lengths = ce.LIVE_LENGTHS
+lengths = kernel_timing.LIVE_LENGTHS
 text, figure = st.columns([1, 2], gap="medium")
 with text:
     st.markdown(ui.tr("chunking.speed_note", d=ref["dim"], C=CHUNK_SIZE))
     st.caption(ui.tr("chunking.reference_machine", machine=ref["machine"], date=ref["measured"], repeats=ref["repeats"]))
-    st.markdown(ui.tr("chunking.live_plan", T_min=lengths[0], T_max=f"{lengths[-1]:,}", repeats=ce.LIVE_REPEATS,
-                      seconds=f"{ce.estimate_seconds(ref) + ce.PROCESS_START_SECONDS:.0f}", threads=ce.LIVE_THREADS))
+    st.markdown(ui.tr("chunking.live_plan", T_min=lengths[0], T_max=f"{lengths[-1]:,}", repeats=kernel_timing.LIVE_REPEATS,
+                      seconds=f"{kernel_timing.estimate_seconds(ref) + kernel_timing.PROCESS_START_SECONDS:.0f}",
+                      threads=kernel_timing.LIVE_THREADS))
     if st.button(ui.tr("chunking.measure"), key="chunking_measure", icon=":material/timer:"):
         bar = st.progress(0.0, text=ui.tr("chunking.measuring"))
         tick = lambda i, n: bar.progress(i / n, text=ui.tr("chunking.measuring_at", T=f"{lengths[i - 1]:,}", i=i, n=n))
 
         def measure():
             start = time.perf_counter()
-            timing = ce.time_kernels_isolated(lengths, progress=tick)
-            return {"timing": timing, "seconds": time.perf_counter() - start, "threads": ce.LIVE_THREADS}
+            timing = kernel_timing.time_kernels_isolated(lengths, progress=tick)
+            return {"timing": timing, "seconds": time.perf_counter() - start, "threads": kernel_timing.LIVE_THREADS}
         # The shared slot pool: a timing run and a real-model forward pass never fight over the cores,
         # and a second user sees their place in line instead of a frozen bar.
         try:

@@ -14,11 +14,18 @@ st.title(ui.tr("classroom.title"))
 st.caption(ui.tr("classroom.intro"))
 
 
+def demo_target(demo) -> tuple[str, dict]:
+    """The lesson names a stop and its settings; here they become the page file and its widget keys
+    (every page's widgets are keyed <stop>_<setting>)."""
+    stop = next(s for s in path.PATH if s.key == demo.page)
+    return stop.file, {f"{stop.key}_{name}": value for name, value in demo.settings.items()}
+
+
 def open_demo(demo) -> None:
     """Put the demo's widget values in the session (a page reads them on its first run), then go."""
-    for key, value in demo.state.items():
-        st.session_state[key] = value
-    path.go(demo.page)
+    page, state = demo_target(demo)
+    st.session_state.update(state)
+    path.go(page)
 
 
 def exercise_card(n: int, ex) -> None:

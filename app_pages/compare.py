@@ -1,13 +1,21 @@
 """Compare (对比): one stream through linear attention, DeltaNet and Gated DeltaNet, stepped together;
 the variants (β per channel, α per key dim, two calls with the state carried or reset); the transpose bug."""
-import json
 
 import numpy as np
 import streamlit as st
 
 from gdn.figures.compare import fig_transpose_bug, fig_two_calls
-from gdn.lessons.compare import (COMPARE_PRESETS, RULES, VARIANT_PRESETS, VARIANTS, bug_stream, gated_final_state,
-                                 run_all, two_calls)
+from gdn.i18n import prompt
+from gdn.lessons.compare import (
+    COMPARE_PRESETS,
+    RULES,
+    VARIANT_PRESETS,
+    VARIANTS,
+    bug_stream,
+    gated_final_state,
+    run_all,
+    two_calls,
+)
 from gdn.lessons.memory import k1_update
 from gdn.lessons.stream import STAGES, step_records
 from gdn.qwen35.analysis import two_call_run
@@ -65,7 +73,7 @@ def two_calls_panel() -> None:
 
 def streaming_prompt(lang: str) -> tuple[str, str]:
     """The trained model's recall preset, cut before its first question: (the facts, the question up to "?")."""
-    text = json.loads((ui.ASSETS / "prompts" / "real_model.json").read_text(encoding="utf-8"))["recall"][lang]
+    text = prompt("recall", lang)
     ask, mark = {"en": (" ask ", "?"), "zh": (" 问 ", "？")}[lang]
     start = text.index(ask)
     return text[:start], text[start + 1:text.index(mark, start) + 1]

@@ -1,21 +1,20 @@
 """Start here (开始): attention -> one table, the whole Gated DeltaNet block of Qwen3.5 as a live diagram
 (click a box to open its page), the 3:1 hybrid stack, and the learning path."""
-import json
 
 import numpy as np
 import streamlit as st
 
 from gdn.figures.start import fig_attention_to_table, fig_block, fig_stack
+from gdn.i18n import prompt
 from gdn.lessons import start as lesson
-from gdn.lessons.cost import fmt_bytes
 from gdn.qwen35.sources import DEMO_PATH, TRAINED_PATH
+from gdn.units import fmt_bytes
 from app_pages._real_model.prompt import last_folder
 from app_pages._start_block import box_hovers, box_texts, chosen_config, live_arrays, open_clicked
 from app_pages._support import compute, path, ui
 
 KD = VD = 3                                           # the toy example's key and value sizes
 DEMO = str(TRAINED_PATH if TRAINED_PATH.is_dir() else DEMO_PATH)
-PROMPT = json.loads((ui.ASSETS / "prompts" / "real_model.json").read_text(encoding="utf-8"))["recall"]
 fs, lecture = ui.font_size(), ui.lecture()
 
 st.title(ui.tr("start.title"))
@@ -63,9 +62,9 @@ def layer_sections():
                             default=default, required=True, format_func=ui.label_maker("start.shapes_"))
     shapes_from = shapes_from or default       # None for one run after a switch from this page to its /start twin
     model = compute.model(DEMO)
-    text = PROMPT[ui.lang()]
+    text = prompt("recall", ui.lang())
     enc = compute.cached("start.encode", (DEMO, text), lambda: model.tokenizer.encode(text, max_tokens=64))
-    gdn_layers = [i for i, kind in enumerate(model.cfg.layer_types) if kind == "linear_attention"]
+    gdn_layers = list(model.cfg.gdn_layers)
     layer = ui.linked(c[1].selectbox, ui.tr("start.layer"), gdn_layers, key="start_layer", default=gdn_layers[0])
     head = ui.linked(c[2].selectbox, ui.tr("start.head"), list(range(model.cfg.linear_num_value_heads)),
                      key="start_head", default=0)

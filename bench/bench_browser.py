@@ -3,13 +3,14 @@
 Each page's main interaction is timed in the browser: a capturing keydown listener stamps the press,
 then every animation frame checks whether any Plotly chart's data object was replaced (Plotly.react
 swaps it when a figure updates) or any HTML figure (.gdn-figure) has new markup; the stamp of the frame
-after a change is when the new figure was on screen. The wait ends after 0.6 s without changes, and the last change counts (a page may redraw
+after a change is when the new figure was on screen. The wait ends after 0.6 s without changes, and the
+last change counts (a page may redraw
 several charts). The peer is bench/trivial_page.py (one slider, one Plotly chart) on its own server,
 measured in the same rounds: pages take turns with it, one interaction each.
 
     python bench/bench_browser.py [--rounds 10] [--server-cpus 0] [--browser-cpus 1] [--threads N]
     python bench/bench_browser.py --smoke     # 1 round, two pages (tests/test_bench_smoke.py runs it)
-Goals (ARCHITECTURE.md): p50 of every page <= 1.5x the trivial page's p50; the stepping pages (memory table,
+Goals (docs/architecture.md, Quality bars): p50 of every page <= 1.5x the trivial page's p50; the stepping pages (memory table,
 compare: the frame player answers in the browser) <= 0.4x, sending no websocket message per press.
 """
 from __future__ import annotations
@@ -22,7 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from tests.app_server import launch_chromium, open_page, start_server   # noqa: E402
+from devtools.app_server import launch_chromium, open_page, start_server  # noqa: E402
 
 WATCH = """() => {
   if (window.__bench) return;

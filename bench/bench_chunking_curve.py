@@ -7,7 +7,7 @@ kernel against sequence length, for one head of Qwen3.5's size, and write it to 
 
 The page shows this curve at once and runs a short live measurement on its own server beside it, so a
 learner sees both the full range and what this machine does today. Both kernels are timed in turn in
-the same run (gdn.lessons.chunking.time_kernels), so every printed ratio compares like with like.
+the same run (gdn.timing.time_kernels), so every printed ratio compares like with like.
 The JSON names the machine it was measured on; rerun this script on the machine you teach from to
 replace it.
 """
@@ -24,7 +24,8 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere without installing
-from gdn.lessons import chunking as ce  # noqa: E402
+from gdn import timing as kernel_timing
+from gdn.lessons import chunking as ce
 
 LENGTHS = [2 ** p for p in range(0, 14)]          # 1 .. 8192 tokens
 
@@ -50,12 +51,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--repeats", type=int, default=7)
-    ap.add_argument("--out", type=Path, default=ce.REFERENCE_FILE)
+    ap.add_argument("--out", type=Path, default=kernel_timing.REFERENCE_FILE)
     ap.add_argument("--smoke", action="store_true", help="T = 1, 2, 64 with 2 repeats; nothing written")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     lengths, repeats = ([1, 2, 64], 2) if args.smoke else (LENGTHS, args.repeats)
-    timing = ce.time_kernels(lengths, repeats=repeats,
+    timing = kernel_timing.time_kernels(lengths, repeats=repeats,
                              progress=lambda i, n: print(f"  {i}/{n} lengths", file=sys.stderr, flush=True))
     for T, rec, chunk in zip(timing["T"], timing["recurrent"], timing["chunk"]):
         print(f"T={T:5d}  recurrent {rec * 1e3:9.3f} ms  chunk {chunk * 1e3:9.3f} ms  "
@@ -65,7 +66,8 @@ def main() -> None:
     if args.smoke:
         return
     data = {"machine": machine(args.threads), "measured": datetime.date.today().isoformat(),
-            "heads": ce.TIMING_HEADS, "dim": ce.TIMING_DIM, "chunk_size": ce.CHUNK_SIZE, "dtype": "float32",
+            "heads": kernel_timing.TIMING_HEADS, "dim": kernel_timing.TIMING_DIM,
+            "chunk_size": kernel_timing.CHUNK_SIZE, "dtype": "float32",
             "repeats": repeats, "statistic": "median seconds per call",
             "timing": {"T": [int(T) for T in timing["T"]], "recurrent": [float(x) for x in timing["recurrent"]],
                        "chunk": [float(x) for x in timing["chunk"]]}}

@@ -4,6 +4,7 @@
     python bench/bench_kernels.py --smoke         # tiny sizes, for CI: checks that it runs, not how fast
     python bench/bench_kernels.py --device cuda   # adds T=32768 and fla's chunk_gated_delta_rule if importable
     python bench/bench_kernels.py --before DIR    # adds another checkout's chunked kernel ("before chunk")
+    python bench/bench_kernels.py --device cuda --table   # fp32 / bf16 x T x B: ours, fla, transformers, errors vs float64
 
 On CUDA "ours chunk" replays its state scan from a CUDA graph (gdn/ops/scan.py); "ours chunk eager"
 is the same kernel with the graph turned off, so the graph's share is visible.
@@ -29,9 +30,9 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere without installing
-from gdn.ops.chunk import chunk_gated_delta_rule  # noqa: E402
-from gdn.ops.naive import recurrent_gated_delta_rule  # noqa: E402
-from gdn.ops import scan  # noqa: E402
+from gdn.ops import scan
+from gdn.ops.chunk import chunk_gated_delta_rule
+from gdn.ops.naive import recurrent_gated_delta_rule
 
 
 def load_before(root):
@@ -64,7 +65,7 @@ def load_peers():
     hf_rec = getattr(hf.torch_recurrent_gated_delta_rule, "__wrapped__", hf.torch_recurrent_gated_delta_rule)
     try:
         from fla.ops.gated_delta_rule import chunk_gated_delta_rule as fla_chunk
-    except Exception as err:  # noqa: BLE001  (ImportError, or a Triton / CUDA mismatch at import)
+    except Exception as err:
         fla_chunk, fla_why = None, f"{type(err).__name__}: {err}"
     else:
         fla_why = ""
@@ -167,6 +168,41 @@ def bench_one(T, args, peers):
           f" ours chunk is {t['ours chunk'] / floor:.2f}x the floor (best run {runs['ours chunk'][0] / floor:.2f}x)")
 
 
+def table(args, peers):
+    """One markdown row per (dtype, T, B): median ms of ours, fla and transformers' torch chunk (timed in
+    turn, round after round), the ratios ours / fla and transformers / ours, and each output's relative
+    distance (Frobenius) from our chunked kernel run in float64 on the same (rounded) inputs, beside the
+    floor: the distance of that float64 output rounded to the inputs' dtype."""
+    hf_chunk, _, fla_chunk, _ = peers
+    H, d, C, dev = args.heads, args.dim, args.chunk_size, args.device
+    kw = dict(initial_state=None, output_final_state=False, use_qk_l2norm_in_kernel=True)
+    print("\n| dtype | T | B | ours ms | fla ms | transformers ms | ours / fla | transformers / ours "
+          "| err ours | err fla | err transformers | floor |\n|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for dtype in (torch.float32, torch.bfloat16):
+        for T in args.T:
+            for B in args.B:
+                q, k, v, g, beta = make_inputs(B, T, H, d, dev)
+                q, k, v = (x.to(dtype) for x in (q, k, v))              # g, beta stay float32 (as in Qwen3.5)
+                fns = {"ours": lambda: chunk_gated_delta_rule(q, k, v, g=g, beta=beta, chunk_size=C, **kw)[0],
+                       "transformers": lambda: hf_chunk(q, k, v, g=g, beta=beta, chunk_size=C, **kw)[0]}
+                if fla_chunk is not None:
+                    fns["fla"] = lambda: fla_chunk(q=q, k=k, v=v, g=g, beta=beta, **kw)[0]
+                with torch.inference_mode():
+                    runs = time_round_robin(fns, args.repeats, dev)
+                    ref = chunk_gated_delta_rule(*(x.double() for x in (q, k, v)), g=g.double(), beta=beta.double(),
+                                                 chunk_size=C, **kw)[0]
+                    err = {name: rel_err(fn().double(), ref) for name, fn in fns.items()}
+                    err["floor"] = rel_err(ref.to(dtype).double(), ref)   # rounding the exact output to dtype
+                    del ref
+                ms = {name: statistics.median(ts) * 1e3 for name, ts in runs.items()}
+                fla_ms = ms.get("fla", float("nan"))
+                print(f"| {str(dtype)[6:]} | {T} | {B} | {ms['ours']:.2f} | {fla_ms:.2f} | {ms['transformers']:.2f} "
+                      f"| {ms['ours'] / fla_ms:.2f}x | {ms['transformers'] / ms['ours']:.2f}x | {err['ours']:.1e} "
+                      f"| {err.get('fla', float('nan')):.1e} | {err['transformers']:.1e} | {err['floor']:.1e} |", flush=True)
+                if dev == "cuda":
+                    torch.cuda.empty_cache()
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
@@ -177,6 +213,8 @@ def main(argv=None):
     p.add_argument("--max-recurrent-T", type=int, default=8192, help="skip the token loops above this T")
     p.add_argument("--threads", type=int, default=None, help="torch.set_num_threads (default: leave as is)")
     p.add_argument("--before", help="another checkout whose chunked kernel is timed as 'before chunk'")
+    p.add_argument("--table", action="store_true", help="the fp32 / bf16 x T x B table (see table())")
+    p.add_argument("--B", type=int, nargs="*", default=[1, 8], help="batch sizes of --table")
     args = p.parse_args(argv)
     if args.smoke and not args.threads:
         args.threads = 1  # tiny ops gain nothing from threads, and spinning OpenMP threads stall on a busy CI box
@@ -195,6 +233,9 @@ def main(argv=None):
     name = torch.cuda.get_device_name() if args.device == "cuda" else f"{torch.get_num_threads()} threads"
     print(f"torch {torch.__version__} on {args.device} ({name}); fp32 matmul rate {args.rate / 1e9:.0f} GFLOP/s")
     print("fla: " + ("importable" if peers[2] is not None else f"not available ({peers[3]})"))
+    if args.table:
+        table(args, peers)
+        return
     for T in args.T:
         bench_one(T, args, peers)
 

@@ -9,7 +9,7 @@ every contender at each OMP_NUM_THREADS, all in the same rounds (the thread-coun
 
     python bench/bench_load.py [--rounds 5] [--threads N[,M]] [--before /path/to/other/checkout] [--keep DIR]
     python bench/bench_load.py --smoke       # a tiny random checkpoint; CI runs this (tests/test_bench_smoke.py)
-Goal (ARCHITECTURE.md): ours <= 1.5x transformers.
+Goal (docs/architecture.md, Quality bars): ours <= 1.5x transformers.
 """
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 Each case calls what the page calls on a cache miss (the gdn computation with fresh parameters,
 then the fig_* builder, then the JSON the browser receives) and reports the median per change, next
 to a peer measured in the same run: building and serialising a trivial one-trace figure.
-The goal (ARCHITECTURE.md) is <= 30 ms per change. Figures with subplots, shapes and annotations are
+The goal (docs/architecture.md, Quality bars) is <= 30 ms per change. Figures with subplots, shapes and annotations are
 built once per labels and size and then only get new data (gdn.figures.common.from_skeleton): the cases
 time a warm skeleton, what a learner moving a slider gets. Run: python bench/bench_pages.py [--repeats N] [--only TEXT]
 """
@@ -18,16 +18,22 @@ from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")     # as app.py sets it for the server (bench/README.md, Threads)
 
-import numpy as np                                 # noqa: E402
-import plotly.graph_objects as go                  # noqa: E402
+import numpy as np
+import plotly.graph_objects as go
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from gdn.figures import chunking as fch, compare as fc, cost as fco, memory as fm, playground as fp  # noqa: E402
-from gdn.figures import real_model as frm  # noqa: E402
-from gdn.lessons import chunking as ce, cost, playground as ex            # noqa: E402
-from gdn.lessons.compare import COMPARE_PRESETS, RULES, run_all           # noqa: E402
-from gdn.lessons.memory import random_stream                              # noqa: E402
-from gdn.lessons.stream import STAGES, step_records                       # noqa: E402
+from gdn.figures import chunking as fch
+from gdn.figures import compare as fc
+from gdn.figures import cost as fco
+from gdn.figures import memory as fm
+from gdn.figures import playground as fp
+from gdn.figures import real_model as frm
+from gdn.lessons import chunking as ce
+from gdn.lessons import cost
+from gdn.lessons import playground as ex
+from gdn.lessons.compare import COMPARE_PRESETS, RULES, run_all
+from gdn.lessons.memory import random_stream
+from gdn.lessons.stream import STAGES, step_records
 
 RULE_TITLES = {r: r for r in RULES}
 
@@ -105,9 +111,9 @@ def memory_timeline(i):
 def chunking_merge(i):
     """The chunking page's token slider: tokens t and t + 1 merged, four 3 x 3 maps."""
     demo = ce.affine_demo(random_stream(T=12, K=3, V=3, seed=0), i % 11)
-    return fch.fig_matrix_row([demo.A_t, demo.A_next, demo.merged, demo.swapped],
-                              [f"A_{i % 11 + 1}", f"A_{i % 11 + 2}", "merged", "swapped"], ticks=["1", "2", "3"],
-                              row_title="key dim", col_title="key dim")
+    return fch.matrix_row_html([demo.A_t, demo.A_next, demo.merged, demo.swapped],
+                               [f"A_{i % 11 + 1}", f"A_{i % 11 + 2}", "merged", "swapped"], ticks=["1", "2", "3"],
+                               row_title="key dim", col_title="key dim")
 
 
 def compare(i):
@@ -150,7 +156,8 @@ CASES = {"trivial figure (peer)": trivial, "playground overwrite": overwrite, "p
          "playground key norm": knorm, "playground half-life": halflife, "playground capacity d_k=16": capacity_toy,
          "memory step (new step)": memory_step, "memory timeline": memory_timeline, "chunking token slider": chunking_merge,
          "compare step": compare, "cost": cost_page, "cost context slider": cost_slider,
-         "real model layer (gates as HTML, 64 tokens x 16 heads)": real_model_layer, "playground capacity d_k=128, alpha (not toy)": capacity_128_alpha,
+         "real model layer (gates as HTML, 64 tokens x 16 heads)": real_model_layer,
+         "playground capacity d_k=128, alpha (not toy)": capacity_128_alpha,
          "playground capacity d_k=128, new keys: 3 curves (not toy)": capacity_128_new_keys}
 
 

@@ -6,7 +6,7 @@ tied head), bfloat16 on disk, written to a temp dir. Each implementation runs in
 for every token. Peak memory = peak RSS minus the RSS after imports.
 
     python bench/bench_qwen35.py [--tokens 512] [--keep DIR]
-Goals (ARCHITECTURE.md): <= 5 s on 2 CPU cores; the ratio to transformers is printed (a measured peer, not a goal).
+Goals (docs/architecture.md, Quality bars): <= 5 s on 2 CPU cores; the ratio to transformers is printed (a measured peer, not a goal).
 """
 from __future__ import annotations
 

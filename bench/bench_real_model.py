@@ -35,7 +35,8 @@ def rss() -> int:
 def child(folder: str, tokens: int) -> dict:
     import numpy as np
     import torch
-    from gdn.figures.real_model import fig_gate_heatmap
+
+    from gdn.figures.real_model import fig_gate_pair
     from gdn.qwen35 import load_model
     from gdn.qwen35.analysis import gate_run
     torch.set_num_threads(int(os.environ.get("BENCH_THREADS", "2")))
@@ -47,7 +48,8 @@ def child(folder: str, tokens: int) -> dict:
     ids = model.tokenizer.encode(TEXT * 400, max_tokens=tokens).ids if model.tokenizer else list(range(1, tokens + 1))
     run = gate_run(model, ids)
     pieces = [str(i) for i in ids]
-    fig = fig_gate_heatmap(np.exp(run.g[0]), tokens=pieces, layer=run.layers[0], name="α", title="α", labels=labels)
+    alpha = np.exp(run.g[0])
+    fig = fig_gate_pair(alpha, alpha, tokens=pieces, layer=run.layers[0], name="α", titles=["α", "α"], labels=labels)
     fig.to_json()
     first = time.perf_counter() - start
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
@@ -71,6 +73,7 @@ def main() -> None:
         else:
             sys.path.insert(0, str(Path(__file__).resolve().parent))
             from bench_qwen35 import QWEN35_08B
+
             from gdn.qwen35.synth import text_config, write_checkpoint
             folder = str(write_checkpoint(Path(tmp) / "q08b", text_config(**QWEN35_08B), seed=0, shards=2))
         for n in a.tokens.split(","):

@@ -15,7 +15,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from gdn.ops import chunk_gated_delta_rule, recurrent_gated_delta_rule, state_norm_scan  # noqa: E402
+from gdn.ops import chunk_gated_delta_rule, recurrent_gated_delta_rule, state_norm_scan
 
 
 def inputs(B, T, HK, HV, K, V, *, per_channel=False, seed=0, device="cuda"):

@@ -62,10 +62,10 @@ from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 from streamlit.proto.WidgetStates_pb2 import WidgetState  # noqa: E402
 
-from bench.load_classroom import percentile  # noqa: E402
 from gdn.live.store import Store  # noqa: E402
-from tests.app_server import free_port  # noqa: E402
-from tests.pg_server import postgres_server  # noqa: E402
+from bench.load_classroom import percentile  # noqa: E402
+from devtools.app_server import free_port  # noqa: E402
+from devtools.pg_server import postgres_server  # noqa: E402
 
 POLL_S = 1.0                # the projector fragment's run_every (app_pages/_live.py: REFRESH_S)
 FOLLOW_S = 1.5              # a phone's fragment's run_every (FOLLOW_S)
@@ -172,7 +172,7 @@ async def student(i: int, nginx_url: str, out: dict, rng: random.Random) -> None
                     await s.run(fragment=True)             # run_every: the phone follows the teacher
                     out["polls"] += 1
                     await asyncio.sleep(max(0.0, FOLLOW_S - (time.monotonic() - t0)))
-        except (OSError, asyncio.TimeoutError, websockets.ConnectionClosed, KeyError, StopIteration) as e:
+        except (TimeoutError, OSError, websockets.ConnectionClosed, KeyError, StopIteration) as e:
             out["reconnects"].append(f"{type(e).__name__}")      # the replica died: reconnect, tap again
             await asyncio.sleep(rng.uniform(0.2, 1.0))
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.app_server import CHROMIUM_FLAGS, start_server  # noqa: E402
+from devtools.app_server import CHROMIUM_FLAGS, start_server
 
 MEMORY = "/memory_table?lang=en&memory_preset=k1_update"
 REAL = "/real_model?lang=en"
@@ -134,6 +134,7 @@ async def real_session(browser, base: str, i: int, out: dict, abandon: bool) -> 
 
 async def run(base: str, sessions: int, real: int, timeout_s: float) -> dict:
     from playwright.async_api import async_playwright
+
     from gdn.qwen35 import load_tokenizer
     from gdn.qwen35.sources import TRAINED_PATH
     tok = load_tokenizer(TRAINED_PATH)

@@ -28,13 +28,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import websockets  # noqa: E402  (a dependency of this bench only)
-from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
-from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
-from streamlit.proto.WidgetStates_pb2 import WidgetState  # noqa: E402
+import websockets
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-from bench.load_classroom import parse_cpus, percentile, rss_of_tree  # noqa: E402
-from tests.app_server import start_server  # noqa: E402
+from bench.load_classroom import parse_cpus, percentile, rss_of_tree
+from devtools.app_server import start_server
 
 MEMORY_QUERY = "lang=en&memory_preset=k1_update"
 STEPS = 8
@@ -188,7 +188,8 @@ def main() -> None:
         wall = time.perf_counter() - t0
     f = lambda xs: f"p50 {percentile(xs, 50):.2f} s, p95 {percentile(xs, 95):.2f} s (n={len(xs)})"
     print(f"sessions {a.sessions} ({a.real} real-model, 1 abandoned), server CPUs {a.server_cpus} "
-          f"({100 * (b1 - b0) / max(t1_j - t0_j, 1):.0f}% busy), OMP_NUM_THREADS {a.omp or 'unset'}, think time {a.think:g} s, wall {wall:.0f} s")
+          f"({100 * (b1 - b0) / max(t1_j - t0_j, 1):.0f}% busy), OMP_NUM_THREADS {a.omp or 'unset'}, "
+          f"think time {a.think:g} s, wall {wall:.0f} s")
     print(f"  memory page, first figure:   {f(out['first'])}")
     print(f"  memory page, next -> step:   {f(out['step'])}")
     print(f"  real model, first figure:    {f(out['first_real'])}")

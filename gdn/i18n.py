@@ -7,15 +7,16 @@ Strings may hold str.format fields: t("memory.step", "en", t=3) fills {t}.
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 LANGS = ("zh", "en")
 DEFAULT_LANG = "zh"
 I18N_DIR = Path(__file__).resolve().parent.parent / "assets" / "i18n"
+PROMPTS_FILE = I18N_DIR.parent / "prompts" / "real_model.json"
 
 
-@lru_cache(maxsize=None)
+@cache
 def table(lang: str) -> dict[str, str]:
     """All strings of one language, keyed "<namespace>.<name>"."""
     if lang not in LANGS:
@@ -25,6 +26,23 @@ def table(lang: str) -> dict[str, str]:
         for name, text in json.loads(path.read_text(encoding="utf-8")).items():
             strings[f"{path.stem}.{name}"] = text
     return strings
+
+
+@cache
+def _prompts() -> dict[str, dict[str, str]]:
+    return {name: texts for name, texts in json.loads(PROMPTS_FILE.read_text(encoding="utf-8")).items()
+            if not name.startswith("_")}
+
+
+def prompt(name: str, lang: str) -> str:
+    """One example prompt of the real-model page (assets/prompts/real_model.json: "recall", "switch", ...)
+    in `lang`: the start and compare pages reuse its "recall". A missing name is a bug: KeyError."""
+    return _prompts()[name][lang]
+
+
+def prompt_names() -> tuple[str, ...]:
+    """The example prompts, in the file's order."""
+    return tuple(_prompts())
 
 
 def t(key: str, lang: str, **fields) -> str:

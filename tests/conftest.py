@@ -1,7 +1,7 @@
 """Shared fixtures: one app server and one headless Chromium for all browser tests of a run."""
 import pytest
 
-from tests.app_server import app_server, launch_chromium
+from devtools.app_server import app_server, launch_chromium, track_runs
 
 
 @pytest.fixture(scope="session")
@@ -31,5 +31,17 @@ def page(browser):
     page.on("console", lambda m: m.type == "error" and "status of 404" not in m.text
             and page.problems.append(f"console: {m.text}"))
     page.on("pageerror", lambda e: page.problems.append(f"page error: {e}"))
+    track_runs(page)
     yield page
     context.close()
+
+
+BROWSER_FIXTURES = {"browser", "page", "app_url"}
+
+
+def pytest_collection_modifyitems(items):
+    """Every test that starts the app server or Chromium is a browser test, marked or not, so
+    `pytest -m "not browser"` (the fast command in the README) never starts either."""
+    for item in items:
+        if BROWSER_FIXTURES & set(getattr(item, "fixturenames", ())) and not item.get_closest_marker("browser"):
+            item.add_marker(pytest.mark.browser)

@@ -3,7 +3,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from tests.app_server import wait_for_app
+from devtools.app_server import stays, wait_for_app
 
 pytestmark = pytest.mark.browser
 
@@ -43,10 +43,9 @@ def test_space_plays_and_pauses(page, app_url):
     page.wait_for_function("document.body.innerText.includes('Step 3 of 20')", timeout=20_000)
     page.locator("h1").click()
     page.keyboard.press("Space")                                  # pause
-    page.wait_for_timeout(3000)
-    step = page.evaluate("document.body.innerText.match(/Step (\\d+) of 20/)[1]")
-    page.wait_for_timeout(2500)
-    assert page.evaluate("document.body.innerText.match(/Step (\\d+) of 20/)[1]") == step
+    wait_for_app(page)
+    # two play ticks (1.2 s each) would step twice; stays() fails the moment the step moves
+    assert stays(page, "document.body.innerText.match(/Step (\\d+) of 20/)[1]", 2500)
     assert not page.problems, page.problems
 
 

@@ -3,7 +3,7 @@ figure (or the first exercise) starts inside the first screen with room to see i
 text is large enough to read from the back of a room."""
 import pytest
 
-from tests.app_server import wait_for_app
+from devtools.app_server import wait_for_app, wait_until_settled
 
 pytestmark = pytest.mark.browser
 
@@ -35,7 +35,7 @@ def test_main_content_is_on_the_first_screen(browser, app_url, page_path, main, 
     page.goto(f"{app_url}/{page_path}?lang={lang}{mode}")
     wait_for_app(page, chart=page_path != "classroom")
     page.wait_for_selector(main)
-    page.wait_for_timeout(500)
+    wait_until_settled(page)
     got = page.evaluate(LAYOUT, main)
     # A chart: at least 300 px of it (all of a smaller one: the chunking tables); the first exercise: all options.
     want = got["height"] - 1 if page_path == "classroom" else min(MIN_VISIBLE_PX, got["height"] - 1)

@@ -4,7 +4,7 @@ in-app page switches keep the language even when the browser's own language is a
 import pytest
 
 from app_pages._support.path import PATH
-from tests.app_server import wait_for_app
+from devtools.app_server import wait_for_app
 from tests.test_browser_classroom import MIN_BODY_PX, MIN_CHART_PX
 
 pytestmark = pytest.mark.browser

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from tests.app_server import wait_for_app
+from devtools.app_server import wait_for_app
 
 pytestmark = pytest.mark.browser
 

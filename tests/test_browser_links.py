@@ -2,7 +2,7 @@
 lecture mode), not a bare page script."""
 import pytest
 
-from tests.app_server import app_server, wait_for_app
+from devtools.app_server import app_server, wait_for_app
 
 pytestmark = pytest.mark.browser
 
@@ -59,10 +59,9 @@ def test_share_link_follows_fragment_reruns(page, app_url):
     page.goto(f"{app_url}/memory?lang=en&memory_preset=k1_update")
     wait_for_app(page)
     page.locator("h1").click()
-    for _ in range(3):
+    for step in (2, 3, 4):                                               # each press a fragment rerun
         page.keyboard.press("ArrowRight")
-        page.wait_for_timeout(300)
-    page.wait_for_function("document.body.innerText.includes('Step 4 of 20')", timeout=20_000)
+        page.wait_for_function(f"document.body.innerText.includes('Step {step} of 20')", timeout=20_000)
     page.wait_for_function("location.search.includes('memory_stage=write')", timeout=20_000)
     link = open_share(page)
     assert "memory_stage=write" in link and "memory_preset=k1_update" in link, link

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.app_server import free_port
+from devtools.app_server import free_port
 from tests.test_deploy import wait_ok
 
 ROOT = Path(__file__).resolve().parent.parent

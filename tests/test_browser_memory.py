@@ -2,7 +2,7 @@
 and shows the numbers the server-side figure code made."""
 import pytest
 
-from tests.app_server import wait_for_app
+from devtools.app_server import wait_for_app
 
 pytestmark = pytest.mark.browser
 

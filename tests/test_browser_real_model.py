@@ -1,8 +1,11 @@
 """The real-model page in headless Chromium: upload a prompt file, get its gates, read a cell's hover."""
+import json
+
 import pytest
 
+from gdn.i18n import t
 from gdn.qwen35 import list_sources, load_model
-from tests.app_server import wait_for_app
+from devtools.app_server import rerun, wait_for_app
 
 pytestmark = pytest.mark.browser
 
@@ -43,18 +46,17 @@ def test_empty_prompt_then_text_then_run_twice(page, app_url):
     wait_for_app(page)
     area = page.locator("textarea").first
     run = page.get_by_role("button", name="Run")
+    stale = t("real_model.stale", "en")                # shown once the edit reached the server, until Run
     area.fill("")
     area.press("Tab")
-    page.wait_for_timeout(1000)
+    page.wait_for_function(f"document.body.innerText.includes({json.dumps(stale)})", timeout=30_000)
     run.click()
     page.wait_for_function("document.body.innerText.includes('The prompt is empty')", timeout=30_000)
     area.fill("the tiger is red . ask tiger ?")
     area.press("Tab")
-    page.wait_for_timeout(1000)
-    for _ in range(2):
-        run.click()
-        page.wait_for_timeout(1500)
-        wait_for_app(page)
+    page.wait_for_function(f"document.body.innerText.includes({json.dumps(stale)})", timeout=30_000)
+    for _ in range(2):                                 # the second Run changes nothing visible: wait for its answer
+        rerun(page, run.click)
     assert page.locator('[data-testid="stException"]').count() == 0
     assert page.locator(".rm-gates").count() > 0 and "The prompt is empty" not in page.inner_text("body")
 

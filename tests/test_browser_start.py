@@ -5,7 +5,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from gdn.figures.start import LAYOUT
-from tests.app_server import wait_for_app
+from devtools.app_server import wait_for_app, wait_until_settled
 
 pytestmark = pytest.mark.browser
 
@@ -35,7 +35,7 @@ def test_a_click_on_each_box_opens_its_page_in_chinese(english_browser, app_url,
     page.goto(f"{app_url}/?lang=zh")
     wait_for_app(page)
     page.locator(".js-plotly-plot").nth(1).scroll_into_view_if_needed()
-    page.wait_for_timeout(300)
+    wait_until_settled(page)                                      # the box centres are read after the scroll
     x, y = page.evaluate(BOX_CENTRE, [LAYOUT[box][0], LAYOUT[box][1]])
     page.mouse.move(x, y)
     page.mouse.click(x, y)

@@ -11,7 +11,7 @@ from app_pages._support.caches import LIBRARY, SHARED, STREAMLIT
 from app_pages._support.figures import fingerprint
 
 ROOT = Path(__file__).resolve().parent.parent
-CACHE_MARKS = re.compile(r"st\.cache_resource|st\.cache_data|lru_cache\(|\bLRU\(")
+CACHE_MARKS = re.compile(r"st\.cache_resource|st\.cache_data|lru_cache\(|@cache\b|\bLRU\(")
 SHARED_USE = re.compile(r'(?:compute\.)?cached\("([\w.]+)"')
 
 

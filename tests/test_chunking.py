@@ -10,7 +10,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from gdn.figures.chunking import fig_kernel_agreement, fig_matrix_row, fig_timing
+from gdn import timing as kernel_timing
+from gdn.figures.chunking import fig_kernel_agreement, fig_timing, matrix_row_html
 from gdn.lessons import chunking as ce
 from gdn.lessons.memory import random_stream
 from gdn.lessons.stream import Stream, step_records
@@ -83,11 +84,11 @@ def test_timing_reports_each_kernels_median_per_length(monkeypatch):
                 repeat = sum(c[:2] == (name, tuple(q.shape)) for c in calls) - 1
                 clock[0] += cost[name][repeat] * q.shape[1]
         return kernel
-    monkeypatch.setattr(ce, "time", SimpleNamespace(perf_counter=lambda: clock[0]))
-    monkeypatch.setattr(ce, "recurrent_gated_delta_rule", fake("recurrent"))
-    monkeypatch.setattr(ce, "chunk_gated_delta_rule", fake("chunk"))
+    monkeypatch.setattr(kernel_timing, "time", SimpleNamespace(perf_counter=lambda: clock[0]))
+    monkeypatch.setattr(kernel_timing, "recurrent_gated_delta_rule", fake("recurrent"))
+    monkeypatch.setattr(kernel_timing, "chunk_gated_delta_rule", fake("chunk"))
     progress = []
-    timing = ce.time_kernels([16, 40], heads=3, dim=5, repeats=3, chunk_size=4, progress=lambda i, n: progress.append((i, n)))
+    timing = kernel_timing.time_kernels([16, 40], heads=3, dim=5, repeats=3, chunk_size=4, progress=lambda i, n: progress.append((i, n)))
     np.testing.assert_allclose(timing["recurrent"], [2.0 * 16, 2.0 * 40])   # median of 3, 1, 2 per token
     np.testing.assert_allclose(timing["chunk"], [0.5 * 16, 0.5 * 40])       # median of 0.5, 0.9, 0.1
     assert progress == [(1, 2), (2, 2)]
@@ -145,10 +146,10 @@ def test_measure_button_times_both_kernels(monkeypatch):
         recurrent = np.array(lengths, float)                            # the loop wins below T = 2 only
         return {"T": np.array(lengths), "recurrent": recurrent, "chunk": np.full(len(lengths), 1.5)}
 
-    monkeypatch.setattr(ce, "time_kernels_isolated", fake_timing)
+    monkeypatch.setattr(kernel_timing, "time_kernels_isolated", fake_timing)
     at = open_app("en", page="app_pages/chunking.py")
     at.button(key="chunking_measure").click().run()
-    assert not at.exception and calls == [list(ce.LIVE_LENGTHS)]
+    assert not at.exception and calls == [list(kernel_timing.LIVE_LENGTHS)]
     text = " ".join(m.value for m in at.markdown)
     assert "On this server the token loop is faster up to **T = 1**, the chunked kernel from **T = 2**" in text
     spec = json.loads(at.get("plotly_chart")[1].proto.spec)
@@ -159,7 +160,7 @@ def test_measure_button_times_both_kernels(monkeypatch):
 def test_a_failed_live_run_says_so(monkeypatch):
     def broken(lengths, progress):
         raise RuntimeError("the timing process failed (exit -9)")
-    monkeypatch.setattr(ce, "time_kernels_isolated", broken)
+    monkeypatch.setattr(kernel_timing, "time_kernels_isolated", broken)
     at = open_app("en", page="app_pages/chunking.py")
     at.button(key="chunking_measure").click().run()
     assert not at.exception and "did not finish" in at.error[0].value
@@ -170,7 +171,7 @@ def test_a_failed_live_run_says_so(monkeypatch):
 def test_isolated_timing_runs_in_a_child_with_its_own_threads():
     """The child process really times both kernels (tiny sizes) and reports progress per length."""
     seen = []
-    timing = ce.time_kernels_isolated([1, 3], repeats=1, heads=1, dim=4, progress=lambda i, n: seen.append((i, n)))
+    timing = kernel_timing.time_kernels_isolated([1, 3], repeats=1, heads=1, dim=4, progress=lambda i, n: seen.append((i, n)))
     assert list(timing["T"]) == [1, 3] and timing["T"].dtype.kind == "i"
     assert (timing["recurrent"] > 0).all() and (timing["chunk"] > 0).all()
     assert seen == [(1, 2), (2, 2)]
@@ -179,7 +180,7 @@ def test_isolated_timing_runs_in_a_child_with_its_own_threads():
 # ---- the speed section: shipped reference curve, short live run, figure axes -----------------------------
 
 def test_reference_curve_names_its_machine_and_holds_both_regimes():
-    ref = ce.load_reference()
+    ref = kernel_timing.load_reference()
     assert "CPU" in ref["machine"] and "torch" in ref["machine"] and "thread" in ref["machine"]
     timing = ref["timing"]
     assert (timing["T"][0], timing["T"][-1]) == (1, 8192) and (timing["recurrent"] > 0).all()
@@ -189,19 +190,19 @@ def test_reference_curve_names_its_machine_and_holds_both_regimes():
 
 
 def test_live_lengths_include_where_the_loop_wins_and_where_chunks_win():
-    timing = ce.load_reference()["timing"]
+    timing = kernel_timing.load_reference()["timing"]
     at = {int(T): (r, c) for T, r, c in zip(timing["T"], timing["recurrent"], timing["chunk"])}
-    assert any(at[T][0] < at[T][1] for T in ce.LIVE_LENGTHS)             # the loop is faster here
-    assert any(at[T][1] < at[T][0] for T in ce.LIVE_LENGTHS)             # the chunks are faster here
+    assert any(at[T][0] < at[T][1] for T in kernel_timing.LIVE_LENGTHS)             # the loop is faster here
+    assert any(at[T][1] < at[T][0] for T in kernel_timing.LIVE_LENGTHS)             # the chunks are faster here
 
 
 def test_live_estimate_is_the_reference_times_summed():
-    ref = ce.load_reference()
+    ref = kernel_timing.load_reference()
     timing = ref["timing"]
-    exact = ce.LIVE_REPEATS * sum(timing["recurrent"][i] + timing["chunk"][i] for i, T in enumerate(timing["T"])
-                                  if T in ce.LIVE_LENGTHS)
-    assert ce.estimate_seconds(ref) == pytest.approx(exact, rel=1e-9)  # every live length is a reference length
-    assert ce.estimate_seconds(ref) <= 10                                # leaves room on a busy server (<= 20 s)
+    exact = kernel_timing.LIVE_REPEATS * sum(timing["recurrent"][i] + timing["chunk"][i] for i, T in enumerate(timing["T"])
+                                  if T in kernel_timing.LIVE_LENGTHS)
+    assert kernel_timing.estimate_seconds(ref) == pytest.approx(exact, rel=1e-9)  # every live length is a reference length
+    assert kernel_timing.estimate_seconds(ref) <= 10                                # leaves room on a busy server (<= 20 s)
 
 
 def test_loop_wins_up_to():
@@ -219,7 +220,7 @@ def _within_10x(axis_range, values):
 
 @pytest.mark.parametrize("live", [False, True], ids=["reference", "with-live"])
 def test_timing_figure_axes_stay_near_the_data(live):
-    ref = ce.load_reference()["timing"]
+    ref = kernel_timing.load_reference()["timing"]
     small = {"T": np.array([1, 2, 4]), "recurrent": np.array([1e-4, 2e-4, 4e-4]), "chunk": np.array([2e-4, 2e-4, 2e-4])}
     labels = {n: n for n in ("recurrent", "chunk", "reference", "live", "crossover", "T", "seconds")}
     fig = fig_timing(ref, small if live else None, 64, labels=labels)
@@ -232,12 +233,14 @@ def test_timing_figure_axes_stay_near_the_data(live):
 
 
 def test_matrix_row_names_tokens_from_one_and_keeps_the_first_panels_rows():
-    fig = fig_matrix_row([np.eye(3), np.eye(3)], ["a", "b"], ticks=["5", "6", "7"], row_title="token i",
-                         col_title="token j")
-    assert list(fig.layout.yaxis.ticktext) == ["5", "6", "7"] and fig.layout.yaxis.showticklabels
-    assert fig.layout.yaxis.title.text == "token i" and fig.layout.yaxis2.showticklabels is False
-    assert fig.layout.xaxis.tickangle == 0 and fig.layout.xaxis2.title.text == "token j"
-    assert fig.layout.margin.l >= 40 and fig.layout.margin.b >= 40      # room for tick labels and the title
+    body = matrix_row_html([np.eye(3), -np.eye(3)], ["a", "b"], ticks=["5", "6", "7"], row_title="token i",
+                           col_title="token j")
+    rows = re.findall(r'<th class="row">(\d+)</th>', body)
+    assert rows == ["5", "6", "7"]                                      # only the first panel names its rows
+    assert body.count('<th class="corner">token i</th>') == 1 and body.count(">token j<") == 2
+    assert re.findall(r'<th class="title"[^>]*>([^<]*)</th>', body) == ["a", "b"]
+    cells = re.findall(r'<td class="cell[^"]*"[^>]*>([^<]*)</td>', body)
+    assert len(cells) == 18 and cells[:6] == ["1", "0", "0", "-1", "0", "0"]      # row 1 of both panels
 
 
 def test_kernel_agreement_counts_tokens_from_one():

@@ -54,7 +54,7 @@ def test_answers_are_spread_over_positions():
 def test_timeline_links_every_paper_without_fetching():
     at = open_app("en", page="app_pages/classroom.py")
     text = " ".join(m.value for m in at.markdown)
-    for year, event, arxiv_id in TIMELINE:
+    for _year, event, arxiv_id in TIMELINE:
         assert f"[(paper: arXiv {arxiv_id})](https://arxiv.org/abs/{arxiv_id})" in text, event
     assert {a for _, _, a in TIMELINE} >= {"2102.11174", "2406.06484", "2412.06464"}   # DeltaNet, its chunked form, GDN
 
@@ -86,8 +86,8 @@ def test_each_demo_opens_its_page_without_error(ex):
     at.button(key=f"classroom_check_{ex.id}").click().run()
     at.button(key=f"classroom_demo_{ex.id}").click().run()
     assert not at.exception
-    for key, value in ex.demo.state.items():
-        assert at.session_state[key] == value
+    for name, value in ex.demo.settings.items():                            # <stop>_<setting>, as the page keys them
+        assert at.session_state[f"{ex.demo.page}_{name}"] == value
 
 
 def test_the_demo_streams_prove_the_answers():

@@ -6,12 +6,21 @@ import numpy as np
 import pytest
 import torch
 
-from gdn.lessons.compare import (COMPARE_PRESETS, RULES, bug_stream, city_story, gated_final_state, k1_compare,
-                       nearest_labels, readout_error, run_all)
-from gdn.lessons.fmt import cell_text
+from gdn.lessons.compare import (
+    COMPARE_PRESETS,
+    RULES,
+    bug_stream,
+    city_story,
+    gated_final_state,
+    k1_compare,
+    nearest_labels,
+    readout_error,
+    run_all,
+)
 from gdn.lessons.memory import random_stream
 from gdn.lessons.stream import STAGES
 from gdn.ops import recurrent_gated_delta_rule
+from gdn.units import cell_text
 from tests.apptest import open_app, player_payload
 
 
@@ -149,7 +158,7 @@ def test_page_transpose_bug(lang):
 
 @pytest.mark.browser
 def test_browser_compare_scrub_and_grid_click_change_the_readout(page, app_url):
-    from tests.app_server import open_page
+    from devtools.app_server import open_page
 
     open_page(page, f"{app_url}/compare?lang=en&compare_stage=query")
     page.wait_for_selector(".gdn-readouts")

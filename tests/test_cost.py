@@ -8,7 +8,7 @@ from gdn.lessons import cost
 from tests.apptest import open_app
 
 SIZES = cost.load_sizes()
-# qwen35-reference.md §1.4: (L, full, linear, conv_dim)
+# docs/qwen35.md, Released sizes: (L, full, linear, conv_dim)
 TABLE = {"Qwen3.5-0.8B": (24, 6, 18, 6144), "Qwen3.5-2B": (24, 6, 18, 6144), "Qwen3.5-4B": (32, 8, 24, 8192),
          "Qwen3.5-9B": (32, 8, 24, 8192), "Qwen3.5-27B": (64, 16, 48, 10240),
          "Qwen3.5-35B-A3B": (40, 10, 30, 8192), "Qwen3.5-397B-A17B": (60, 15, 45, 12288)}
@@ -129,7 +129,7 @@ def test_page_marks_the_real_model_prompt():
 
 @pytest.mark.browser
 def test_browser_cost_slider_changes_a_number(page, app_url):
-    from tests.app_server import open_page
+    from devtools.app_server import open_page
 
     open_page(page, f"{app_url}/cost?lang=en")
     metric = page.locator('[data-testid="stMetricValue"]').nth(0)                 # the hybrid total at T

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.app_server import free_port
+from devtools.app_server import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 README_RUN = "streamlit run app.py"

@@ -15,7 +15,6 @@ import re
 import signal
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -24,16 +23,16 @@ import pytest
 from markdown_it import MarkdownIt
 from playwright.sync_api import expect
 
-from app_pages._support.escape import plain, plain_fields
 from gdn.i18n import t
-from gdn.lessons.fmt import spreadsheet_cell
 from gdn.qwen35 import DEMO_PATH, check_folder, load_model
 from gdn.qwen35.analysis import describe
 from gdn.qwen35.config import load_config
 from gdn.qwen35.filecaps import CONFIG_MAX_BYTES, TOKENIZER_MAX_BYTES
 from gdn.qwen35.gates import gates_csv
 from gdn.qwen35.sources import download, folder_stamp, list_sources, listing_stamp, plan_download, scan_sources
-from tests.app_server import free_port, launch_chromium, start_server, wait_for_app
+from gdn.units import spreadsheet_cell
+from app_pages._support.escape import plain, plain_fields
+from devtools.app_server import free_port, start_server, wait_for_app
 from tests.apptest import open_app
 from tests.qwen35_fixtures import text_config, write_checkpoint
 
@@ -121,7 +120,7 @@ def test_hostile_roots_leave_the_real_model_page_working(hostile):
     at.selectbox(key="real_model_source").set_value("__folder__").run()
     at.text_input(key="real_model_folder_edit").set_value(str(hostile["loop_dir"])).run()
     assert not at.exception
-    assert at.error[0].value == t("real_model.err_other", "en") and "cannot be opened" in at.code[-1].value
+    assert at.error[0].value == t("real_model.err_unreadable", "en") and "cannot be opened" in at.code[-1].value
     at.selectbox(key="real_model_source").set_value(str(hostile["good"])).run()
     assert not at.exception and not at.error
 
@@ -309,6 +308,9 @@ def test_serve_class_restarts_a_killed_replica_and_stops_when_nginx_dies(tmp_pat
         assert proc.wait(timeout=60) == 1
         assert not any(alive(pid) for pid in (first, second, *workers))  # nothing left, no worker on the port
         with socket.socket() as s:
+            # SO_REUSEADDR: the health check's closed connection may sit in TIME_WAIT on this port; Linux
+            # still refuses the bind while any socket listens on it
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             s.bind(("127.0.0.1", port))                                 # the port is free again
         assert "killed by signal 9" in (logs / "supervisor.log").read_text()
         assert (logs / "replica-0.log").stat().st_size > 0 and (logs / "access.log").exists()

@@ -1,15 +1,16 @@
 """Figure builders are pure functions of arrays: check what they draw, not how it looks."""
 import base64
 import json
+import re
 
 import numpy as np
 import pytest
 
 from gdn.figures import fig_memory_player, fig_memory_step, fig_timeline
 from gdn.figures.common import symmetric_range
-from gdn.lessons.fmt import cell_text
 from gdn.lessons.memory import k1_update, random_stream
 from gdn.lessons.stream import STAGES, records_csv, step_records
+from gdn.units import cell_text
 from tests.apptest import open_app
 
 TITLES = {n: n for n in ("S_prev", "S_decayed", "write", "S_new", "keys", "read", "output")}
@@ -126,7 +127,7 @@ def test_every_chart_on_the_pages_fits_its_data(page, params):
 # ---- skeletons (gdn.figures.common.from_skeleton): a warm skeleton gives the figure a cold build gives ----
 
 SKELETON_CASES = ["overwrite", "repeat", "knorm", "halflife", "capacity_toy", "compare", "memory_step", "memory_timeline",
-                  "chunking_merge", "cost_slider"]
+                  "cost_slider"]
 
 
 @pytest.mark.parametrize("case", SKELETON_CASES)
@@ -136,14 +137,14 @@ def test_a_warm_skeleton_equals_a_full_build(case, monkeypatch):
     this fails when a key misses something the layout depends on, or a swap misses a data key."""
     import plotly.io as pio
 
+    from gdn.figures import common, compare, cost, memory, playground
     from bench import bench_pages
-    from gdn.figures import chunking, common, compare, cost, memory, playground
     build = getattr(bench_pages, case)
     common._skeletons.clear()
     for i in (1, 2, 5):
         warm = pio.to_json(build(i))                      # from the skeleton of an earlier call (after i = 1)
         with monkeypatch.context() as m:                  # reference: the builder's own full figure
-            for module in (chunking, compare, cost, memory, playground):
+            for module in (compare, cost, memory, playground):
                 m.setattr(module, "from_skeleton", lambda key, full, data, layout=None: full())
             cold = pio.to_json(build(i))
         assert json.loads(warm) == json.loads(cold), (case, i)
@@ -195,3 +196,15 @@ def test_compare_tables_show_what_the_plotly_figure_shows(stage):
         for i, rule in enumerate(recs):
             assert parser.panels[f"S_{rule}"] == np.asarray(traces[2 * i].text).tolist(), (t, stage, rule)
             assert parser.panels[f"vectors_{rule}"] == np.asarray(traces[2 * i + 1].text).tolist(), (t, stage, rule)
+
+
+def test_the_download_of_an_html_picture_is_that_html_and_needs_no_network():
+    """One source per picture: what the page draws with st.html is what its download holds."""
+    from gdn.figures.chunking import matrix_row_html
+    from app_pages._support.figures import standalone_html
+
+    body = matrix_row_html([np.eye(2)], ["A <1>"], ticks=["1", "2"], row_title="key", col_title="key", alt="a & b")
+    page = standalone_html(body, "a & b")
+    assert body in page and page.startswith("<!doctype html>") and '<meta charset="utf-8">' in page
+    assert "<title>a &amp; b</title>" in page and ".gdn-tables" in page          # the app's table CSS travels with it
+    assert not re.search(r"(src|href)=\"?(https?:)?//", page)                      # nothing fetched from anywhere

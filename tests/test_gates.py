@@ -1,10 +1,9 @@
-"""gdn.qwen35.gates, app_pages._support.pool and gdn.qwen35.analysis against independent derivations (no Streamlit)."""
+"""gdn.qwen35.gates and gdn.qwen35.analysis against independent derivations (no Streamlit)."""
 import csv
 import io
 import json
 import math
-import threading
-import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,12 +11,20 @@ import torch
 
 from gdn.ops import chunk_gated_delta_rule, recurrent_gated_delta_rule
 from gdn.qwen35 import DEMO_PATH
-from gdn.qwen35.analysis import describe, error_kind
+from gdn.qwen35.analysis import describe
 from gdn.qwen35.checkpoint import model_shapes
-from gdn.qwen35.gates import (KERNEL_RTOL, gates_csv, gates_json, half_life, head_state, head_summary, kernel_check,
-                       replay_payload, top_block)
-from app_pages._support.pool import PoolTimeout, SlotPool
-from gdn.lru import LRU
+from gdn.qwen35.errors import error_kind
+from gdn.qwen35.gates import (
+    KERNEL_RTOL,
+    gates_csv,
+    gates_json,
+    half_life,
+    head_state,
+    head_summary,
+    kernels_side_by_side,
+    replay_payload,
+    top_block,
+)
 
 
 def tokens_to_half(alpha: float) -> int:
@@ -37,7 +44,7 @@ def test_half_life_matches_counting(alpha):
 
 def test_half_life_edges():
     assert half_life([1.0, 0.0]).tolist() == [math.inf, 0.0]
-    assert half_life(0.97) == pytest.approx(22.76, abs=0.01)           # ux.md: "α = 0.97 reads as ≈ 23 tokens"
+    assert half_life(0.97) == pytest.approx(22.76, abs=0.01)           # docs/teaching-content.md §4: α = 0.97 is about 23 tokens
 
 
 def test_head_summary_uses_geometric_mean():
@@ -84,17 +91,21 @@ def test_head_state_matches_the_update_rule():
         assert head_state(q, k, v, g, beta, head=head, t=7) == pytest.approx(want, abs=1e-5)
 
 
-def test_kernel_check_reports_the_differences_it_claims():
+def test_kernels_side_by_side_reports_the_differences_it_claims():
+    """What the real-model page's kernels view shows, against differences computed here."""
     inputs = small_layer(T=150, HK=2, HV=4, K=16, V=8)
-    check = kernel_check(*inputs)
+    side = kernels_side_by_side(*inputs, head=3)
     q, k, v, g, beta = inputs
     kw = dict(g=g, beta=beta, output_final_state=True, use_qk_l2norm_in_kernel=True)
     (o_c, S_c), (o_r, S_r) = chunk_gated_delta_rule(q, k, v, **kw), recurrent_gated_delta_rule(q, k, v, **kw)
-    assert check["max_diff_output"] == pytest.approx(float((o_c - o_r).abs().max()), rel=1e-6, abs=1e-12)
-    assert check["max_diff_state"] == pytest.approx(float((S_c - S_r).abs().max()), rel=1e-6, abs=1e-12)
-    assert check["rel_output"] == pytest.approx(check["max_diff_output"] / float(o_r.abs().max()))
-    assert check["rel_state"] == pytest.approx(check["max_diff_state"] / float(S_r.abs().max()))
-    assert check["agree"] and max(check["rel_output"], check["rel_state"]) < KERNEL_RTOL
+    assert set(side["outputs"]) == {"recurrent", "chunk"}                      # no CUDA here: no fla
+    assert side["outputs"]["chunk"] == pytest.approx(o_c[0, :, 3].numpy(), abs=1e-12)
+    d_out, d_state = float((o_c - o_r).abs().max()), float((S_c - S_r).abs().max())
+    assert side["max_diff_output"]["chunk"] == pytest.approx(d_out, rel=1e-6, abs=1e-12)
+    assert side["max_diff_state"]["chunk"] == pytest.approx(d_state, rel=1e-6, abs=1e-12)
+    rel = max(d_out / float(o_r.abs().max()), d_state / float(S_r.abs().max()))
+    assert side["rel"]["chunk"] == pytest.approx(rel, rel=1e-6) and rel < KERNEL_RTOL
+    assert all(seconds >= 0 for seconds in side["seconds"].values())
 
 
 def test_exports_say_what_they_claim():
@@ -130,61 +141,6 @@ def test_replay_payload_fits_the_toy_and_keeps_geometry():
     assert (p["K"], p["V"]) == (128, 128)                                # the source head's sizes, for the story
 
 
-def test_slot_pool_bounds_concurrency_and_reports_the_line():
-    pool, active, peak, told = SlotPool(1), [0], [0], []
-    lock = threading.Lock()
-
-    def work(i):
-        with pool.slot(on_wait=lambda pos: told.append((i, pos))):
-            with lock:
-                active[0] += 1
-                peak[0] = max(peak[0], active[0])
-            time.sleep(0.05)
-            with lock:
-                active[0] -= 1
-
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
-    for th in threads:
-        th.start()
-        time.sleep(0.005)
-    for th in threads:
-        th.join()
-    assert peak[0] == 1 and pool.busy == 0 and pool.waiting == 0
-    assert any(pos >= 2 for _, pos in told)                              # someone saw they were not next
-
-
-def test_slot_pool_times_out():
-    pool = SlotPool(1)
-    with pool.slot():
-        with pytest.raises(PoolTimeout):
-            with pool.slot(timeout=0.1):
-                pass
-    assert pool.waiting == 0
-
-
-def test_lru_is_bounded_and_keeps_the_recently_used():
-    lru = LRU(2)
-    for i in range(3):
-        lru.put(i, i)
-    assert 0 not in lru and lru.get(2) == 2 and len(lru) == 2
-    lru.get(1)                                       # 1 is now more recent than 2
-    lru.put(3, 3)
-    assert 2 not in lru and lru.get(1) == 1 and lru.get(3) == 3
-
-
-def test_lru_pins_sit_beside_the_bound():
-    lru = LRU(1, max_pinned=2)
-    lru.put("example", 0, pin=True)
-    for i in range(5):                               # a burst of one-off keys
-        lru.put(i, i)
-    assert lru.get("example") == 0 and len(lru) == 2
-    lru.put("a", 1, pin=True)
-    lru.put("b", 2, pin=True)                        # a third pin drops the oldest
-    assert "example" not in lru and lru.get("b") == 2
-    lru.clear()
-    assert len(lru) == 0
-
-
 def test_describe_reads_headers_only():
     info = describe(DEMO_PATH)
     want = sum(math.prod(s) for s in model_shapes(info.config).values())
@@ -192,17 +148,25 @@ def test_describe_reads_headers_only():
     assert info.read_bytes < info.disk_bytes and info.gdn_layers == [0, 1, 2, 4, 5, 6]
 
 
-@pytest.mark.parametrize("message,kind", [
-    ("/x is outside the allowed model folders (a, b); move it", "outside_roots"),
-    ("/x: no config.json in this folder; choose", "no_config"),
-    ("config.json: model_type 'llama' is not a Qwen3.5 checkpoint; supported", "model_type"),
-    ("/x: missing tensor model.language_model.layers.0.linear_attn.A_log; the", "missing_tensor"),
-    ("a.A_log: expected shape (4,) from config.json, checkpoint has (5,)", "bad_shape"),
-    ("/x/model.safetensors: corrupt safetensors file (header too large)", "corrupt"),
-    ("a.A_log: contains NaN or Inf values; the checkpoint is damaged", "not_finite"),
-    ("something new", "other")])
-def test_error_kinds(message, kind):
-    assert error_kind(message) == kind
+def test_loader_errors_carry_their_kind_where_raised(tmp_path):
+    """The page's headline comes from the error's kind, set where it is raised (never from its wording)."""
+    from gdn.qwen35 import check_folder
+    from gdn.qwen35.config import load_config
+    from gdn.qwen35.errors import KINDS, CheckpointError
+    with pytest.raises(CheckpointError) as outside:
+        check_folder("/etc")
+    with pytest.raises(CheckpointError) as no_config:
+        load_config(tmp_path)
+    (tmp_path / "config.json").write_text("{not json")
+    with pytest.raises(CheckpointError) as bad_config:
+        load_config(tmp_path)
+    assert [error_kind(e.value) for e in (outside, no_config, bad_config)] == ["outside_roots", "no_config", "bad_config"]
+    assert isinstance(outside.value, ValueError)                          # callers catching ValueError still do
+    assert error_kind(ValueError("corrupt, NaN or Inf, no config.json")) == "other"   # words decide nothing
+    with pytest.raises(ValueError, match="unknown checkpoint error kind"):
+        CheckpointError("typo", "x")
+    en = json.loads((Path(__file__).resolve().parents[1] / "assets/i18n/en/real_model.json").read_text())
+    assert {f"err_{k}" for k in (*KINDS, "other")} <= set(en)              # every kind has its headline
 
 
 def test_one_layers_state_norms_on_demand_equal_the_traced_ones():

@@ -9,7 +9,8 @@ import json
 import struct
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from gdn.qwen35 import load_model
 from gdn.qwen35.analysis import describe

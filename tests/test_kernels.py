@@ -4,8 +4,8 @@ import math
 
 import pytest
 import torch
-from hypothesis import given, settings, strategies as st
-
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from gdn.ops import chunk_gated_delta_rule, recurrent_gated_delta_rule
@@ -341,3 +341,44 @@ def test_property_split_sequence_with_carried_state_equals_one_call(shape, split
                                     initial_state=S1, **kw)
     torch.testing.assert_close(torch.cat([o1, o2], dim=1), o_ref, rtol=1e-9, atol=1e-9)
     torch.testing.assert_close(S2, S_ref, rtol=1e-9, atol=1e-9)
+
+
+class MatmulDtypes(TorchDispatchMode):
+    """Records the dtypes of every batched matmul's factors run inside the `with` block."""
+
+    def __init__(self):
+        super().__init__()
+        self.seen: set[torch.dtype] = set()
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if func.overloadpacket in (torch.ops.aten.bmm, torch.ops.aten.baddbmm):
+            self.seen.update(a.dtype for a in args if isinstance(a, torch.Tensor))
+        return func(*args, **(kwargs or {}))
+
+
+@pytest.mark.parametrize("chunks_per_block", [None, 1], ids=["GPU-path", "one-chunk-blocks"])
+def test_bfloat16_matmuls_keep_the_output_at_the_bfloat16_floor(chunks_per_block):
+    """The GPU's half-precision path, run here with its matmul dtype passed in: some products really are
+    bfloat16, and the output's distance from float64 (on the same bfloat16 inputs) stays within 1.5x of
+    what rounding the float64 output itself to bfloat16 costs."""
+    q, k, v, g, beta, _ = make_inputs(1, 300, 2, 4, 32, 32, seed=3)
+    q, k, v = (x.bfloat16() for x in (q, k, v))
+    o_ref, _ = recurrent_gated_delta_rule(*(x.double() for x in (q, k, v, g, beta)), use_qk_l2norm_in_kernel=True)
+    floor = (o_ref.bfloat16().double() - o_ref).norm() / o_ref.norm()
+    with MatmulDtypes() as seen:
+        o, _ = chunk_scan(q, k, v, g.float(), beta.float(), torch.zeros(1, 4, 32, 32), chunk_size=64,
+                          scale=32 ** -0.5, l2norm=True, chunks_per_block=chunks_per_block,
+                          matmul_dtype=torch.bfloat16)
+    assert o.dtype == torch.bfloat16 and seen.seen == {torch.bfloat16, torch.float32}
+    err = (o.double() - o_ref).norm() / o_ref.norm()
+    assert err < 1.5 * floor, (float(err), float(floor))
+
+
+def test_cpu_value_checks_refuse_before_any_work():
+    """On a CPU the screens are read at once (on CUDA the kernel calls the verdict after queueing its work)."""
+    from gdn.ops import inputs
+    q, k, v, g, beta, _ = make_inputs(1, 8, 1, 1, 4, 4, seed=1)
+    verdict = inputs.check_values(q, k, v, g, beta, None)              # CPU: read at once, all fine
+    assert verdict() is None
+    with pytest.raises(ValueError, match="beta must lie in"):
+        inputs.check_values(q, k, v, g, beta + 2, None)                # CPU: refused before any work

@@ -5,9 +5,9 @@ import secrets
 
 import pytest
 
-from app_pages import _live
 from gdn.i18n import t
 from gdn.live.store import NoRoom, Store
+from app_pages import _live
 from tests.apptest import open_app
 
 

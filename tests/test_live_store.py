@@ -8,8 +8,8 @@ import pytest
 import sqlalchemy as sa
 
 from gdn.live import store as live
-from gdn.live.store import NoRoom, NotOpen, NotTeacher, BadVote, RoomFull, TooFast, Store
-from tests.pg_server import postgres_server
+from gdn.live.store import BadVote, NoRoom, NotOpen, NotTeacher, RoomFull, Store, TooFast
+from devtools.pg_server import postgres_server
 
 
 class Clock:

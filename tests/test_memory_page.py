@@ -4,9 +4,9 @@ from html.parser import HTMLParser
 import numpy as np
 import pytest
 
-from gdn.lessons.fmt import cell_text
 from gdn.lessons.memory import PRESETS
 from gdn.lessons.stream import STAGES, step_records
+from gdn.units import cell_text
 from tests.apptest import open_app, player_payload
 
 PAGE = "app_pages/memory_table.py"     # no longer the default page: "/" opens the start page
@@ -153,8 +153,9 @@ def test_bad_link_values_fall_back_to_defaults():
 
 
 def test_replay_of_a_real_head_runs_on_its_gates():
-    from tests.apptest import APP
     from streamlit.testing.v1 import AppTest
+
+    from tests.apptest import APP
 
     at = AppTest.from_file(APP, default_timeout=60)
     at.query_params["lang"] = "en"

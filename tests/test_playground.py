@@ -7,9 +7,10 @@ import torch
 
 from gdn.lessons import playground as ex
 from gdn.ops import recurrent_gated_delta_rule
+from gdn.units import half_life
 from tests.apptest import open_app
 
-# teaching-content.md §4 (seed 0, d_k = d_v = 128): N -> (linear, delta, delta recent 16, delta oldest 16), in %
+# docs/teaching-content.md §4 (seed 0, d_k = d_v = 128): N -> (linear, delta, delta recent 16, delta oldest 16), in %
 REFERENCE = {256: (143, 100, 31, 131), 1024: (283, 131, 33, 145)}
 
 
@@ -110,13 +111,13 @@ def test_explosions_are_clipped_never_nan():
 
 
 def test_half_life_and_decay_curves():
-    assert ex.half_life(0.97) == pytest.approx(np.log(0.5) / np.log(0.97)) and round(ex.half_life(0.97)) == 23
-    assert ex.half_life(1.0) == np.inf and ex.half_life(0.0) == 0.0
+    assert half_life(0.97) == pytest.approx(np.log(0.5) / np.log(0.97)) and round(half_life(0.97)) == 23
+    assert half_life(1.0) == np.inf and half_life(0.0) == 0.0
     c = ex.decay_curves([0.9, 0.5], 50)
     assert c[0, 10] == pytest.approx(0.349, abs=5e-4) and c[0, 50] == pytest.approx(0.005, abs=2e-4)
     assert c[1, 10] == pytest.approx(0.001, abs=5e-5) and (c[:, 0] == 1).all()
     with pytest.raises(ValueError):
-        ex.half_life(1.5)
+        half_life(1.5)
 
 
 def test_overwrite_split_is_exact():
@@ -227,7 +228,7 @@ def test_page_capacity_defaults_show_the_reference(lang):
 
 @pytest.mark.browser
 def test_browser_playground_slider_changes_a_number(page, app_url):
-    from tests.app_server import open_page
+    from devtools.app_server import open_page
 
     open_page(page, f"{app_url}/playground?lang=en")
     metric = page.locator('[data-testid="stMetricValue"]').first

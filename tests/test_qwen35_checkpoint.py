@@ -1,4 +1,4 @@
-"""Every bad checkpoint of ARCHITECTURE.md "Quality bars" gets a clear ValueError (built here, in tmp_path)."""
+"""Every bad checkpoint of docs/architecture.md, Quality bars, gets a clear ValueError (built here, in tmp_path)."""
 import json
 
 import pytest
@@ -123,8 +123,9 @@ def test_modules_have_exactly_the_checkpoint_names_and_shapes():
     from gdn.qwen35.checkpoint import model_shapes
     from gdn.qwen35.model import TextModel
     from gdn.qwen35.synth import config_json
-    for text, moe in ((text_config(), False), (text_config(linear_num_value_heads=8), False), (text_config(num_experts=8, num_experts_per_tok=2, moe_intermediate_size=32,
-                                                    shared_expert_intermediate_size=32, tie_word_embeddings=False), True)):
+    moe_config = text_config(num_experts=8, num_experts_per_tok=2, moe_intermediate_size=32,
+                             shared_expert_intermediate_size=32, tie_word_embeddings=False)
+    for text, moe in ((text_config(), False), (text_config(linear_num_value_heads=8), False), (moe_config, True)):
         cfg = parse_config(config_json(text, moe=moe))
         with torch.device("meta"):
             params = {n: tuple(p.shape) for n, p in TextModel(cfg).named_parameters()}
@@ -288,3 +289,16 @@ def test_a_copy_that_fails_names_its_tensor_only():
     (out, ok), (_, failed) = ck._copy_all([(good, torch.float32), (bad, torch.float32)])
     assert ok is True and torch.equal(out, good)
     assert isinstance(failed, OSError) and "input/output" in str(failed)
+
+
+def test_gdn_layers_and_defaults_come_from_the_config_itself():
+    """gdn_layers: layer i is full attention iff (i + 1) % 4 == 0 in the default pattern; DEFAULTS are the
+    dataclass's own defaults (one place to change a default)."""
+    import dataclasses
+
+    from gdn.qwen35.config import DEFAULTS, Qwen35Config, default_layer_types
+    cfg = Qwen35Config(num_hidden_layers=10, layer_types=default_layer_types(10))
+    assert cfg.gdn_layers == tuple(i for i in range(10) if (i + 1) % 4)
+    defaults = {f.name: f.default for f in dataclasses.fields(Qwen35Config)}
+    assert DEFAULTS and all(defaults[k] == v for k, v in DEFAULTS.items())
+    assert "num_experts" not in DEFAULTS and "hidden_size" in DEFAULTS

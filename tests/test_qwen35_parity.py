@@ -13,7 +13,8 @@ from tests.qwen35_fixtures import hf_reference, rel_err, text_config, write_chec
 TOL = 1e-4
 
 CONFIGS = [
-    pytest.param(dict(text=text_config(linear_num_key_heads=4, linear_num_value_heads=4), shards=1, multimodal=True), 70, id="hv=hk-tied-single-file"),
+    pytest.param(dict(text=text_config(linear_num_key_heads=4, linear_num_value_heads=4), shards=1, multimodal=True), 70,
+                 id="hv=hk-tied-single-file"),
     pytest.param(dict(text=text_config(linear_num_key_heads=2, linear_num_value_heads=6, tie_word_embeddings=False,
                                        num_hidden_layers=5), shards=3, multimodal=True), 130,
                  id="hv=3hk-untied-sharded"),

@@ -1,6 +1,6 @@
 """The first layers of a Qwen3.5-27B-shaped sharded checkpoint trace when only the shard holding them exists.
 
-What is real here: config.json (the 27B text shapes of qwen35-reference.md §1.4), the index naming all 851
+What is real here: config.json (the 27B text shapes of docs/qwen35.md, Released sizes), the index naming all 851
 text tensors over 11 shards, and the one shard present, whose header declares every tensor of the embedding
 and layers 0..3 with its full 27B shape and release dtype. What is not: the values. Matrices are zeros
 stored as sparse-file holes (so the shard takes a few MB of disk, not 5.6 GB) except the embedding's first
@@ -37,7 +37,7 @@ def partial(tmp_path_factory):
 
 def test_the_fixture_is_a_27b_index_with_one_shard_on_disk(partial):
     weight_map = json.loads((partial / "model.safetensors.index.json").read_text())["weight_map"]
-    assert len(weight_map) == 2 + 5 * 64 + 9 * 48 + 6 * 16 + 1            # qwen35-reference.md §2.2 count, untied
+    assert len(weight_map) == 2 + 5 * 64 + 9 * 48 + 6 * 16 + 1            # docs/qwen35.md, Checkpoint tensors: untied
     assert [p.name for p in partial.glob("*.safetensors")] == [SHARD1]
     with safe_open(str(partial / SHARD1), framework="pt") as f:
         assert f.get_slice(P + "embed_tokens.weight").get_shape() == [248320, 5120]

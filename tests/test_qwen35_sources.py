@@ -7,8 +7,8 @@ import pytest
 import torch
 
 from gdn.qwen35 import DEMO_PATH, check_folder, list_sources, load_model, load_tokenizer
-from gdn.qwen35.sources import download, plan_download
 from gdn.qwen35.demo.make_random import make_demo
+from gdn.qwen35.sources import download, plan_download
 from tests.qwen35_fixtures import write_checkpoint
 
 

@@ -1,6 +1,6 @@
 """The real-model page in AppTest on the shipped random-weight demo checkpoint (small and fixed, so token
 counts and layer numbers are known): load, presets, layer/head, kernel check, downloads, replay, and a
-clear translated message for every bad input of ARCHITECTURE.md "Quality bars". The trained default
+clear translated message for every bad input of docs/architecture.md, Quality bars. The trained default
 model is covered by tests/test_trained_model.py and test_trained_model_is_the_default below."""
 import csv
 import io

@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 import torch
 
-from gdn.ops import recurrent_gated_delta_rule
 from gdn.recall import gate_init, results
 from gdn.recall.data import FILLER, IGNORE, Vocab, mqar_batch
 from gdn.recall.models import RULES, build_model, decayed_linear_attention, memory_read
@@ -60,7 +59,8 @@ def loop_memory(q, k, v, alpha, beta, delta):
 def test_each_memory_equals_its_token_loop(rule):
     gen = torch.Generator().manual_seed(0)
     q, k, v = (torch.randn(2, 13, 5, generator=gen, dtype=torch.float64) for _ in range(3))
-    g = -torch.rand(2, 13, 1, generator=gen, dtype=torch.float64) if rule in ("decay", "gdn") else torch.zeros(2, 13, 1, dtype=torch.float64)
+    no_decay = torch.zeros(2, 13, 1, dtype=torch.float64)
+    g = -torch.rand(2, 13, 1, generator=gen, dtype=torch.float64) if rule in ("decay", "gdn") else no_decay
     beta = torch.rand(2, 13, 1, generator=gen, dtype=torch.float64) if rule != "linear" else torch.ones(2, 13, 1, dtype=torch.float64)
     unit = lambda x: x / x.norm(dim=-1, keepdim=True)
     expected = loop_memory(unit(q), unit(k), v, g[..., 0].exp(), beta[..., 0], delta=rule in ("deltanet", "gdn"))

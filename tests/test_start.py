@@ -68,7 +68,7 @@ def test_box_weights_match_the_safetensors_headers(folder):
     model = load_model(folder, lazy=True)
     cfg, disk = model.cfg, disk_shapes(folder)
     boxes = lesson.block_shapes(cfg)
-    gdn_layers = [i for i, kind in enumerate(cfg.layer_types) if kind == "linear_attention"]
+    gdn_layers = list(cfg.gdn_layers)
     checked = set()
     for i in gdn_layers:
         for box in boxes.values():
@@ -76,7 +76,8 @@ def test_box_weights_match_the_safetensors_headers(folder):
                 assert disk[f"model.language_model.layers.{i}.linear_attn.{name}"] == shape, (box.id, name)
                 checked.add(name)
     # every tensor of a GDN layer's mixer is drawn in some box
-    assert checked == {n.split("linear_attn.")[1] for n in disk if n.startswith(f"model.language_model.layers.{gdn_layers[0]}.linear_attn.")}
+    mixer = f"model.language_model.layers.{gdn_layers[0]}.linear_attn."
+    assert checked == {n.split("linear_attn.")[1] for n in disk if n.startswith(mixer)}
 
 
 @pytest.mark.parametrize("folder", MODELS)
@@ -101,7 +102,7 @@ def test_box_outputs_match_the_tensors_a_forward_makes(folder):
 def test_08b_shapes_agree_with_the_reference_and_transformers():
     cfg = config_08b()
     boxes = lesson.block_shapes(cfg)
-    # qwen35-reference.md §1.4: a header test of the real 0.8B checkpoint
+    # docs/qwen35.md, Released sizes: a header test of the real 0.8B checkpoint
     assert boxes["in_qkv"].weights["in_proj_qkv.weight"] == (6144, 1024)
     assert boxes["alpha"].weights["A_log"] == (16,)
     assert lesson.state_shape(cfg) == (16, 128, 128)

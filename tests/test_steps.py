@@ -1,10 +1,18 @@
-"""Step records equal the reference kernel, and the worked examples show teaching-content.md's numbers."""
+"""Step records equal the reference kernel, and the worked examples show docs/teaching-content.md's numbers."""
 import numpy as np
 import pytest
 import torch
 
-from gdn.lessons.memory import (PRESETS, InputError, k1_update, random_stream, rows_to_stream, stream_to_rows,
-                                unit_key_overwrite, write_and_read_2d)
+from gdn.lessons.memory import (
+    PRESETS,
+    InputError,
+    k1_update,
+    random_stream,
+    rows_to_stream,
+    stream_to_rows,
+    unit_key_overwrite,
+    write_and_read_2d,
+)
 from gdn.lessons.stream import Stream, step_records
 from gdn.ops import recurrent_gated_delta_rule
 

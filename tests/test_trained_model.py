@@ -9,9 +9,9 @@ from safetensors import safe_open
 from gdn.qwen35 import list_sources, load_model
 from gdn.qwen35.demo.evidence import evidence
 from gdn.qwen35.demo.stories import STORIES, answer_slots, find_story
+from gdn.qwen35.demo.tasks import build_tokenizer, vocabulary
 from gdn.qwen35.demo.train import LAYER_TYPES, train
 from gdn.qwen35.predict import predict
-from gdn.qwen35.demo.tasks import build_tokenizer, vocabulary
 from gdn.qwen35.sources import TRAINED_PATH
 from tests.qwen35_fixtures import hf_reference
 

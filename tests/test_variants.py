@@ -1,4 +1,4 @@
-"""Variants on the compare page (teaching-content §6-7): beta per value channel, alpha per key dim
+"""Variants on the compare page (docs/teaching-content.md §6): beta per value channel, alpha per key dim
 (Kimi's KDA) and one stream fed in two calls, each against an independent computation; AppTest."""
 import json
 
@@ -10,7 +10,7 @@ from gdn.lessons.compare import VARIANT_PRESETS, VARIANTS, beta_channel_story, k
 from gdn.lessons.memory import k1_update, random_stream
 from gdn.lessons.stream import Stream, records_csv, step_records
 from gdn.ops import recurrent_gated_delta_rule
-from gdn.lessons.fmt import cell_text
+from gdn.units import cell_text
 from tests.apptest import arr, open_app
 from tests.test_compare import step_panels
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from gdn.qwen35 import sources     # called through the module: tests put a fake hub behind plan_download
+from gdn.qwen35 import sources  # called through the module: tests put a fake hub behind plan_download
+from gdn.qwen35.errors import error_kind
 from app_pages._real_model import keys
 from app_pages._real_model.fail import fail
 from app_pages._support import compute, ui
@@ -21,7 +22,7 @@ def hub_call(action):
     try:
         return action()
     except ValueError as e:
-        st.session_state[keys.DOWNLOAD_ERROR] = (str(e), None)
+        st.session_state[keys.DOWNLOAD_ERROR] = (str(e), error_kind(e))
     except Exception as e:  # network and hub errors: offline, unknown repo, gated repo, full disk...
         st.session_state[keys.DOWNLOAD_ERROR] = (f"{type(e).__name__}: {e}", "download")
     return None

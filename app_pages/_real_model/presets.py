@@ -1,9 +1,7 @@
 """The page's example prompts: task prompts for the shipped demos, natural text for a real checkpoint."""
-import json
-
+from gdn.i18n import prompt
 from app_pages._support import ui
 
-PROMPTS = json.loads((ui.ASSETS / "prompts" / "real_model.json").read_text(encoding="utf-8"))
 # The demo models (trained or random) get their own task prompts; natural text only means something to
 # a real Qwen3.5 checkpoint, so only a real one gets those presets.
 TASK_PRESETS = ["recall", "switch", "copy"]
@@ -17,7 +15,7 @@ def presets_for(kind: str) -> list[str]:
 
 
 def preset_text(preset: str, lang: str | None = None) -> str:
-    return PROMPTS[preset][lang or ui.lang()] if preset != "custom" else ""
+    return prompt(preset, lang or ui.lang()) if preset != "custom" else ""
 
 
 def is_preset_text(text: str) -> bool:

@@ -133,5 +133,5 @@ def trace(loaded: Loaded, request: Request) -> Trace:
     try:
         run = compute.cached("real_model.run", (loaded.folder, ids), lambda: gate_run(model, list(ids)), pin=pin)
     except ValueError as e:                                 # e.g. a model without a GDN layer, typed in as a folder
-        fail(str(e))
+        fail(e)
     return Trace(enc=enc, run=run)

@@ -65,7 +65,7 @@ def pick_folder() -> tuple[str, dict]:
     try:
         return str(check_folder(typed.strip())), found
     except ValueError as e:
-        fail(str(e))
+        fail(e)
 
 
 def load(title_box) -> Loaded:
@@ -74,7 +74,7 @@ def load(title_box) -> Loaded:
     try:
         info = compute.info(folder)
     except ValueError as e:
-        fail(str(e))
+        fail(e)
     cfg, kind = info.config, model_kind(folder, found)
     title = ui.tr(f"real_model.title_{kind}", name=ui.plain(Path(folder).name), params=f"{info.n_params / 1e6:.1f}")
     (title_box.subheader if ui.lecture() else title_box.title)(title)      # one line at lecture size
@@ -90,7 +90,7 @@ def load(title_box) -> Loaded:
     try:
         model = compute.model(folder)
     except ValueError as e:
-        fail(str(e))
+        fail(e)
     if model.tokenizer is None:
-        fail(f"{Path(folder).name}: no tokenizer.json; copy the checkpoint's tokenizer.json into this folder")
+        fail(f"{Path(folder).name}: no tokenizer.json; copy the checkpoint's tokenizer.json into this folder", "tokenizer")
     return Loaded(folder=folder, kind=kind, model=model, info=info)

@@ -81,6 +81,9 @@ STREAMLIT = {
                         "_live.py"),
     "chunking.reference": Cache("one per server", "()", "the shipped timing curve, the live timing store (2 caches)",
                                 "chunking.py"),
+    "recall.shipped": Cache("one per argument set (a few fixed calls)", "() / (pairs, seq_len) / model name",
+                            "the shipped MQAR results, the trained GDN's gate trace, gate-init half-lives (3 caches)",
+                            "_recall_views.py"),
 }
 
 LIBRARY = {

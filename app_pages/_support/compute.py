@@ -8,17 +8,18 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import streamlit as st
 
-from gdn.qwen35 import load_model
-from gdn.qwen35.sources import Source, folder_stamp, listing_stamp, scan_sources
-from gdn.qwen35.analysis import describe, load_stages
-from app_pages._support.chrome import tr
 from gdn.lru import LRU
+from gdn.qwen35 import load_model
+from gdn.qwen35.analysis import describe, load_stages
+from gdn.qwen35.errors import KINDS, CheckpointError, error_kind
+from gdn.qwen35.sources import Source, folder_stamp, listing_stamp, scan_sources
 from app_pages._support.caches import BOUNDS, SHARED
+from app_pages._support.chrome import tr
 from app_pages._support.pool import PoolTimeout, SlotPool
 
 WAIT_SECONDS = 300            # give up waiting for a slot after this long (the user can press Run again)
@@ -96,32 +97,32 @@ def _scan(stamp: tuple) -> tuple[Source, ...]:
 sources.clear = _scan.clear       # after a download (the stamp would notice too, on the next run)
 
 
-def inspect(folder: str) -> tuple[object, str | None]:
-    """(gdn.qwen35.analysis.describe(folder), None), or (None, why it cannot be used): the listing's reason,
-    else describe's. Both outcomes are cached until a file of the folder changes, so a broken checkpoint
-    costs one look, not one per rerun of every visitor's page."""
-    problem = next((s.problem for s in _scan(listing_stamp()) if str(s.path) == folder), None)
-    if problem is not None:
-        return None, problem
+def inspect(folder: str) -> tuple[object, str | None, str]:
+    """(gdn.qwen35.analysis.describe(folder), None, ""), or (None, why it cannot be used, the error's kind:
+    gdn.qwen35.errors): the listing's reason, else describe's. Both outcomes are cached until a file of the
+    folder changes, so a broken checkpoint costs one look, not one per rerun of every visitor's page."""
+    listed = next((s for s in _scan(listing_stamp()) if str(s.path) == folder), None)
+    if listed is not None and listed.problem is not None:
+        return None, listed.problem, listed.problem_kind
     return _describe(folder, folder_stamp(folder))
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
-def _describe(folder: str, stamp: tuple) -> tuple[object, str | None]:
+def _describe(folder: str, stamp: tuple) -> tuple[object, str | None, str]:
     try:
-        return describe(folder), None
+        return describe(folder), None, ""
     except ValueError as e:
-        return None, str(e)
+        return None, str(e), error_kind(e)
     except Exception as e:  # noqa: BLE001 -- a file we did not foresee (RecursionError, a symlink loop...) must
         # not break the page for everyone
-        return None, f"{Path(folder).name}: could not be read ({type(e).__name__}); re-download the checkpoint"
+        return None, f"{Path(folder).name}: could not be read ({type(e).__name__}); re-download the checkpoint", "other"
 
 
 def info(folder: str):
-    """describe(folder), or ValueError with the reason it cannot be used."""
-    found, problem = inspect(folder)
+    """describe(folder), or a ValueError (a CheckpointError with its kind) saying why it cannot be used."""
+    found, problem, kind = inspect(folder)
     if problem is not None:
-        raise ValueError(problem)
+        raise CheckpointError(kind, problem) if kind in KINDS else ValueError(problem)
     return found
 
 

@@ -3,14 +3,15 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from typing import Callable
+import html
+from collections.abc import Callable
 
 import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
 from app_pages._support.caches import BOUNDS
-from app_pages._support.chrome import lecture, tr
+from app_pages._support.chrome import APP_CSS, lang, lecture, tr
 
 
 def fingerprint(value):
@@ -61,9 +62,25 @@ def show_figure(fig: go.Figure, key: str, alt: str, export: bool = True, **event
     return event if events else None
 
 
+def standalone_html(body: str, title: str) -> str:
+    """A picture the page draws as HTML, as a file that opens offline: the same markup, the app's CSS."""
+    return (f'<!doctype html><html lang="{lang()}"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
+            f'{APP_CSS}<style>body{{font-family:"Source Sans Pro","Noto Sans CJK SC",sans-serif;margin:1.5rem}}</style>'
+            f"</head><body>{body}</body></html>")
+
+
+def html_download(key: str, body: str, title: str) -> None:
+    """The download of a picture drawn as HTML is that HTML (standalone_html), made only when clicked:
+    one source for what is seen and what is saved. Not in lecture mode (the room needs no button)."""
+    if not lecture():
+        st.download_button(tr("common.download_html"), data=lambda: standalone_html(body, title),
+                           file_name=f"{key}.html", mime="text/html", key=f"{key}_html",
+                           icon=":material/download:", type="tertiary", on_click="ignore")
+
+
 def figure_download(key: str, build) -> None:
-    """The standalone HTML download (plotly.js inlined, works offline) of build()'s figure, built only when
-    clicked: also for pictures the page draws as HTML tables. Not in lecture mode (the room needs no button)."""
+    """The standalone HTML download (plotly.js inlined, works offline) of build()'s Plotly figure, built only
+    when clicked. Not in lecture mode (the room needs no button)."""
     if not lecture():
         # its own container: Streamlit 1.67 files a deferred download under its parent's path, and every element a
         # fragment writes into a container outside itself shares one path, so only the last such button's file

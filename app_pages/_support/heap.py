@@ -13,8 +13,8 @@ import pandas  # noqa: F401  (the libraries every page loads: import them before
 import plotly.graph_objects  # noqa: F401
 import torch  # noqa: F401
 
-import gdn.figures  # noqa: F401
-import gdn.lessons.memory  # noqa: F401
+import gdn.figures
+import gdn.lessons.memory
 import gdn.qwen35  # noqa: F401
 
 gc.collect()          # what is garbage now is freed, not frozen

@@ -144,7 +144,8 @@ def _mount(prefix: str, packed: Packed, n_tokens: int, stages: tuple[str, ...], 
         "playMs": PLAY_MS, "params": {"t": f"{prefix}_t", "stage": f"{prefix}_stage"},
         "labels": {"reset": ui.tr("common.reset"), "prev": ui.tr("common.prev"), "next": ui.tr("common.next"),
                    "play": ui.tr("common.play"), "pause": ui.tr("common.pause"), "stage": ui.tr("common.stage"),
-                   "token": ui.tr("common.token_t"), "stepOf": ui.tr("common.step_n" if ui.lecture() else "common.step_of", step="{n}", total="{N}")},
+                   "token": ui.tr("common.token_t"),
+                   "stepOf": ui.tr("common.step_n" if ui.lecture() else "common.step_of", step="{n}", total="{N}")},
         "hash": packed.hash, "gz": packed.gz,
     }
     _component(key=f"{prefix}_player", data=data, width="stretch", height="content")

@@ -13,7 +13,7 @@ import contextlib
 import itertools
 import threading
 import time
-from typing import Callable
+from collections.abc import Callable
 
 
 class PoolTimeout(RuntimeError):

@@ -13,9 +13,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from gdn.figures.common import DIVERGING, base_layout, from_skeleton, symmetric_range
+from gdn.figures.common import DIVERGING, base_layout, symmetric_range
 from gdn.figures.tables import Panel, panels_table
-from gdn.lessons.fmt import cell_text
 
 CROSSOVER_COLOR = "#f59e0b"
 
@@ -31,55 +30,12 @@ def wrap_title(title: str, width: int = 14) -> str:
     return title
 
 
-def cell_font(font_size: int) -> int:
-    """Numbers inside cells: the figure's size, a little smaller in lecture mode (>= 18 px) so "-0.14"
-    fits a cell of a 4 x 4 matrix drawn a quarter of the screen wide."""
-    return font_size if font_size <= 14 else max(18, font_size - 4)
-
-
-def fig_matrix_row(matrices: list[np.ndarray], titles: list[str], *, ticks: list[str], row_title: str,
-                   col_title: str, font_size: int = 14, height: int = 330) -> go.Figure:
-    """Annotated signed heatmaps side by side, one shared colour range so colours compare.
-
-    matrices: square [n, n] each, rows and columns indexed alike; ticks: n labels (e.g. "1", "2" for
-    key dims, or the tokens' numbers in the stream). The first panel names its rows; every panel
-    names its columns under the numbers (flat tick labels, so the title never sits on them).
-    Built once per sizes and labels (from_skeleton); a slider move swaps the numbers and the titles."""
-    zmax = symmetric_range(*matrices)
-    data = []
-    for title, z in zip(titles, matrices):
-        n = z.shape[0]
-        data.append({"z": z, "zmin": -zmax, "zmax": zmax, "text": cell_text(z), "name": title,
-                     "customdata": np.array([[(ticks[r], ticks[c]) for c in range(n)] for r in range(n)]),
-                     "hovertemplate": f"{title}<br>{row_title} %{{customdata[0]}}, "
-                                      f"{col_title} %{{customdata[1]}}: %{{z:.4g}}<extra></extra>"})
-
-    def build():
-        fig = make_subplots(rows=1, cols=len(matrices), subplot_titles=[wrap_title(t) for t in titles],
-                            horizontal_spacing=0.05)
-        for i, (z, panel) in enumerate(zip(matrices, data), start=1):
-            n = z.shape[0]
-            fig.add_trace(go.Heatmap(**panel, zmid=0, colorscale=DIVERGING, showscale=False, xgap=1, ygap=1,
-                                     texttemplate="%{text}", textfont=dict(size=cell_font(font_size))), row=1, col=i)
-            axis = dict(tickvals=list(range(n)), ticktext=ticks[:n], tickangle=0, ticks="", showgrid=False)
-            fig.update_yaxes(autorange="reversed", **axis, showticklabels=i == 1,
-                             title_text=row_title if i == 1 else None, title_standoff=6, row=1, col=i)
-            fig.update_xaxes(**axis, title_text=col_title, title_standoff=6, row=1, col=i)
-        fig.update_annotations(font_size=font_size + 1)
-        fig = base_layout(fig, height=height + font_size, font_size=font_size)
-        return fig.update_layout(margin=dict(l=20 + 3 * font_size, r=10, t=20 + 3 * font_size, b=20 + 2 * font_size))
-
-    key = ("matrix_row", tuple(z.shape for z in matrices), tuple(ticks), row_title, col_title, font_size, height)
-    fig = from_skeleton(key, build, data)
-    for annotation, title in zip(fig.layout.annotations, titles):     # the subplot titles name the tokens
-        annotation.text = wrap_title(title)
-    return fig
-
-
 def matrix_row_html(matrices: list[np.ndarray], titles: list[str], *, ticks: list[str], row_title: str,
                     col_title: str, alt: str = "") -> str:
-    """fig_matrix_row as HTML tables (gdn.figures.tables), what the page draws: a slider move is a new
-    picture, and a Plotly heatmap row drawn anew was most of the wait. Same numbers, colours, labels."""
+    """Signed matrices side by side as HTML tables (gdn.figures.tables), one shared colour range so colours
+    compare: the page draws this and its download is this (a Plotly heatmap row drawn anew for each slider
+    move was most of the wait). matrices: square [n, n], rows and columns indexed alike; ticks: n labels
+    (key dims, or the tokens' numbers counted from 1); the first panel names its rows."""
     zmax = symmetric_range(*matrices)
     panels = [Panel(wrap_title(title), z, ticks[:z.shape[0]], ticks[:z.shape[1]], row_labels=i == 0, axis=col_title,
                     corner=row_title if i == 0 else "", name=f"m{i + 1}")

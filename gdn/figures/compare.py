@@ -15,8 +15,8 @@ from plotly.subplots import make_subplots
 
 from gdn.figures.common import DIVERGING, base_layout, dim_labels, from_skeleton, numbered, symmetric_range
 from gdn.figures.tables import Panel, cell_style, panels_table, scale_rgb
-from gdn.lessons.fmt import cell_text
 from gdn.lessons.stream import STAGES, StepRecords
+from gdn.units import cell_text
 
 VECTOR_ROWS = ("prediction", "value", "written", "output", "target")
 REVEALED_AT = {"prediction": "read", "value": "decay", "written": "error", "output": "query", "target": "decay"}

@@ -6,7 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from gdn.figures.common import base_layout, from_skeleton
-from gdn.lessons.cost import fmt_bytes
+from gdn.units import fmt_bytes
 
 CURVE_STYLE = {"state": dict(color="#1d4ed8", width=3), "kv": dict(color="#f59e0b", width=3),
                "hybrid": dict(color="#0f172a", width=4), "full": dict(color="#dc2626", width=3, dash="dash")}

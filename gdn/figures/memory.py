@@ -15,9 +15,9 @@ from plotly.subplots import make_subplots
 
 from gdn.figures.common import ACTIVE, DIVERGING, base_layout, dim_labels, from_skeleton, numbered, symmetric_range
 from gdn.figures.tables import Panel, panels_table
-from gdn.lessons.fmt import cell_text
 from gdn.lessons.memory import changed_rows
 from gdn.lessons.stream import STAGES, StepRecords
+from gdn.units import cell_text
 
 # panel name -> (row, col) in the 2 x 4 grid; "read" spans columns 2-3 of the bottom row.
 PANELS = {"S_prev": (1, 1), "S_decayed": (1, 2), "write": (1, 3), "S_new": (1, 4),

@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from gdn.figures.common import DIVERGING, base_layout, from_skeleton, numbered, symmetric_range
-from gdn.lessons.fmt import cell_text
+from gdn.units import cell_text
 
 RULE_COLORS = {"linear": "#64748b", "delta": "#1d4ed8", "gated": "#dc2626"}
 PART_COLORS = ("#f59e0b", "#8b5cf6", "#94a3b8", "#0f172a", "#14b8a6")

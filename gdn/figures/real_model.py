@@ -49,57 +49,6 @@ def _show(piece: str) -> str:
     return (piece or "·").replace("\n", "↵").replace(" ", "␣")[:16]
 
 
-def fig_gate_heatmap(z: np.ndarray, *, tokens, layer: int, name: str, title: str, labels: dict[str, str],
-                     colorscale=ALPHA_COLORS, zmin: float = 0.0, zmax: float = 1.0, font_size: int = 14,
-                     height: int = 360) -> go.Figure:
-    """z: [T, H] one gate (α or β) of one GDN layer; drawn heads (rows) x tokens (columns)."""
-    T, H = z.shape
-    pieces = np.array([_show(p) for p in tokens], dtype=object)
-    custom = np.broadcast_to(pieces, (H, T))                                  # [H, T] token piece per cell
-    hover = (f"{labels['token']} %{{x}} «%{{customdata}}»<br>{labels['layer']} {layer} · "
-             f"{labels['head']} %{{y}}<br>{name} = %{{z:.3f}}<extra></extra>")
-    fig = go.Figure(go.Heatmap(z=z.T, x=token_axis(T), y=list(range(H)), customdata=custom, zmin=zmin, zmax=zmax,
-                               colorscale=colorscale, colorbar=dict(title=dict(text=name), thickness=14),
-                               hovertemplate=hover, xgap=1 if T <= 64 else 0, ygap=1))
-    fig.update_xaxes(title_text=labels["token"], **token_ticks(tokens))
-    fig.update_yaxes(title_text=labels["head"], autorange="reversed", dtick=1 if H <= 16 else None)
-    fig.update_layout(title=dict(text=title))
-    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, b=40))
-
-
-def fig_overview(summary: dict[str, np.ndarray], *, layers: list[int], selected: int | None,
-                 titles: dict[str, str], labels: dict[str, str], font_size: int = 14,
-                 height: int = 360) -> go.Figure:
-    """summary: {"alpha", "beta", "half_life"} -> [L, H] (gdn.qwen35.gates.head_summary over all GDN layers).
-
-    Three panels, GDN layers (rows) x heads (columns): mean α, mean β, half-life on a log colour scale
-    (inf = never forgets, shown at the top of the scale). The chosen layer gets a frame.
-    """
-    L, H = summary["alpha"].shape
-    hl = summary["half_life"]
-    hl_log = np.log10(np.clip(np.where(np.isfinite(hl), hl, 1e4), 0.1, 1e4))
-    hl_text = np.vectorize(lambda x: "∞" if not np.isfinite(x) else f"{x:.3g}")(hl)
-    panels = [("alpha", summary["alpha"], ALPHA_COLORS, 0.0, 1.0, np.vectorize(lambda x: f"{x:.3f}")(summary["alpha"])),
-              ("beta", summary["beta"], BETA_COLORS, 0.0, 1.0, np.vectorize(lambda x: f"{x:.3f}")(summary["beta"])),
-              ("half_life", hl_log, SEQUENTIAL, -1.0, 4.0, hl_text)]
-    fig = make_subplots(rows=1, cols=3, subplot_titles=[titles[p[0]] for p in panels], horizontal_spacing=0.07)
-    y = [str(i) for i in layers]
-    for col, (key, z, scale, lo, hi, text) in enumerate(panels, start=1):
-        bar = dict(orientation="h", x=(col - 0.5) / 3, y=-0.2, yanchor="top", len=0.27, thickness=10)
-        if key == "half_life":
-            bar.update(tickvals=[-1, 0, 1, 2, 3, 4], ticktext=["0.1", "1", "10", "100", "1k", "≥10k"])
-        hover = (f"{labels['layer']} %{{y}} · {labels['head']} %{{x}}<br>{titles[key]} = %{{text}}<extra></extra>")
-        fig.add_trace(go.Heatmap(z=z, x=list(range(H)), y=y, text=text, zmin=lo, zmax=hi, colorscale=scale,
-                                 colorbar=bar, hovertemplate=hover, xgap=1, ygap=1), row=1, col=col)
-        fig.update_xaxes(title_text=labels["head"], title_standoff=2, row=1, col=col)
-        if selected in layers:
-            r = layers.index(selected)
-            fig.add_shape(type="rect", x0=-0.5, x1=H - 0.5, y0=r - 0.5, y1=r + 0.5, line=dict(color="#f59e0b", width=3),
-                          row=1, col=col)
-    fig.update_yaxes(autorange="reversed", type="category")
-    fig.update_yaxes(title_text=labels["layer"], row=1, col=1)
-    fig.update_annotations(font_size=font_size)
-    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, b=110))
 
 
 OVERVIEW_CSS = """<style>
@@ -123,9 +72,11 @@ OVERVIEW_CSS = """<style>
 
 def overview_html(summary: dict[str, np.ndarray], *, layers: list[int], selected: int | None,
                   titles: dict[str, str], labels: dict[str, str], alt: str = "") -> str:
-    """fig_overview as HTML tables (what the page draws: a new layer only moves the frame, and a Plotly
-    figure would be mounted anew for it). Same panels, colour scales and framed layer; a cell's title
-    (hover) names the layer, the head and the value; each panel's colour bar sits under it."""
+    """summary: {"alpha", "beta", "half_life"} -> [L, H] (gdn.qwen35.gates.head_summary over all GDN layers)
+    as three HTML tables, GDN layers (rows) x heads (columns): mean α, mean β, half-life on a log colour
+    scale; the chosen layer framed. The page draws this and its download is this (a new layer only moves
+    the frame; a Plotly figure would be mounted anew). A cell's title (hover) names the layer, the head
+    and the value; each panel's colour bar sits under it."""
     L, H = summary["alpha"].shape
     hl = summary["half_life"]
     hl_log = np.log10(np.clip(np.where(np.isfinite(hl), hl, 1e4), 0.1, 1e4))

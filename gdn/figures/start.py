@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from gdn.figures.common import DIVERGING, base_layout, numbered, symmetric_range
-from gdn.lessons.fmt import cell_text
+from gdn.units import cell_text
 
 # ---- 1. attention -> linear attention -> one table ------------------------------------------
 

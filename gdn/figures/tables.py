@@ -20,7 +20,8 @@ import numpy as np
 import plotly.colors
 
 from gdn.figures.common import ACTIVE, DIVERGING
-from gdn.lessons.fmt import cell_text
+from gdn.units import cell_text
+
 
 def scale_rgb(colorscale, u: np.ndarray) -> np.ndarray:
     """[..., 3] colours of a Plotly colour scale (a name such as "Blues", or [[stop, colour], ...]) at u in

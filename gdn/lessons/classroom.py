@@ -1,20 +1,23 @@
-"""Classroom content as data: predict-then-reveal exercises (teaching-content.md §10), the live demo
-that proves each answer, the history timeline (§11) and the glossary. Words live in the i18n
+"""Classroom content as data: predict-then-reveal exercises (docs/teaching-content.md §10), the live demo
+that proves each answer, the history timeline (§11 there) and the glossary. Words live in the i18n
 tables under classroom.*; this module only says which option is right and where the demo is.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from gdn.lessons import cost
 
 
 @dataclass(frozen=True)
 class Demo:
-    """Open `page` with these session-state values (widget keys of that page)."""
+    """A stop of the learning path and what it should show: `page` is the stop's name ("memory",
+    "compare", "cost", "playground": the nav.<page> strings) and `settings` its controls by their own
+    names (preset, t, stage, ...). The app resolves both to a page file and widget keys; this module
+    knows neither."""
     page: str
-    state: dict = field(default_factory=dict)
+    settings: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -50,18 +53,16 @@ HALF_BETA_STREAM = {"title": "β = 0.5", "tokens": ["k→(1,1)", "β=0.5: k→(3
                     "alpha": [1, 1], "beta": [1, 0.5]}
 
 EXERCISES = [
-    Exercise("alpha_zero", 4, 2, Demo("app_pages/memory_table.py", {
-        "memory_replay": ALPHA_ZERO_STREAM, "memory_preset": "replay", "memory_t": 3, "memory_stage": "write"})),
-    Exercise("beta_zero", 3, 1, Demo("app_pages/memory_table.py", {
-        "memory_preset": "write_read_2d", "memory_t": 3, "memory_stage": "query"})),
-    Exercise("no_error", 3, 0, Demo("app_pages/compare.py", {"compare_preset": "k1_update"})),
-    Exercise("transpose", 3, 1, Demo("app_pages/compare.py", {"compare_bug_dk": 2, "compare_bug_dv": 3})),
-    Exercise("crossover", 4, 1, Demo("app_pages/cost.py"), crossover_fields),
-    Exercise("unit_key", 4, 0, Demo("app_pages/memory_table.py", {
-        "memory_preset": "unit_overwrite", "memory_t": 1, "memory_stage": "query"})),
-    Exercise("half_beta", 4, 2, Demo("app_pages/memory_table.py", {
-        "memory_replay": HALF_BETA_STREAM, "memory_preset": "replay", "memory_t": 2, "memory_stage": "query"})),
-    Exercise("extreme_heads", 3, 2, Demo("app_pages/playground.py", {"playground_panel": "halflife"})),
+    Exercise("alpha_zero", 4, 2, Demo("memory", {
+        "replay": ALPHA_ZERO_STREAM, "preset": "replay", "t": 3, "stage": "write"})),
+    Exercise("beta_zero", 3, 1, Demo("memory", {"preset": "write_read_2d", "t": 3, "stage": "query"})),
+    Exercise("no_error", 3, 0, Demo("compare", {"preset": "k1_update"})),
+    Exercise("transpose", 3, 1, Demo("compare", {"bug_dk": 2, "bug_dv": 3})),
+    Exercise("crossover", 4, 1, Demo("cost"), crossover_fields),
+    Exercise("unit_key", 4, 0, Demo("memory", {"preset": "unit_overwrite", "t": 1, "stage": "query"})),
+    Exercise("half_beta", 4, 2, Demo("memory", {
+        "replay": HALF_BETA_STREAM, "preset": "replay", "t": 2, "stage": "query"})),
+    Exercise("extreme_heads", 3, 2, Demo("playground", {"panel": "halflife"})),
 ]
 
 # (year, event, the paper's arXiv id): shown as plain links, nothing is fetched.

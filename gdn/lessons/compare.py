@@ -149,7 +149,7 @@ def bug_stream(K: int, V: int, T: int = 4, seed: int = 0) -> Stream:
                   alpha=np.full(T, 0.9), beta=np.full(T, 0.8), S0=np.zeros((K, V)))
 
 
-# ---- variants (teaching-content §6-7): the same stream, one rule changed --------------------------
+# ---- variants (docs/teaching-content.md §6): the same stream, one rule changed --------------------------
 
 VARIANTS = ("rules", "beta_channel", "kda", "stream")
 

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
+from gdn.units import fmt_bytes
+
 SIZES_FILE = Path(__file__).resolve().parents[2] / "assets" / "qwen35_sizes.json"
 DTYPE_BYTES = {"fp32": 4, "bf16": 2}
 
@@ -77,15 +79,6 @@ def kv_passes_state_tokens(cfg: dict, interval: int | None = None) -> float:
     if n_attn == 0:
         return float("inf")
     return n_gdn * state_bytes(cfg) / (n_attn * kv_bytes_per_token(cfg))
-
-
-def fmt_bytes(n: float) -> str:
-    """1048576 -> '1.00 MiB' (binary units, three significant digits)."""
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if abs(n) < 1024 or unit == "TiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.3g} {unit}"
-        n /= 1024
-    return f"{n:.3g} TiB"
 
 
 def summary(sizes: dict[str, dict], T: int, *, batch: int = 1, dtype: str = "fp32",

@@ -1,20 +1,20 @@
 """The memory-table page's math: its worked examples, its formulas with numbers, its editable table.
 
-    presets     the worked examples of teaching-content.md §1-3 as one-head streams (deterministic;
+    presets     the worked examples of docs/teaching-content.md §1-3 as one-head streams (deterministic;
                 titles live in the i18n tables under memory.preset_<name>)
     formulas    each stage's formula as LaTeX with this token's numbers plugged in
     narration   each stage's numbers as short strings, for the one line the player says about a step
     table       a stream as editable rows (one per token) and back, with errors that name the cell
 
 Numbers the page shows (e.g. reading q = (0.6, 0.8) gives (1.0, 2.2)) are computed by
-gdn.lessons.stream; tests/test_steps.py checks them against the figures in teaching-content.md.
+gdn.lessons.stream; tests/test_steps.py checks them against the figures in docs/teaching-content.md.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from gdn.lessons.fmt import cell_text, vec_latex
 from gdn.lessons.stream import StepRecords, Stream, check_stream
+from gdn.units import cell_text, vec_latex
 
 
 def _stream(k, v, q, alpha, beta, S0=None) -> Stream:

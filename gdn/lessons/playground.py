@@ -1,4 +1,4 @@
-"""The playground's experiments (teaching-content.md §3-5): pure functions returning numpy arrays.
+"""The playground's experiments (docs/teaching-content.md §3-5): pure functions returning numpy arrays.
 
     overwrite  re-write one key among n stored pairs; split the readout's error into the old value
                left behind, interference from the other keys and the new value's shortfall
@@ -277,17 +277,6 @@ def capacity_curve(rule: str, K: int, V: int, *, alpha: float = 1.0, seed: int =
 
 
 # ---- half-life -------------------------------------------------------------------------------
-
-def half_life(alpha):
-    """Tokens until alpha^n = 1/2: ln 0.5 / ln alpha, for a number or an array. alpha = 1 never forgets
-    (inf); alpha = 0 forgets everything at the next token (0). A float in, a float out."""
-    a = np.asarray(alpha, dtype=float)
-    if np.any((a < 0.0) | (a > 1.0)):
-        raise ValueError(f"alpha is a keep-fraction in [0, 1], got {alpha}")
-    with np.errstate(divide="ignore"):
-        out = np.where(a >= 1.0, np.inf, np.where(a <= 0.0, 0.0, np.log(0.5) / np.log(np.clip(a, 1e-300, None))))
-    return float(out) if out.ndim == 0 else out
-
 
 def decay_curves(alphas, n_max: int) -> np.ndarray:
     """[len(alphas), n_max + 1]: alpha^n for n = 0 .. n_max (0^0 = 1: nothing has decayed yet)."""

@@ -16,8 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gdn.lessons import cost
-from gdn.lessons.playground import half_life
-
+from gdn.units import half_life
 
 # ---- 1-2. attention -> linear attention -> a table ------------------------------------------
 

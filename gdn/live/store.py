@@ -27,10 +27,10 @@ import os
 import re
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import wraps
 from pathlib import Path
-from typing import Callable
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
@@ -196,7 +196,7 @@ class Store:
         self._migrate()
 
     @classmethod
-    def from_env(cls) -> "Store":
+    def from_env(cls) -> Store:
         return cls(default_location())
 
     def dispose(self) -> None:

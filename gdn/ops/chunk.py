@@ -37,6 +37,15 @@ each chunk: the chunk's state update, written as one affine map of the state,
 is precomputed for every chunk, the states are scanned with one matmul per chunk (gdn.ops.scan,
 replayed from a CUDA graph), and the new values and outputs are then batched again. The FLOP count
 of the scan is the same (2 K^2 V per chunk and head, as 4 c K V with c = K / 2).
+
+Half precision. For bfloat16 (or float16) inputs off the CPU, the products with a [K, *] side (the
+chunk maps K~^T W and K~^T U, and the state reads W S and Q S: 8 of the 13 MFLOP per chunk and head at
+c = 64, K = V = 128) read half factors and accumulate in float32 inside the GEMM. The [c, c] products
+(Q K^T, K K^T, L^-1 V, L^-1 K and the scores times the new values), the decays, the UT solve, the state
+and the scan stay in float32: measured against float64, rounding either group of [c, c] products to
+bfloat16 doubled the output's error, while these left it at the floor set by rounding the output itself
+to bfloat16 (tests/test_kernels.py checks it). On a CPU half matmuls are slower than float32 ones on
+most processors, so half inputs are computed in float32 there.
 """
 from __future__ import annotations
 
@@ -71,7 +80,7 @@ def chunk_gated_delta_rule(q, k, v, g, beta, *, chunk_size=CHUNK_SIZE, scale=Non
     """
     if int(chunk_size) < 1:
         raise ValueError(f"chunk_size must be a positive integer, got {chunk_size}")
-    check_inputs(q, k, v, g, beta, initial_state, validate)
+    verdict = check_inputs(q, k, v, g, beta, initial_state, validate)   # on a GPU: read after the work is queued
     dtype = working_dtype(q, k, v, g, beta, initial_state)
     B, T, HK, K = q.shape
     HV, V = v.shape[2], v.shape[3]
@@ -79,12 +88,44 @@ def chunk_gated_delta_rule(q, k, v, g, beta, *, chunk_size=CHUNK_SIZE, scale=Non
         S = torch.zeros(B, HV, K, V, dtype=dtype, device=v.device)
     else:
         S = initial_state.to(dtype).clone()
+    on_cpu = q.device.type == "cpu"
     o, S = chunk_scan(q, k, v, g, beta, S, chunk_size=int(chunk_size), scale=K ** -0.5 if scale is None else scale,
-                      l2norm=use_qk_l2norm_in_kernel, chunks_per_block=1 if q.device.type == "cpu" else None)
+                      l2norm=use_qk_l2norm_in_kernel, chunks_per_block=1 if on_cpu else None,
+                      matmul_dtype=dtype if on_cpu else matmul_dtype(v, dtype))
+    verdict()
     return o, (S if output_final_state else None)
 
 
-def chunk_scan(q, k, v, g, beta, S, *, chunk_size: int, scale: float, l2norm: bool, chunks_per_block: int | None):
+def matmul_dtype(v: torch.Tensor, working: torch.dtype) -> torch.dtype:
+    """The dtype the GEMMs read: v's own for bfloat16 / float16 inputs (see Half precision above), else
+    the working dtype."""
+    return v.dtype if v.dtype in (torch.bfloat16, torch.float16) else working
+
+
+def mm(a: torch.Tensor, b: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """Batched a @ b with both factors read in `dtype` (a half dtype accumulates in float32 inside the
+    GEMM), returned in a's dtype. With dtype = a's dtype it is plain torch.bmm."""
+    if dtype == a.dtype:
+        return torch.bmm(a, b)
+    return torch.bmm(a.to(dtype), b.to(dtype)).to(a.dtype)
+
+
+def mm_add(c: torch.Tensor, a: torch.Tensor, b: torch.Tensor, dtype: torch.dtype, alpha: float = 1) -> torch.Tensor:
+    """c + alpha * a @ b, the product read as in mm (one fused baddbmm when no cast is needed)."""
+    if dtype == c.dtype:
+        return torch.baddbmm(c, a, b, alpha=alpha)
+    return c.add(mm(a, b, dtype), alpha=alpha)
+
+
+def mm_add_(c: torch.Tensor, a: torch.Tensor, b: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """c += a @ b in place (c a fresh temporary whose old value autograd does not need), read as in mm."""
+    if dtype == c.dtype:
+        return c.baddbmm_(a, b)
+    return c.add_(mm(a, b, dtype))
+
+
+def chunk_scan(q, k, v, g, beta, S, *, chunk_size: int, scale: float, l2norm: bool, chunks_per_block: int | None,
+               matmul_dtype: torch.dtype | None = None):
     """The kernel after validation. q, k: [B, T, HK, K]; v: [B, T, HV, V]; g: [B, T, HV];
     beta: [B, T, HV] or [B, T, HV, V]; S: [B, HV, K, V] in the working dtype.
     Returns o: [B, T, HV, V] in v's dtype and the final state.
@@ -92,10 +133,12 @@ def chunk_scan(q, k, v, g, beta, S, *, chunk_size: int, scale: float, l2norm: bo
     Tokens go in blocks of chunks_per_block equal chunks (None: all full chunks, the GPU choice; 1: the
     CPU choice, see the module docstring): the state-free work of a block is batched over its chunks,
     then a short loop carries the state through them. A ragged tail is a last block of one shorter
-    chunk: no padding anywhere. Tests pass chunks_per_block explicitly to run the GPU path on a CPU."""
+    chunk: no padding anywhere. matmul_dtype: what the GEMMs read (None: S's dtype; see Half precision).
+    Tests pass chunks_per_block and matmul_dtype explicitly to run the GPU path on a CPU."""
     B, T, HK, K = q.shape
     HV, V = v.shape[2], v.shape[3]
     per_channel = beta.dim() == 4
+    md = matmul_dtype or S.dtype
     S = S.reshape(B * HV, K, V)                                        # [B*HV, K, V]  heads as one batch dim
     o = torch.empty(v.shape, dtype=v.dtype, device=v.device)          # [B, T, HV, V]
     start = 0
@@ -109,7 +152,7 @@ def chunk_scan(q, k, v, g, beta, S, *, chunk_size: int, scale: float, l2norm: bo
         chunks = lambda x: _by_chunk(x.to(S.dtype), n)
         beta_b = chunks(beta[:, block]) if per_channel else chunks(beta[:, block, :, None])[..., 0]
         o_block, S = _block(chunks(qb), chunks(kb), chunks(v[:, block]), chunks(g[:, block, :, None])[..., 0],
-                            beta_b, S)
+                            beta_b, S, md)
         o[:, block].view(B, n, c, HV, V).copy_(o_block.view(n, B, HV, c, V).permute(1, 0, 3, 2, 4))
         start += n * c
     return o, S.view(B, HV, K, V)
@@ -193,10 +236,11 @@ def ut_inverse(A: torch.Tensor) -> torch.Tensor:
     return torch.linalg.solve_triangular(A, eye.expand_as(A), upper=False, unitriangular=True)
 
 
-def _block(q, k, v, g, beta, S):
+def _block(q, k, v, g, beta, S, md):
     """n chunks of c tokens each, chunk-major with the BH = B*H heads inside (row i*BH + h).
     q, k: [n*BH, c, K]; v: [n*BH, c, V]; g: [n*BH, c]; beta: [n*BH, c] or per channel [n*BH, c, V];
-    S: [BH, K, V] the state before the block. Returns the outputs [n, BH, c, V] and the state after it."""
+    S: [BH, K, V] the state before the block; md: the GEMMs' dtype (mm). Returns the outputs
+    [n, BH, c, V] and the state after it."""
     BH = S.shape[0]
     # 1. Everything that does not depend on the state, for all n chunks at once.
     Gamma, decay = decays(g)                                           # [nBH, c, c] token j to i, [nBH, c] e^gamma_i
@@ -213,32 +257,32 @@ def _block(q, k, v, g, beta, S):
     chunk_decay = decay[:, -1, None, None]                             # [nBH, 1, 1]  e^gamma_c
     n = q.shape[0] // BH
     if beta.dim() == 2 and n > 1:                                      # the GPU path: scan affine maps
-        return _block_by_transitions(q_decayed, scores, k_to_end, chunk_decay, U, W, S)
+        return _block_by_transitions(q_decayed, scores, k_to_end, chunk_decay, U, W, S, md)
     # 2. The state, chunk after chunk (rows i*BH ... i*BH + BH - 1 are chunk i). The in-place
     # updates touch only fresh temporaries whose old values autograd does not need.
     outs = []
     for rows in (slice(i * BH, (i + 1) * BH) for i in range(q.shape[0] // BH)):
         if beta.dim() == 2:
-            new_v = torch.baddbmm(U[rows], W[rows], S, alpha=-1)       # [BH, c, V]  what each token writes
+            new_v = mm_add(U[rows], W[rows], S, md, alpha=-1)          # [BH, c, V]  what each token writes
         else:
             new_v = U[rows] - torch.einsum("nvij,njv->niv", M[rows], torch.bmm(k[rows], S))  # [BH, c, V]
-        outs.append(torch.bmm(q_decayed[rows], S).baddbmm_(scores[rows], new_v))  # [BH, c, V]  old state + chunk
-        S = (S * chunk_decay[rows]).baddbmm_(k_to_end[rows].transpose(1, 2), new_v)  # [BH, K, V]
+        outs.append(mm_add_(mm(q_decayed[rows], S, md), scores[rows], new_v, S.dtype))  # [BH, c, V]  old state + chunk
+        S = mm_add_(S * chunk_decay[rows], k_to_end[rows].transpose(1, 2), new_v, md)  # [BH, K, V]
     return (outs[0][None] if len(outs) == 1 else torch.stack(outs)), S  # [n, BH, c, V]
 
 
-def _block_by_transitions(q_decayed, scores, k_to_end, chunk_decay, U, W, S):
+def _block_by_transitions(q_decayed, scores, k_to_end, chunk_decay, U, W, S, md):
     """_block's state loop for n > 1 chunks of per-head beta, with one matmul per chunk in the loop.
     Chunk i maps its start state to S_{i+1} = A_i S_i + B_i (A_i = e^gamma_c I - k_to_end^T W,
     B_i = k_to_end^T U); every other product needs only S_i and is batched over all chunks."""
     BH, K, V = S.shape
     n = q_decayed.shape[0] // BH
     kT = k_to_end.transpose(1, 2)                                      # [nBH, K, c]
-    A = torch.bmm(kT, W).neg_()                                        # [nBH, K, K]
+    A = mm(kT, W, md).neg_()                                           # [nBH, K, K]
     A.diagonal(dim1=1, dim2=2).add_(chunk_decay[:, :, 0])              # + e^gamma_c I, on the diagonal only
-    B = torch.bmm(kT, U)                                               # [nBH, K, V]
+    B = mm(kT, U, md)                                                  # [nBH, K, V]
     states = affine_scan(A.view(n, BH, K, K), B.view(n, BH, K, V), S)  # [n + 1, BH, K, V]
     S_before = states[:-1].reshape(n * BH, K, V)                       # [nBH, K, V]  state entering each chunk
-    new_v = torch.baddbmm(U, W, S_before, alpha=-1)                    # [nBH, c, V]  what each token writes
-    out = torch.bmm(q_decayed, S_before).baddbmm_(scores, new_v)       # [nBH, c, V]
+    new_v = mm_add(U, W, S_before, md, alpha=-1)                       # [nBH, c, V]  what each token writes
+    out = mm_add_(mm(q_decayed, S_before, md), scores, new_v, S.dtype)  # [nBH, c, V]
     return out.view(n, BH, *out.shape[1:]), states[-1]

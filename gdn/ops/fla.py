@@ -14,6 +14,7 @@ import importlib
 import torch
 
 FLA_MODULE = "fla.ops.gated_delta_rule"
+ACCELERATOR = "cuda"   # the only device type fla's Triton kernels run on
 
 
 def _import_fla():
@@ -21,22 +22,34 @@ def _import_fla():
     reasons of its own (no Triton, a Triton / CUDA mismatch), and it is only ever a second opinion."""
     try:
         return importlib.import_module(FLA_MODULE).chunk_gated_delta_rule
-    except Exception:  # noqa: BLE001
+    except Exception:
         return None
 
 
 def fla_chunk(device):
     """A function (q, k, v, *, g, beta, initial_state=None, output_final_state=False,
     use_qk_l2norm_in_kernel=False) -> (o, final_state) in our layout ([B, T, H, K], see gdn.ops), backed
-    by fla's chunk kernel; None unless `device` is a CUDA device and fla is importable."""
-    if torch.device(device).type != "cuda":
+    by fla's chunk kernel; None unless `device` is a CUDA device and fla is importable. Every tensor it
+    is given, positional or keyword, is moved to `device` first: fla's kernels read only that device."""
+    if torch.device(device).type != ACCELERATOR:
         return None
     kernel = _import_fla()
     if kernel is None:
         return None
 
     def run(q, k, v, *, g, beta, initial_state=None, output_final_state=False, use_qk_l2norm_in_kernel=False):
+        q, k, v, g, beta, initial_state = (None if x is None else x.to(device)
+                                           for x in (q, k, v, g, beta, initial_state))
         # fla takes the same [B, T, H, K] layout and keyword names; its state is float32 like ours.
         return kernel(q=q, k=k, v=v, g=g, beta=beta, initial_state=initial_state,
                       output_final_state=output_final_state, use_qk_l2norm_in_kernel=use_qk_l2norm_in_kernel)
     return run
+
+
+def fla_here():
+    """fla_chunk on this machine's CUDA device, or None (no CUDA, or no fla)."""
+    return fla_chunk(ACCELERATOR) if _accelerator_available() else None
+
+
+def _accelerator_available() -> bool:
+    return torch.cuda.is_available()

@@ -8,6 +8,7 @@ grouped-heads-expanded, normalised and scaled copy of the inputs in the working 
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
@@ -22,6 +23,7 @@ class KernelInputs:
     beta: torch.Tensor     # [B, HV, T, 1] per head, or [B, HV, T, V] per value channel
     state: torch.Tensor    # [B, HV, K, V]  initial state (zeros when none was given)
     out_dtype: torch.dtype  # the caller's v dtype: outputs are returned in it
+    verdict: Callable[[], None]  # raises if the values were bad (see check_values): call it after the work
 
 
 def working_dtype(*tensors: torch.Tensor) -> torch.dtype:
@@ -63,14 +65,20 @@ def check_shapes(q, k, v, g, beta, initial_state) -> None:
             f"initial_state must be [B, HV, K, V] = {(B, HV, K, V)}, got {tuple(initial_state.shape)}")
 
 
-def check_values(q, k, v, g, beta, initial_state) -> None:
-    """Raise ValueError naming the argument whose values the rule is not defined for: NaN or Inf
-    anywhere, g > 0 (a gate above 1 would amplify the memory; g = -inf, alpha = 0, is allowed), or
-    beta outside [0, 1].
+def check_values(q, k, v, g, beta, initial_state) -> Callable[[], None]:
+    """Screen the values the rule is not defined for: NaN or Inf anywhere, g > 0 (a gate above 1 would
+    amplify the memory; g = -inf, alpha = 0, is allowed), or beta outside [0, 1]. Returns `verdict`, which
+    raises a ValueError naming each offending argument (or returns None when all is well).
 
     q, k and v are the big tensors: each is screened by its sum (one fast pass; NaN and Inf survive a
-    sum), and only a suspicious sum (or one that overflowed) is confirmed element by element. All the
-    screens share one host sync."""
+    sum), and only a suspicious sum (or one that overflowed) is confirmed element by element.
+
+    On a CPU the screens are read here, so bad inputs are refused before any work. On a GPU reading
+    them here would stop the host until the GPU caught up (a host sync, 0.7-1 ms a call on an H200,
+    with the GPU idle while the kernel's launches follow), so the screens are copied to pinned host
+    memory behind an event instead; the kernel queues its work and calls verdict() at the end, which
+    waits for that small copy only. A refused call has then computed on bad inputs, into fresh
+    tensors that are dropped: nothing the caller passed is changed."""
     big = [(name, x) for name, x in (("q", q), ("k", k), ("v", v), ("initial_state", initial_state))
            if x is not None and x.numel()]
     checks = [(f"{name} contains NaN or Inf", lambda x=x: ~torch.isfinite(x).all(), ~torch.isfinite(x.sum()))
@@ -83,23 +91,41 @@ def check_values(q, k, v, g, beta, initial_state) -> None:
         checks += [("beta contains NaN or Inf", None, ~torch.isfinite(beta).all()),
                    ("beta must lie in [0, 1]", None, ((beta < 0) | (beta > 1)).any())]
     if not checks:
-        return
-    suspicious = torch.stack([screen for _, _, screen in checks]).tolist()
-    problems = [message for (message, confirm, _), flagged in zip(checks, suspicious)
-                if flagged and (confirm is None or bool(confirm()))]
-    if problems:
-        raise ValueError("; ".join(problems) + " (pass validate=False to skip these checks)")
+        return _fine
+    screens = torch.stack([screen for _, _, screen in checks])             # [n checks] bool, on the inputs' device
+    if screens.device.type == "cuda":
+        host = torch.empty(screens.shape, dtype=torch.bool, pin_memory=True)
+        host.copy_(screens, non_blocking=True)
+        copied = torch.cuda.Event()
+        copied.record()
+    else:
+        host, copied = screens, None
+
+    def verdict() -> None:
+        if copied is not None:
+            copied.synchronize()
+        problems = [message for (message, confirm, _), flagged in zip(checks, host.tolist())
+                    if flagged and (confirm is None or bool(confirm()))]
+        if problems:
+            raise ValueError("; ".join(problems) + " (pass validate=False to skip these checks)")
+    if copied is None:
+        verdict()                                                           # on a CPU: refuse before any work
+    return verdict
 
 
-def check_inputs(q, k, v, g, beta, initial_state, validate: bool) -> None:
-    """Shapes always; values unless the caller opts out (validate=False, for research on bad inputs)."""
+def _fine() -> None:
+    """The verdict when there is nothing to check, or checks are off."""
+
+
+def check_inputs(q, k, v, g, beta, initial_state, validate: bool) -> Callable[[], None]:
+    """Shapes always (at once: they cost nothing); values unless the caller opts out (validate=False,
+    for research on bad inputs). Returns the values' verdict: call it once the kernel's work is queued."""
     check_shapes(q, k, v, g, beta, initial_state)
-    if validate:
-        check_values(q, k, v, g, beta, initial_state)
+    return check_values(q, k, v, g, beta, initial_state) if validate else _fine
 
 
 def prepare(q, k, v, g, beta, *, scale, initial_state, use_qk_l2norm_in_kernel, validate=True) -> KernelInputs:
-    check_inputs(q, k, v, g, beta, initial_state, validate)
+    verdict = check_inputs(q, k, v, g, beta, initial_state, validate)
     B, T, HK, K = q.shape
     HV, V = v.shape[2], v.shape[3]
     dtype = working_dtype(q, k, v, g, beta, initial_state)
@@ -122,4 +148,4 @@ def prepare(q, k, v, g, beta, *, scale, initial_state, use_qk_l2norm_in_kernel, 
         v=v.to(dtype).transpose(1, 2),                             # [B, HV, T, V]
         g=g.to(dtype).transpose(1, 2),                             # [B, HV, T]
         beta=beta.transpose(1, 2),                                 # [B, HV, T, 1 or V]
-        state=state, out_dtype=v.dtype)
+        state=state, out_dtype=v.dtype, verdict=verdict)

@@ -39,4 +39,5 @@ def recurrent_gated_delta_rule(q, k, v, g, beta, *, scale=None, initial_state=No
         S = S + torch.einsum("bhk,bhv->bhkv", k_t, error)          # [B, HV, K, V]  rank-1 write
         outputs.append(torch.einsum("bhk,bhkv->bhv", q_t, S))      # [B, HV, V]     query after the write
     o = torch.stack(outputs, dim=1) if outputs else x.v.new_zeros(x.v.shape).transpose(1, 2)
+    x.verdict()
     return o.to(x.out_dtype), (S if output_final_state else None)  # o: [B, T, HV, V]

@@ -6,16 +6,13 @@
     run = gate_run(model, ids)              # every GDN layer's g and beta as numpy [L, T, HV]
     inputs = layer_inputs(model, ids, 4)    # one layer's kernel inputs (q, k, v, g, beta), on demand
     norms = layer_state_norms(inputs)       # that layer's ||S_t|| per token and head [T, HV]
-    error_kind(str(value_error))            # which translated message a loader error gets
 
 Nothing here keeps per-token states: a run holds [L, T, HV] arrays, and one layer's q, k, v are
 rebuilt when a page asks for a head's table, the kernel check or a replay.
 """
 from __future__ import annotations
 
-import json
 import math
-import struct
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,12 +20,10 @@ import numpy as np
 import torch
 
 from gdn.ops import state_norm_scan
-from gdn.qwen35.checkpoint import INDEX_FILE, SKIPPED, check_disk_dtype, shard_name
+from gdn.qwen35.checkpoint import DTYPE_BYTES, INDEX_FILE, read_header, read_index
 from gdn.qwen35.config import Qwen35Config, load_config
-from gdn.qwen35.filecaps import INDEX_MAX_BYTES, TOKENIZER_MAX_BYTES, check_size, read_json
-
-DTYPE_BYTES = {"F32": 4, "BF16": 2, "F16": 2}
-HEADER_LIMIT = 100 << 20            # a safetensors header larger than this is treated as corrupt
+from gdn.qwen35.errors import CheckpointError
+from gdn.qwen35.filecaps import TOKENIZER_MAX_BYTES, check_size
 
 
 @dataclass(frozen=True)
@@ -42,52 +37,7 @@ class CheckpointInfo:
 
     @property
     def gdn_layers(self) -> list[int]:
-        return [i for i, kind in enumerate(self.config.layer_types) if kind == "linear_attention"]
-
-
-def _header(path: Path) -> dict[str, tuple[tuple[int, ...], str]]:
-    """name -> (shape, dtype) from a safetensors file's JSON header; ValueError if it is not one."""
-    corrupt = lambda why: ValueError(f"{path.name}: corrupt safetensors file ({why}); delete it and re-download "
-                                     "the checkpoint")
-    try:
-        with open(path, "rb") as f:
-            (n,) = struct.unpack("<Q", f.read(8))
-            if n > HEADER_LIMIT:
-                raise ValueError("header length out of range")
-            header = json.loads(f.read(n))
-        data_bytes = path.stat().st_size - 8 - n
-    except (OSError, struct.error, ValueError, RecursionError) as e:     # RecursionError: JSON nested too deep
-        raise corrupt(type(e).__name__) from None
-    if not isinstance(header, dict):
-        raise corrupt(f"the header is a JSON {type(header).__name__}, not an object")
-    out = {}
-    for name, meta in header.items():
-        if name == "__metadata__" or name.startswith(SKIPPED):
-            continue
-        shape = meta.get("shape") if isinstance(meta, dict) else None
-        if not (isinstance(shape, list) and all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape)):
-            raise corrupt(f"{name} has no valid shape")
-        check_disk_dtype(name, meta.get("dtype"), path.name)
-        # The byte range must hold exactly this shape, inside the file: a header cannot claim a size
-        # (say 10^200 x 10^200) that the file does not have.
-        offsets = meta.get("data_offsets")
-        size = math.prod(shape) * DTYPE_BYTES[meta["dtype"]]
-        if not (isinstance(offsets, list) and len(offsets) == 2 and all(isinstance(o, int) for o in offsets)
-                and 0 <= offsets[0] <= offsets[1] <= data_bytes and offsets[1] - offsets[0] == size):
-            raise corrupt(f"{name}: its byte range does not match its shape or lies outside the file")
-        out[name] = (tuple(shape), meta["dtype"])
-    return out
-
-
-def _index_shards(folder: Path) -> set[str]:
-    index = folder / INDEX_FILE
-    try:
-        weight_map = read_json(index, INDEX_MAX_BYTES, INDEX_FILE)["weight_map"]
-        shards = set(weight_map.values())
-    except (ValueError, KeyError, TypeError, AttributeError, OSError) as e:
-        raise ValueError(f"{INDEX_FILE}: not a valid safetensors index ({type(e).__name__}); re-download "
-                         "the checkpoint") from None
-    return {shard_name(n, index) for n in shards}
+        return list(self.config.gdn_layers)
 
 
 def describe(folder: str | Path) -> CheckpointInfo:
@@ -99,10 +49,10 @@ def describe(folder: str | Path) -> CheckpointInfo:
     last_gdn_layer(cfg)                                  # the page shows GDN layers: a model needs one
     files = sorted(folder.glob("*.safetensors"))
     if (folder / INDEX_FILE).is_file():
-        files = sorted({*files, *(folder / n for n in _index_shards(folder) if (folder / n).is_file())})
+        files = sorted({*files, *(folder / n for n in set(read_index(folder).values()) if (folder / n).is_file())})
     n_params = read_bytes = n_tensors = 0
     for path in files:
-        for name, (shape, dtype) in _header(path).items():
+        for _name, (shape, dtype) in read_header(path).items():
             numel = math.prod(shape)
             n_params += numel
             read_bytes += numel * DTYPE_BYTES[dtype]
@@ -110,7 +60,7 @@ def describe(folder: str | Path) -> CheckpointInfo:
     if (folder / "tokenizer.json").is_file():
         # only its size: a full parse takes seconds for a large file, and every listed folder is described
         # on each visit; loading the model parses it (and refuses ids past the embedding)
-        check_size(folder / "tokenizer.json", TOKENIZER_MAX_BYTES, "tokenizer.json")
+        check_size(folder / "tokenizer.json", TOKENIZER_MAX_BYTES, "tokenizer.json", "tokenizer")
     return CheckpointInfo(cfg, n_params, read_bytes, sum(p.stat().st_size for p in files), n_tensors, len(files))
 
 
@@ -128,9 +78,9 @@ def load_stages(model):
 
 
 def last_gdn_layer(cfg: Qwen35Config) -> int:
-    gdn = [i for i, kind in enumerate(cfg.layer_types) if kind == "linear_attention"]
+    gdn = cfg.gdn_layers
     if not gdn:
-        raise ValueError("this checkpoint has no Gated DeltaNet (linear_attention) layer")
+        raise CheckpointError("no_gdn", "this checkpoint has no Gated DeltaNet (linear_attention) layer")
     return gdn[-1]
 
 
@@ -195,36 +145,6 @@ def layer_state_norms(x: LayerInputs) -> np.ndarray:
     """||S_t||_F after every token, per value head: [T, HV] (one layer, without building S_t)."""
     norms, _ = state_norm_scan(x.k, x.v, x.g, x.beta)                   # [1, T, HV]
     return norms[0].numpy()
-
-
-# Loader errors are ValueErrors with English sentences; the page shows a translated headline for
-# each kind (the sentence itself follows as the detail). Order matters: the first match wins.
-ERROR_KINDS = (
-    ("downloads are turned off", "downloads_off"),
-    ("more than this server downloads", "too_big"),
-    ("has no Gated DeltaNet", "no_gdn"),
-    ("is larger than this app accepts", "too_large"),
-    ("Qwen3.5 weights are", "dtype"),
-    ("outside the allowed model folders", "outside_roots"),
-    ("no such folder", "no_folder"),
-    ("no config.json", "no_config"),
-    ("is not a Qwen3.5 checkpoint", "model_type"),
-    ("not valid JSON", "bad_config"),
-    ("missing tensor", "missing_tensor"),
-    ("expected shape", "bad_shape"),
-    ("corrupt", "corrupt"),
-    ("truncated", "corrupt"),
-    ("NaN or Inf", "not_finite"),
-    ("no *.safetensors", "no_weights"),
-    ("tokenizer.json", "tokenizer"),
-    ("huggingface_hub", "no_hub"),
-    ("repo id", "repo_id"),
-)
-
-
-def error_kind(message: str) -> str:
-    """Which kind of loader error `message` is (a key of ERROR_KINDS' second column, or "other")."""
-    return next((kind for needle, kind in ERROR_KINDS if needle in message), "other")
 
 
 @dataclass

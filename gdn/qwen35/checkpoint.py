@@ -1,6 +1,8 @@
 """Lazy, validated access to a Qwen3.5 safetensors checkpoint (single file or sharded).
 
-Only safetensors are read, through safetensors' safe_open (never pickle / torch.load). Opening a
+Only safetensors are read (never pickle / torch.load): the headers parsed here (read_header, every
+tensor's byte range checked against its shape and the file; read_index for sharded checkpoints, both
+shared with gdn.qwen35.analysis.describe), the tensors through safetensors' safe_open. Opening a
 checkpoint reads the headers only; tensors are read one at a time when a layer is built, so asking
 for the first layers never touches the rest of the file. Names and shapes are checked against the
 config before any data is read; each loaded tensor is checked for NaN / Inf (one fused sum per tensor,
@@ -18,7 +20,10 @@ multimodal releases, "model." in text-only exports) is detected from the file. T
 """
 from __future__ import annotations
 
+import json
+import math
 import os
+import struct
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -27,21 +32,24 @@ import torch
 from safetensors import safe_open
 
 from gdn.qwen35.config import Qwen35Config
+from gdn.qwen35.errors import CheckpointError
 from gdn.qwen35.filecaps import INDEX_MAX_BYTES, read_json
 
 PREFIXES = ("model.language_model.", "model.")
 SKIPPED = ("model.visual.", "mtp.")
-# Stored F32 in the releases and kept in float32 whatever the model dtype (qwen35-reference.md §7.3).
+# Stored F32 in the releases and kept in float32 whatever the model dtype (docs/qwen35.md, Checkpoint tensors).
 FP32_TENSORS = ("linear_attn.A_log", "linear_attn.norm.weight")
 INDEX_FILE = "model.safetensors.index.json"
 # The dtypes Qwen3.5 checkpoints are stored in; anything else (int8, bool, f64, fp8, complex) would be
 # cast silently into nonsense, so it is refused.
 DISK_DTYPES = ("BF16", "F16", "F32")
+DTYPE_BYTES = {"F32": 4, "BF16": 2, "F16": 2}
+HEADER_LIMIT = 100 << 20            # a safetensors header larger than this is treated as corrupt
 
 
 def check_disk_dtype(name: str, dtype, file: str) -> None:
     if dtype not in DISK_DTYPES:
-        raise ValueError(f"{name}: stored as {dtype!r} in {file}; Qwen3.5 weights are {', '.join(DISK_DTYPES)} "
+        raise CheckpointError("dtype", f"{name}: stored as {dtype!r} in {file}; Qwen3.5 weights are {', '.join(DISK_DTYPES)} "
                          "(a quantised or converted checkpoint is not supported)")
 
 
@@ -184,13 +192,61 @@ def shard_name(fname, index: Path) -> str:
     checked for links that lead outside them (gdn.qwen35.sources.check_folder)."""
     if (not isinstance(fname, str) or Path(fname).name != fname or fname in (".", "..")
             or not fname.endswith(".safetensors")):
-        raise ValueError(f"{index.name}: shard {fname!r} is not a *.safetensors file in this folder; the index "
+        raise CheckpointError("corrupt", f"{index.name}: shard {fname!r} is not a *.safetensors file in this folder; the index "
                          "is corrupt or hostile, re-download the checkpoint")
     return fname
 
 
+def read_header(path: Path) -> dict[str, tuple[tuple[int, ...], str]]:
+    """name -> (shape, dtype) from a safetensors file's JSON header; ValueError if it is not one."""
+    corrupt = lambda why: CheckpointError("corrupt", f"{path.name}: corrupt safetensors file ({why}); delete it and re-download "
+                                     "the checkpoint")
+    try:
+        with open(path, "rb") as f:
+            (n,) = struct.unpack("<Q", f.read(8))
+            if n > HEADER_LIMIT:
+                raise ValueError("header length out of range")
+            header = json.loads(f.read(n))
+        data_bytes = path.stat().st_size - 8 - n
+    except (OSError, struct.error, ValueError, RecursionError) as e:     # RecursionError: JSON nested too deep
+        raise corrupt(type(e).__name__) from None
+    if not isinstance(header, dict):
+        raise corrupt(f"the header is a JSON {type(header).__name__}, not an object")
+    out = {}
+    for name, meta in header.items():
+        if name == "__metadata__" or name.startswith(SKIPPED):
+            continue
+        shape = meta.get("shape") if isinstance(meta, dict) else None
+        if not (isinstance(shape, list) and all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape)):
+            raise corrupt(f"{name} has no valid shape")
+        check_disk_dtype(name, meta.get("dtype"), path.name)
+        # The byte range must hold exactly this shape, inside the file: a header cannot claim a size
+        # (say 10^200 x 10^200) that the file does not have.
+        offsets = meta.get("data_offsets")
+        size = math.prod(shape) * DTYPE_BYTES[meta["dtype"]]
+        if not (isinstance(offsets, list) and len(offsets) == 2 and all(isinstance(o, int) for o in offsets)
+                and 0 <= offsets[0] <= offsets[1] <= data_bytes and offsets[1] - offsets[0] == size):
+            raise corrupt(f"{name}: its byte range does not match its shape or lies outside the file")
+        out[name] = (tuple(shape), meta["dtype"])
+    return out
+
+
+def read_index(folder: Path) -> dict[str, str]:
+    """The weight map of <folder>/model.safetensors.index.json: tensor name -> shard file name, every
+    shard name checked (shard_name), vision and MTP tensors included (callers skip SKIPPED themselves)."""
+    index = folder / INDEX_FILE
+    raw = read_json(index, INDEX_MAX_BYTES, INDEX_FILE, "corrupt")    # size-capped; deep nesting is refused
+    try:
+        weight_map = raw["weight_map"]
+        items = [(name, fname) for name, fname in weight_map.items() if isinstance(name, str)]
+    except (KeyError, TypeError, AttributeError) as e:
+        raise CheckpointError("corrupt", f"{INDEX_FILE}: not a valid safetensors index ({type(e).__name__}); "
+                              "re-download the checkpoint") from None
+    return {name: shard_name(fname, index) for name, fname in items}
+
+
 class Checkpoint:
-    """Headers of a checkpoint folder; tensors are read on demand with `load`."""
+    """Headers of a checkpoint folder; tensors are read on demand with `load_many` and `rows`."""
 
     def __init__(self, folder: str | Path, cfg: Qwen35Config):
         self.folder = Path(folder)
@@ -208,20 +264,14 @@ class Checkpoint:
         would read the wrong bytes later (or fail in the middle of a load)."""
         index = self.folder / INDEX_FILE
         if index.is_file():
-            try:
-                weight_map = read_json(index, INDEX_MAX_BYTES, INDEX_FILE)["weight_map"]
-                items = [(name, fname) for name, fname in weight_map.items()
-                         if isinstance(name, str) and not name.startswith(SKIPPED)]
-            except (ValueError, KeyError, TypeError, AttributeError, OSError) as e:
-                raise ValueError(f"{INDEX_FILE}: not a valid safetensors index ({type(e).__name__}); re-download "
-                                 "the checkpoint") from None
-            listed = {name: self.folder / shard_name(fname, index) for name, fname in items}
+            listed = {name: self.folder / fname for name, fname in read_index(self.folder).items()
+                      if not name.startswith(SKIPPED)}
             paths = sorted(set(listed.values()))
         else:
             listed = None
             paths = sorted(self.folder.glob("*.safetensors"))
             if not paths:
-                raise ValueError(f"{self.folder.name}: no *.safetensors file and no {INDEX_FILE}; this folder holds no "
+                raise CheckpointError("no_weights", f"{self.folder.name}: no *.safetensors file and no {INDEX_FILE}; this folder holds no "
                                  "weights (only safetensors checkpoints are supported, never .bin / pickle)")
         holder: dict[str, Path] = {}
         for path in paths:
@@ -236,7 +286,7 @@ class Checkpoint:
             return holder
         for name, path in listed.items():
             if name in holder and holder[name] != path:
-                raise ValueError(f"{name}: {INDEX_FILE} maps it to {path.name}, but it is stored in "
+                raise CheckpointError("corrupt", f"{name}: {INDEX_FILE} maps it to {path.name}, but it is stored in "
                                  f"{holder[name].name}; the index is corrupt, re-download the checkpoint")
         return listed
 
@@ -250,19 +300,13 @@ class Checkpoint:
         try:
             return safe_open(str(path), framework="pt")
         except Exception as e:  # safetensors raises its own SafetensorError
-            raise ValueError(f"{path.name}: corrupt safetensors file ({e}); delete it and re-download "
+            raise CheckpointError("corrupt", f"{path.name}: corrupt safetensors file ({e}); delete it and re-download "
                              "the checkpoint") from None
 
     def _read_header(self, path: Path) -> list[str]:
         """Record shape and dtype of every text tensor in one file (reads the header only)."""
-        f = self._open(path)
-        names = [n for n in f.keys() if not n.startswith(SKIPPED)]
-        header = self.headers.setdefault(path, {})
-        for n in names:
-            sl = f.get_slice(n)
-            header[n] = (tuple(sl.get_shape()), sl.get_dtype())
-            check_disk_dtype(n, header[n][1], path.name)
-        return names
+        self.headers[path] = read_header(path)
+        return list(self.headers[path])
 
     def _first_held(self, path: Path) -> str:
         """What an index assigns to `path`, for the message that asks for the shard: "layers 4..9, norm.weight"."""
@@ -281,7 +325,7 @@ class Checkpoint:
         for prefix in PREFIXES:
             if prefix + "embed_tokens.weight" in self.file_of:
                 return prefix
-        raise ValueError(f"{self.folder.name}: missing tensor model.language_model.embed_tokens.weight (or "
+        raise CheckpointError("missing_tensor", f"{self.folder.name}: missing tensor model.language_model.embed_tokens.weight (or "
                          "model.embed_tokens.weight); this is not a Qwen3.5 text checkpoint or it is incomplete")
 
     def disk_name(self, name: str) -> str:
@@ -294,7 +338,7 @@ class Checkpoint:
             more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
             hint = (" (per-expert MoE tensors are not supported; use the stacked experts.gate_up_proj layout)"
                     if self.cfg.is_moe and any("experts" in m for m in missing) else "")
-            raise ValueError(f"{self.folder.name}: missing tensor {', '.join(missing[:3])}{more}{hint}; the "
+            raise CheckpointError("missing_tensor", f"{self.folder.name}: missing tensor {', '.join(missing[:3])}{more}{hint}; the "
                              "checkpoint does not match its config.json, re-download it")
         for name, want in self.shapes.items():
             disk = self.disk_name(name)
@@ -306,7 +350,7 @@ class Checkpoint:
                                  "re-download the checkpoint")
             got = header[disk][0]
             if got != want:
-                raise ValueError(f"{self.disk_name(name)}: expected shape {want} from config.json, checkpoint "
+                raise CheckpointError("bad_shape", f"{self.disk_name(name)}: expected shape {want} from config.json, checkpoint "
                                  f"has {got}; the weights and config.json do not belong together")
 
     def dtype_of(self, name: str) -> torch.dtype:
@@ -316,9 +360,6 @@ class Checkpoint:
             self._open(self.file_of[disk])                # raises: the shard that holds it is missing
         code = self.headers[self.file_of[disk]][disk][1]
         return {"BF16": torch.bfloat16, "F16": torch.float16, "F32": torch.float32}[code]
-
-    def has(self, name: str) -> bool:
-        return self.disk_name(name) in self.file_of
 
     # -- reading -------------------------------------------------------------------------------
     def load_many(self, names, dtype: torch.dtype) -> dict[str, torch.Tensor]:
@@ -347,9 +388,6 @@ class Checkpoint:
             del f, sources                                # unmap now, before the next file
         return {n: out[n] for n in names}
 
-    def load(self, name: str, dtype: torch.dtype) -> torch.Tensor:
-        return self.load_many([name], dtype)[name]
-
     def rows(self, name: str, ids: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
         """ids: [T] row indices (in range) -> [T, D]: only these rows of a 2-D tensor (the embedding) are
         read, one slice per run of consecutive ids. Qwen3.5-27B's embedding is 2.5 GB in bfloat16; a
@@ -375,10 +413,10 @@ class Checkpoint:
 
     @staticmethod
     def _unreadable(disk: str, path: Path, error: Exception) -> ValueError:
-        return ValueError(f"{disk}: could not be read from {path.name} ({error}); the file is truncated or "
+        return CheckpointError("corrupt", f"{disk}: could not be read from {path.name} ({error}); the file is truncated or "
                           "corrupt, re-download it")
 
     @staticmethod
     def _check_finite(t: torch.Tensor, disk: str, sum_finite: bool | None = None) -> None:
         if not is_finite(t, sum_finite):
-            raise ValueError(f"{disk}: contains NaN or Inf values; the checkpoint is damaged, re-download it")
+            raise CheckpointError("not_finite", f"{disk}: contains NaN or Inf values; the checkpoint is damaged, re-download it")

@@ -2,14 +2,16 @@
 
 Released Qwen3.5 checkpoints are multimodal: the top level has model_type "qwen3_5" and the text
 decoder's settings sit under "text_config" (model_type "qwen3_5_text"). Text-only exports put the same
-keys at the top level. Field names below are the Hugging Face config keys (qwen35-reference.md §1.2).
+keys at the top level. Field names below are the Hugging Face config keys (docs/qwen35.md, Configuration).
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from gdn.qwen35.errors import CheckpointError
 from gdn.qwen35.filecaps import CONFIG_MAX_BYTES, read_json
 
 TEXT_TYPES = ("qwen3_5", "qwen3_5_text")
@@ -68,6 +70,11 @@ class Qwen35Config:
     def n_layers_of(self, kind: str) -> int:
         return sum(t == kind for t in self.layer_types)
 
+    @property
+    def gdn_layers(self) -> tuple[int, ...]:
+        """Indices of the Gated DeltaNet (linear_attention) layers, in order."""
+        return tuple(i for i, kind in enumerate(self.layer_types) if kind == "linear_attention")
+
 
 def default_layer_types(n_layers: int, interval: int = 4) -> tuple[str, ...]:
     """Layer i is full attention iff (i + 1) % interval == 0: three GDN layers, then one attention layer."""
@@ -81,9 +88,9 @@ LIMITS = dict(vocab_size=1 << 21, hidden_size=1 << 15, intermediate_size=1 << 18
               linear_num_value_heads=1024, linear_key_head_dim=2048, linear_value_head_dim=2048,
               linear_conv_kernel_dim=64, num_experts=4096, num_experts_per_tok=4096, moe_intermediate_size=1 << 18,
               shared_expert_intermediate_size=1 << 18, full_attention_interval=512)
-DEFAULTS = dict(vocab_size=248320, hidden_size=4096, intermediate_size=12288, num_hidden_layers=32,
-                num_attention_heads=16, num_key_value_heads=4, head_dim=256, linear_num_key_heads=16,
-                linear_num_value_heads=32, linear_key_head_dim=128, linear_value_head_dim=128, linear_conv_kernel_dim=4)
+MOE_FIELDS = ("num_experts", "num_experts_per_tok", "moe_intermediate_size", "shared_expert_intermediate_size")
+# Every integer size of the dense model with the dataclass's default: what parse_config reads as integers.
+DEFAULTS = {f.name: f.default for f in dataclasses.fields(Qwen35Config) if f.type == "int" and f.name not in MOE_FIELDS}
 POSITIVE = ("hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim",
             "linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim", "linear_value_head_dim",
             "linear_conv_kernel_dim", "vocab_size")
@@ -96,7 +103,7 @@ def parse_config(raw: dict, *, source: str = "config.json") -> Qwen35Config:
         raise ValueError(f"{source}: expected a JSON object at the top level")
     top_type = raw.get("model_type")
     if top_type not in SUPPORTED_TYPES:
-        raise ValueError(
+        raise CheckpointError("model_type",
             f"{source}: model_type {top_type!r} is not a Qwen3.5 checkpoint; supported types are "
             f"{', '.join(SUPPORTED_TYPES)}. Pick a Qwen3.5 folder (e.g. Qwen/Qwen3.5-0.8B).")
     text = raw.get("text_config", raw) if top_type in ("qwen3_5", "qwen3_5_moe") else raw
@@ -128,11 +135,12 @@ def parse_config(raw: dict, *, source: str = "config.json") -> Qwen35Config:
         raise ValueError(f"{source}: eos_token_id must be a token id, got {eos!r}")
     fields = dict(
         **ints,
-        rms_norm_eps=_float(text, "rms_norm_eps", 1e-6, source, low=0.0, high=1.0),
+        rms_norm_eps=_float(text, "rms_norm_eps", Qwen35Config.rms_norm_eps, source, low=0.0, high=1.0),
         layer_types=tuple(layer_types),
         # rope_parameters is the current home of both keys; older exports keep them at the top.
-        rope_theta=_float(rope if "rope_theta" in rope else text, "rope_theta", 10000.0, source, low=0.0, high=1e12),
-        partial_rotary_factor=_float(rope if "partial_rotary_factor" in rope else text, "partial_rotary_factor", 0.25,
+        rope_theta=_float(rope if "rope_theta" in rope else text, "rope_theta", Qwen35Config.rope_theta, source, low=0.0, high=1e12),
+        partial_rotary_factor=_float(rope if "partial_rotary_factor" in rope else text, "partial_rotary_factor",
+                                     Qwen35Config.partial_rotary_factor,
                                      source, low=0.0, high=1.0, closed_high=True),
         tie_word_embeddings=tie,
         model_type=top_type,
@@ -158,9 +166,9 @@ def load_config(folder: str | Path) -> Qwen35Config:
     path = Path(folder) / "config.json"
     shown = f"{Path(folder).name}/config.json"            # messages reach web users: no server path
     if not path.is_file():
-        raise ValueError(f"{Path(folder).name}: no config.json in this folder; choose the folder of a Hugging Face "
+        raise CheckpointError("no_config", f"{Path(folder).name}: no config.json in this folder; choose the folder of a Hugging Face "
                          "checkpoint (the one holding config.json and *.safetensors)")
-    raw = read_json(path, CONFIG_MAX_BYTES, shown)        # size-capped; deep nesting is a ValueError
+    raw = read_json(path, CONFIG_MAX_BYTES, shown, "bad_config")    # size-capped; deep nesting is refused
     if not isinstance(raw, dict):
         raise ValueError(f"{shown}: expected a JSON object at the top level")
     return parse_config(raw, source=shown)
@@ -172,7 +180,7 @@ def _int(d: dict, key: str, default: int, source: str, minimum: int = 0) -> int:
         what = "a positive" if minimum > 0 else "a non-negative"
         raise ValueError(f"{source}: {key} must be {what} integer, got {value!r}")
     if value > LIMITS.get(key, value):
-        raise ValueError(f"{source}: {key} = {value} is larger than this app accepts ({LIMITS[key]}); "
+        raise CheckpointError("too_large", f"{source}: {key} = {value} is larger than this app accepts ({LIMITS[key]}); "
                          "the config is damaged or not a Qwen3.5 release")
     return value
 

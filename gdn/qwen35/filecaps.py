@@ -11,34 +11,38 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from gdn.qwen35.errors import CheckpointError
+
 CONFIG_MAX_BYTES = 1_000_000        # config.json: 1 MB
 INDEX_MAX_BYTES = 16_000_000        # model.safetensors.index.json: 16 MB
 TOKENIZER_MAX_BYTES = 50_000_000    # tokenizer.json: 50 MB
 
 
-def check_size(path: Path, cap: int, shown: str) -> int:
-    """The file's size in bytes; ValueError if it cannot be looked at or is over `cap`.
-    `shown` names the file in messages (a web user reads them: never a server path)."""
+def check_size(path: Path, cap: int, shown: str, kind: str) -> int:
+    """The file's size in bytes; a CheckpointError if it cannot be looked at (of `kind`, the kind of a bad
+    file of this sort) or is over `cap` ("file_too_big"). `shown` names the file in messages (a web user
+    reads them: never a server path)."""
     try:
         size = path.stat().st_size
     except OSError as e:              # a symlink loop, a dangling link, permission denied
-        raise ValueError(f"{shown}: cannot be read ({e.strerror or type(e).__name__}); re-download the checkpoint "
-                         "or ask the operator to fix the file") from None
+        raise CheckpointError(kind, f"{shown}: cannot be read ({e.strerror or type(e).__name__}); re-download the "
+                              "checkpoint or ask the operator to fix the file") from None
     if size > cap:
-        raise ValueError(f"{shown} is {size / 1e6:.1f} MB, over this app's cap of {cap / 1e6:.0f} MB for that file; "
-                         "it is damaged or not from a Qwen3.5 release: re-download the checkpoint")
+        raise CheckpointError("file_too_big", f"{shown} is {size / 1e6:.1f} MB, over this app's cap of {cap / 1e6:.0f} MB for that file; "
+                              "it is damaged or not from a Qwen3.5 release: re-download the checkpoint")
     return size
 
 
-def read_json(path: Path, cap: int, shown: str):
-    """json.loads of a file at most `cap` bytes long. ValueError (and only ValueError) for a file over the
-    cap, unreadable, not UTF-8, not JSON, or nested too deeply for the parser (a RecursionError)."""
-    check_size(path, cap, shown)
+def read_json(path: Path, cap: int, shown: str, kind: str):
+    """json.loads of a file at most `cap` bytes long. A CheckpointError (and only that) for a file over the
+    cap ("file_too_big"), or of `kind` for one unreadable, not UTF-8, not JSON, or nested too deeply for
+    the parser (a RecursionError)."""
+    check_size(path, cap, shown, kind)
     try:
         return json.loads(path.read_bytes().decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ValueError(f"{shown}: not valid JSON ({e}); re-download the checkpoint") from None
+        raise CheckpointError(kind, f"{shown}: not valid JSON ({e}); re-download the checkpoint") from None
     except RecursionError:
-        raise ValueError(f"{shown}: not valid JSON (nested too deeply); re-download the checkpoint") from None
+        raise CheckpointError(kind, f"{shown}: not valid JSON (nested too deeply); re-download the checkpoint") from None
     except OSError as e:
-        raise ValueError(f"{shown}: cannot be read ({e.strerror or type(e).__name__}); check its permissions") from None
+        raise CheckpointError(kind, f"{shown}: cannot be read ({e.strerror or type(e).__name__}); check its permissions") from None

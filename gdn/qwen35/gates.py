@@ -14,10 +14,9 @@ import time
 import numpy as np
 import torch
 
-from gdn.lessons.fmt import spreadsheet_cell
-from gdn.lessons.playground import half_life
 from gdn.ops import chunk_gated_delta_rule, recurrent_gated_delta_rule
-from gdn.ops.fla import fla_chunk
+from gdn.ops.fla import fla_here
+from gdn.units import half_life, spreadsheet_cell
 
 KERNEL_RTOL = 1e-4          # float32: max |Δ| / max |o| below this counts as "the kernels agree"
 REPLAY_MAX_TOKENS = 32      # the memory-table page animates at most this many tokens
@@ -83,49 +82,14 @@ def gates_json(*, prompt: str, model: str, layer: int, head: int, kernel: str, i
 
 
 # -- kernel check --------------------------------------------------------------------------------
-def kernel_check(q, k, v, g, beta) -> dict[str, float]:
-    """Run one layer's kernel inputs through both kernels (timed) and compare them.
-
-    q, k: [1, T, HK, K]; v: [1, T, HV, V]; g, beta: [1, T, HV] (as the layer builds them; q, k are
-    L2-normalised inside the kernel as in Qwen3.5). Returns max |Δ| of outputs and final states, the
-    same relative to the largest entry, and seconds per kernel. On CUDA with fla installed, fla's chunk
-    kernel runs too: fla_rel_output / fla_rel_state (its distance from the recurrent reference, TF32
-    included) and seconds_fla; "agree" is about our two kernels only.
-    """
-    wait = torch.cuda.synchronize if q.is_cuda else (lambda: None)     # GPU kernels finish before the clock
-    runs = {}
-    kernels = [("chunk", chunk_gated_delta_rule), ("recurrent", recurrent_gated_delta_rule)]
-    if (fla := fla_chunk(q.device)) is not None:                        # on CUDA with fla installed
-        kernels.append(("fla", fla))
-    for name, fn in kernels:
-        fn(q[:, :4], k[:, :4], v[:, :4], g=g[:, :4], beta=beta[:, :4])   # untimed warm-up: first calls pay setup
-        wait()
-        start = time.perf_counter()
-        o, S = fn(q, k, v, g=g, beta=beta, output_final_state=True, use_qk_l2norm_in_kernel=True)
-        wait()
-        runs[name] = (o.float(), S.float(), time.perf_counter() - start)    # o [1, T, HV, V], S [1, HV, K, V]
-    (o_c, S_c, t_c), (o_r, S_r, t_r) = runs["chunk"], runs["recurrent"]
-    d_out, d_state = float((o_c - o_r).abs().max()), float((S_c - S_r).abs().max())
-    rel_out = d_out / max(float(o_r.abs().max()), 1e-30)
-    rel_state = d_state / max(float(S_r.abs().max()), 1e-30)
-    result = {"max_diff_output": d_out, "max_diff_state": d_state, "rel_output": rel_out, "rel_state": rel_state,
-              "seconds_chunk": t_c, "seconds_recurrent": t_r, "agree": max(rel_out, rel_state) < KERNEL_RTOL}
-    if "fla" in runs:       # labelled separately: fla's TF32 matmuls differ ~1e-3, which is not a disagreement of ours
-        o_f, S_f, t_f = runs["fla"]
-        result.update(fla_rel_output=float((o_f - o_r).abs().max()) / max(float(o_r.abs().max()), 1e-30),
-                      fla_rel_state=float((S_f - S_r).abs().max()) / max(float(S_r.abs().max()), 1e-30),
-                      seconds_fla=t_f)
-    return result
-
-
 def kernels_side_by_side(q, k, v, g, beta, *, head: int) -> dict:
     """One layer through the recurrent and the chunked kernel (and fla's, on CUDA when importable):
     the chosen value head's outputs [T, V] per kernel, max |Δ| of outputs and final states against the
     recurrent one, the larger of the two relative to the recurrent layer's scale ("rel"), and seconds per
-    kernel (the whole layer). Inputs as kernel_check."""
+    kernel (the whole layer)."""
     kernels = {"recurrent": recurrent_gated_delta_rule, "chunk": chunk_gated_delta_rule}
-    if (fla := fla_chunk("cuda") if torch.cuda.is_available() else None) is not None:   # the one fla hook
-        kernels["fla"] = lambda *a, **kw: fla(*(x.cuda() for x in a), **kw)
+    if (fla := fla_here()) is not None:              # the one fla hook: it moves every input to the GPU itself
+        kernels["fla"] = fla
     out = {"outputs": {}, "seconds": {}, "max_diff_output": {}, "max_diff_state": {}, "rel": {}}
     for name, fn in kernels.items():
         fn(q[:, :4], k[:, :4], v[:, :4], g=g[:, :4], beta=beta[:, :4])   # untimed warm-up
@@ -141,7 +105,7 @@ def kernels_side_by_side(q, k, v, g, beta, *, head: int) -> dict:
         else:
             out["max_diff_output"][name] = float((o - o_ref).abs().max())
             out["max_diff_state"][name] = float((S - S_ref).abs().max())
-            # relative to the recurrent layer's own scale, outputs and state alike (as kernel_check)
+            # relative to the recurrent layer's own scale, outputs and state alike
             out["rel"][name] = max(out["max_diff_output"][name] / max(float(o_ref.abs().max()), 1e-30),
                                    out["max_diff_state"][name] / max(float(S_ref.abs().max()), 1e-30))
     return out
@@ -150,7 +114,7 @@ def kernels_side_by_side(q, k, v, g, beta, *, head: int) -> dict:
 def head_state(q, k, v, g, beta, *, head: int, t: int) -> np.ndarray:
     """S_t [K, V] of one value head after token t (0-based), through the chunked kernel.
 
-    Inputs as in kernel_check; value head h reads key head h // (HV / HK) (grouped heads).
+    Inputs as in kernels_side_by_side; value head h reads key head h // (HV / HK) (grouped heads).
     """
     HV, HK = v.shape[2], k.shape[2]
     kh, n = head // (HV // HK), t + 1

@@ -1,4 +1,4 @@
-"""The Qwen3.5 text decoder's building blocks in plain PyTorch (qwen35-reference.md §3, §5).
+"""The Qwen3.5 text decoder's building blocks in plain PyTorch (docs/qwen35.md, The Gated DeltaNet layer).
 
 Attribute names are the checkpoint's tensor names (in_proj_qkv, A_log, dt_bias, norm, q_proj, ...),
 so loading is a key-for-key copy. Shapes: B batch, T tokens, D hidden, HK/HV GDN key/value heads,

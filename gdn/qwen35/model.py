@@ -28,7 +28,6 @@ from gdn.qwen35.sources import check_folder
 from gdn.qwen35.tokenizer import load_tokenizer
 from gdn.qwen35.trace import LayerTrace, Trace
 
-
 SMALL_MODEL_BYTES = 1 << 30
 
 
@@ -219,7 +218,7 @@ def gate_overrides(cfg: Qwen35Config, set_alpha: dict | None = None, set_beta: d
 
 
 def _check_gate_key(cfg: Qwen35Config, name: str, key, last: int) -> tuple[int, int | None]:
-    gdn = [i for i, kind in enumerate(cfg.layer_types) if kind == "linear_attention"]
+    gdn = list(cfg.gdn_layers)
     if not (isinstance(key, tuple) and len(key) == 2):
         raise ValueError(f"{name} keys must be (layer, head) pairs (head None = all heads), got {key!r}")
     layer, head = key
@@ -239,7 +238,8 @@ def load_model(path: str | Path, *, dtype: torch.dtype | None = None, upto_layer
     """Open a Qwen3.5 checkpoint folder (config.json + *.safetensors [+ index], tokenizer.json).
 
     dtype: compute dtype of the weights; None means float32 when the float32 text weights fit in
-    1 GiB (demo, toy models), else bfloat16 for bfloat16 checkpoints (float16 is computed in float32). A_log, the gated-norm weight and the GDN state stay float32.
+    1 GiB (demo, toy models), else bfloat16 for bfloat16 checkpoints (float16 is computed in float32).
+    A_log, the gated-norm weight and the GDN state stay float32.
     upto_layer / lazy: read only layers 0..upto_layer now (lazy: none); the rest are read on first use.
     allow_any_folder: skip the allowed-roots check (tests and scripts only, never the app).
     """

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gdn.qwen35.config import SUPPORTED_TYPES, load_config
+from gdn.qwen35.errors import CheckpointError, error_kind
 from gdn.qwen35.filecaps import CONFIG_MAX_BYTES, read_json
 
 ASSETS_MODELS = Path(__file__).resolve().parents[2] / "assets" / "models"
@@ -48,13 +49,17 @@ def _inside_roots(path: Path) -> bool:
                for root in (r.expanduser().resolve() for r in allowed_roots()))
 
 
-class OutsideRoots(ValueError):
-    """A folder, or a file the app would read from it, lies outside every allowed root."""
+class OutsideRoots(CheckpointError):
+    """A folder, or a file the app would read from it, lies outside every allowed root (kind "outside_roots";
+    the listing leaves such folders out instead of listing them unusable)."""
+
+    def __init__(self, message: str):
+        super().__init__("outside_roots", message)
 
 
 def check_folder(path: str | Path) -> Path:
     """Return the resolved folder if it, and every file the app would read from it (config, tokenizer,
-    weights, index: a symlink may point anywhere), lies inside an allowed root; else raise ValueError
+    weights, index: a symlink may point anywhere), lies inside an allowed root; else raise a CheckpointError
     (OutsideRoots for a way out of the roots). Messages name the folder as given, never the resolved path
     or the roots (a web user sees them)."""
     try:
@@ -63,12 +68,13 @@ def check_folder(path: str | Path) -> Path:
             raise OutsideRoots(f"{path} is outside the allowed model folders; move the checkpoint into one of them, "
                                "or ask the operator to add its parent folder to GDN_MODEL_DIRS")
         if not folder.is_dir():
-            raise ValueError(f"{path}: no such folder")
+            raise CheckpointError("no_folder", f"{path}: no such folder")
         outside = [f.name for pattern in WEIGHT_PATTERNS for f in folder.glob(pattern) if not _inside_roots(f)]
     except (OSError, RuntimeError) as e:     # name too long, permission denied, a symlink loop (RuntimeError)...
         why = (e.strerror if isinstance(e, OSError) and e.strerror else     # RuntimeError's text names the server path
                "a symbolic link loops back on itself" if isinstance(e, RuntimeError) else type(e).__name__)
-        raise ValueError(f"{path}: cannot be opened ({why}); check the folder name and that it is readable") from None
+        raise CheckpointError("unreadable", f"{path}: cannot be opened ({why}); check the folder name and that it is "
+                              "readable") from None
     if outside:
         raise OutsideRoots(f"{path}: {outside[0]} links outside the allowed model folders; the app reads only "
                            "files inside them (copy the file instead of linking it)")
@@ -82,11 +88,12 @@ class Source:
     kind: str       # "trained" | "demo" | "assets" | "hf-cache" | "env"
     random_weights: bool = False  # True for the shipped demo: its gates mean nothing
     problem: str | None = None    # why it cannot be used (a short reason), None when it looks usable
+    problem_kind: str = ""        # the kind of that reason (gdn.qwen35.errors, "other" if unforeseen)
 
 
 def _model_type(folder: Path):
-    """config.json's model_type, read under its size cap; ValueError if config.json cannot be read."""
-    raw = read_json(folder / "config.json", CONFIG_MAX_BYTES, f"{folder.name}/config.json")
+    """config.json's model_type, read under its size cap; a CheckpointError if config.json cannot be read."""
+    raw = read_json(folder / "config.json", CONFIG_MAX_BYTES, f"{folder.name}/config.json", "bad_config")
     return raw.get("model_type") if isinstance(raw, dict) else None
 
 
@@ -129,10 +136,11 @@ def _examine(folder: Path, kind: str, label: str, random: bool) -> Source | None
     except OutsideRoots:
         return None
     except ValueError as e:                      # check_folder names the folder as given: here, a server path
-        return Source(label, folder, kind, random, problem=str(e).replace(str(folder), folder.name))
+        return Source(label, folder, kind, random, problem=str(e).replace(str(folder), folder.name),
+                      problem_kind=error_kind(e))
     except Exception as e:  # noqa: BLE001 -- one folder's surprise must never break the listing for everyone
         return Source(label, folder, kind, random, problem=f"{folder.name}: could not be read ({type(e).__name__}); "
-                                                           "re-download the checkpoint")
+                                                           "re-download the checkpoint", problem_kind="other")
     return Source(label, folder, kind, random)
 
 
@@ -219,14 +227,14 @@ class DownloadPlan:
 
 def _hub(hub):
     if not downloads_allowed():
-        raise ValueError(f"downloads are turned off on this server; an operator can allow them by starting the app "
+        raise CheckpointError("downloads_off", f"downloads are turned off on this server; an operator can allow them by starting the app "
                          f"with the environment variable {ALLOW_DOWNLOADS}=1 (and {MAX_DOWNLOAD_GB} to set the size cap)")
     if hub is not None:
         return hub
     try:
         import huggingface_hub
     except ImportError:
-        raise ValueError("downloading needs the huggingface_hub package (pip install huggingface_hub); "
+        raise CheckpointError("no_hub", "downloading needs the huggingface_hub package (pip install huggingface_hub); "
                          "or download the checkpoint yourself into the Hugging Face cache") from None
     return huggingface_hub
 
@@ -237,7 +245,7 @@ def plan_download(repo_id: str, *, revision: str | None = None, hub=None) -> Dow
     Qwen3.5 model, and the files' total size under the cap. `hub` is the huggingface_hub module (tests
     pass a fake)."""
     if not REPO_ID.match(repo_id or ""):
-        raise ValueError(f"{repo_id!r} is not a Hugging Face repo id; use the form owner/name, e.g. Qwen/Qwen3.5-0.8B")
+        raise CheckpointError("repo_id", f"{repo_id!r} is not a Hugging Face repo id; use the form owner/name, e.g. Qwen/Qwen3.5-0.8B")
     hub = _hub(hub)
     with _staging() as stage:
         config = Path(hub.hf_hub_download(repo_id=repo_id, filename="config.json", revision=revision,
@@ -252,9 +260,9 @@ def plan_download(repo_id: str, *, revision: str | None = None, hub=None) -> Dow
     # Pin the commit seen here: a repo changed between this check and the download must not slip past it.
     plan = DownloadPlan(repo_id, getattr(info, "sha", None) or revision, files, cfg.num_hidden_layers)
     if not any(name.endswith(".safetensors") for name, _ in files):
-        raise ValueError(f"{repo_id} has no *.safetensors weights (only safetensors checkpoints are supported)")
+        raise CheckpointError("no_weights", f"{repo_id} has no *.safetensors weights (only safetensors checkpoints are supported)")
     if plan.total_bytes > max_download_bytes():
-        raise ValueError(f"{repo_id} is {plan.total_bytes / 1e9:.1f} GB, more than this server downloads "
+        raise CheckpointError("too_big", f"{repo_id} is {plan.total_bytes / 1e9:.1f} GB, more than this server downloads "
                          f"({max_download_bytes() / 1e9:.0f} GB); an operator can raise {MAX_DOWNLOAD_GB}")
     return plan
 
@@ -265,7 +273,7 @@ def download(plan: DownloadPlan, *, hub=None, progress=None) -> Path:
     checkpoint is checked as the page will read it (config, index, every header, the tokenizer against the
     vocabulary) and only then moved into the cache: a file that fails never enters it. Returns the
     snapshot folder in the cache."""
-    from gdn.qwen35.analysis import describe             # analysis reads checkpoints; sources only finds them
+    from gdn.qwen35.analysis import describe  # analysis reads checkpoints; sources only finds them
     from gdn.qwen35.tokenizer import load_tokenizer
     hub = _hub(hub)
     with _staging() as stage:
@@ -279,7 +287,8 @@ def download(plan: DownloadPlan, *, hub=None, progress=None) -> Path:
                 progress(done, plan.total_bytes, name)
         staged = fetch("config.json").parent             # the snapshot folder (config.json is staged by now)
         if _model_type(staged) not in SUPPORTED_TYPES:
-            raise ValueError(f"{plan.repo_id} is not a Qwen3.5 checkpoint (model_type {_model_type(staged)!r})")
+            raise CheckpointError("model_type", f"{plan.repo_id} is not a Qwen3.5 checkpoint "
+                                  f"(model_type {_model_type(staged)!r})")
         cfg = describe(staged).config                    # ValueError for anything the page would refuse
         if (staged / "tokenizer.json").is_file():
             load_tokenizer(staged, cfg.vocab_size)

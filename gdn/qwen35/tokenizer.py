@@ -11,6 +11,7 @@ from pathlib import Path
 
 from tokenizers import Tokenizer
 
+from gdn.qwen35.errors import CheckpointError
 from gdn.qwen35.filecaps import TOKENIZER_MAX_BYTES, check_size
 
 DEFAULT_MAX_TOKENS = 2048
@@ -97,14 +98,14 @@ def load_tokenizer(folder: str | Path, vocab_size: int | None = None) -> Qwen35T
     embedding (a tokenizer of another model would index past it)."""
     path = Path(folder) / "tokenizer.json"
     if not path.is_file():
-        raise ValueError(f"{Path(folder).name}: no tokenizer.json; copy the checkpoint's tokenizer.json into this folder")
-    check_size(path, TOKENIZER_MAX_BYTES, path.name)       # before a parse that takes seconds per 10 MB
+        raise CheckpointError("tokenizer", f"{Path(folder).name}: no tokenizer.json; copy the checkpoint's tokenizer.json into this folder")
+    check_size(path, TOKENIZER_MAX_BYTES, path.name, "tokenizer")   # before a parse that takes seconds per 10 MB
     try:
         tok = Qwen35Tokenizer(Tokenizer.from_file(str(path)))
     except Exception as e:  # tokenizers raises plain Exception subclasses
-        raise ValueError(f"{path.name}: not a valid tokenizer.json ({e}); re-download it") from None
+        raise CheckpointError("tokenizer", f"{path.name}: not a valid tokenizer.json ({e}); re-download it") from None
     top = max(tok.tok.get_vocab(with_added_tokens=True).values(), default=-1)
     if vocab_size is not None and top >= vocab_size:
-        raise ValueError(f"{path.name}: the tokenizer has token ids up to {top} but the model's vocab_size is "
+        raise CheckpointError("tokenizer", f"{path.name}: the tokenizer has token ids up to {top} but the model's vocab_size is "
                          f"{vocab_size}; tokenizer.json belongs to another model, re-download the checkpoint")
     return tok

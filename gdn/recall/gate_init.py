@@ -13,7 +13,6 @@ import math
 from pathlib import Path
 
 import numpy as np
-import torch
 from safetensors import safe_open
 
 from gdn.lessons.cost import layer_counts

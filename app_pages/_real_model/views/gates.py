@@ -8,8 +8,7 @@ import time
 import numpy as np
 import streamlit as st
 
-from gdn.figures.real_model import (draws_as_html, fig_gates_predictions, fig_overview, gates_html, overview_html,
-                                    token_cards_html)
+from gdn.figures.real_model import draws_as_html, fig_gates_predictions, gates_html, overview_html, token_cards_html
 from gdn.qwen35.demo.stories import gate_marks, token_roles
 from gdn.qwen35.predict import Predictions
 from app_pages._real_model import keys
@@ -54,21 +53,22 @@ def gates(c: ViewContext) -> None:
     titles = {"alpha": ui.tr("real_model.heatmap_alpha", layer=c.layer), "beta": ui.tr("real_model.heatmap_beta", layer=c.layer),
               "predictions": ui.tr("real_model.predictions_title")}
     extra = 14 * max(0, len(c.heads) - 8)
-    figure = lambda: fig_gates_predictions(
-        alpha, beta, tokens=c.tokens, layer=c.layer, top_tokens=top_tokens, top_p=p.top_p, titles=titles,
-        labels=c.labels, marks=marks, answers=right, font_size=c.fs, height=(640 if c.lecture else 540) + 2 * extra)
     alt = ui.tr("real_model.alt_gates", layer=c.layer, T=c.T)
     if draws_as_html(c.T, len(c.heads)):
         # Hover a token in any figure (or a chip): its gates for every head and its guesses, in one card here.
         st.html(token_cards_html(alpha, beta, tokens=c.tokens, top_tokens=top_tokens, top_p=p.top_p,
                                  labels=c.labels, hint=ui.tr("real_model.hover_hint")))
         # HTML: a new layer would mount a new Plotly chart, whose newPlot was most of a layer change's wait in
-        # the browser; the Plotly figure stays as the download (and the picture of longer prompts)
-        st.html(gates_html(alpha, beta, tokens=c.tokens, layer=c.layer, top_tokens=top_tokens, top_p=p.top_p,
-                           titles=titles, labels=c.labels, marks=marks, answers=right, alt=alt))
-        ui.figure_download(keys.GATES_FIG, figure)
+        # the browser; the download is this HTML. Longer prompts get the Plotly figure (and its download).
+        body = gates_html(alpha, beta, tokens=c.tokens, layer=c.layer, top_tokens=top_tokens, top_p=p.top_p,
+                          titles=titles, labels=c.labels, marks=marks, answers=right, alt=alt)
+        st.html(body)
+        ui.html_download(keys.GATES_FIG, body, alt)
     else:
-        ui.show_figure(figure(), key=keys.GATES_FIG, alt=alt)
+        ui.show_figure(fig_gates_predictions(alpha, beta, tokens=c.tokens, layer=c.layer, top_tokens=top_tokens,
+                                             top_p=p.top_p, titles=titles, labels=c.labels, marks=marks, answers=right,
+                                             font_size=c.fs, height=(640 if c.lecture else 540) + 2 * extra),
+                       key=keys.GATES_FIG, alt=alt)
     st.caption(ui.tr("real_model.guesses_caption"))
     st.html(guesses_html(c, p, dict((t, (a, r)) for t, a, r in right), top_tokens))
     line = [ui.tr("real_model.ran", T=c.T, layers=len(c.run.layers), s=f"{time.perf_counter() - c.started:.2f}")]
@@ -85,9 +85,8 @@ def overview(c: ViewContext) -> None:
     st.markdown(ui.tr("real_model.overview_explain"))
     titles = {n: ui.tr(f"real_model.overview_{n}") for n in ("alpha", "beta", "half_life")}
     # HTML tables: a new layer only moves the frame, and Streamlit would mount a new Plotly chart for it
-    # (a three-heatmap newPlot); the Plotly figure stays as the download
-    st.html(overview_html(c.summary, layers=c.run.layers, selected=c.layer, titles=titles, labels=c.labels,
-                          alt=ui.tr("real_model.alt_overview")))
-    ui.figure_download(keys.OVERVIEW_FIG, lambda: fig_overview(
-        c.summary, layers=c.run.layers, selected=c.layer, titles=titles, labels=c.labels, font_size=c.fs,
-        height=max(320, 40 * len(c.run.layers) + 160)))
+    # (a three-heatmap newPlot); the download is this HTML
+    alt = ui.tr("real_model.alt_overview")
+    body = overview_html(c.summary, layers=c.run.layers, selected=c.layer, titles=titles, labels=c.labels, alt=alt)
+    st.html(body)
+    ui.html_download(keys.OVERVIEW_FIG, body, alt)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
 
-# Qwen3.5's pre-tokenizer split (qwen35-reference.md §6): \p{M} is kept with letters, digits one by one.
+# Qwen3.5's pre-tokenizer split (docs/qwen35.md, Tokenizer): \p{M} is kept with letters, digits one by one.
 SPLIT = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*"
          r"|\s*[\r\n]+|\s+(?!\S)|\s+")
 SPECIAL = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]

@@ -103,7 +103,7 @@ def evidence(model, n: int = 64, seed: int = EVAL_SEED) -> dict:
     tagged = [Example(ex.lang, ex.words, r, ex.target) for ex, r in zip(exs, real)]
     ev = {
         "n_examples": n, "seed": seed,
-        "gdn_layers": [i for i, l in enumerate(model.model.layers) if l.kind == "linear_attention"],
+        "gdn_layers": list(model.cfg.gdn_layers),
         "acc": accuracy(logits, exs, wid), "acc_ablation": accuracy(logits_ablated, exs, wid),
         "beta_value": [_role_mean(b, exs, "value").tolist() for b in beta],
         "beta_filler": [_role_mean(b, exs, "filler").tolist() for b in beta],

@@ -56,7 +56,7 @@ def model_text_config(vocab_size: int, layer_types: str = LAYER_TYPES) -> dict:
 
 
 def init_weights(model: TextModel) -> None:
-    """Qwen3.5's training init (qwen35-reference.md §3.1): normal(0.02) matrices, zero-centred norms at 0,
+    """Qwen3.5's training init (docs/qwen35.md, Training from scratch): normal(0.02) matrices, zero-centred norms at 0,
     the GDN gated norm at 1, dt_bias 1, A_log = log(U(1, 16)), conv weights as PyTorch's default."""
     for name, p in model.named_parameters():
         if name.endswith("A_log"):

@@ -18,7 +18,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from tests.app_server import free_port
+from devtools.app_server import free_port
 
 
 def pg_bin(name: str) -> str:

@@ -1,6 +1,6 @@
 """Start the app on 127.0.0.1 with a free port, and a headless Debian Chromium to look at it.
 
-Used by the browser tests and by `python -m tests.app_server URL-PATH OUT.png` to take a screenshot.
+Used by the browser tests and by `python -m devtools.app_server URL-PATH OUT.png` to take a screenshot.
 """
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -44,8 +46,8 @@ def start_server(timeout: float = 90.0, prefix: tuple[str, ...] = (), env: dict 
                 break
             except OSError:
                 if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("the app server did not start:\n" + proc.stdout.read().decode())
-                time.sleep(0.5)
+                    raise RuntimeError("the app server did not start:\n" + proc.stdout.read().decode()) from None
+                time.sleep(0.1)                     # polling the health endpoint, no browser yet
         yield url, proc
     finally:
         proc.terminate()
@@ -66,12 +68,59 @@ def launch_chromium(playwright):
     return playwright.chromium.launch(executable_path=shutil.which("chromium"), args=CHROMIUM_FLAGS)
 
 
+IDLE = "!document.querySelector('[data-testid=\"stStatusWidget\"]')"
+# Settled: no script running, the fonts loaded, every Plotly chart drawn (its .main-svg), and the page's
+# layout (its height, each figure's place and size) the same for `frames` animation frames in a row.
+SETTLED = """(frames) => {
+  const plots = [...document.querySelectorAll('.js-plotly-plot')];
+  const figures = [...plots, ...document.querySelectorAll('.gdn-figure')].map(e => {
+    const r = e.getBoundingClientRect(); return `${Math.round(r.top)},${Math.round(r.height)}`; });
+  const main = document.querySelector('[data-testid="stMain"]');
+  const sig = [main ? main.scrollHeight : 0, window.scrollY, ...figures].join('|');
+  const s = window.__gdnSettle;
+  if (!s || s.sig !== sig) { window.__gdnSettle = {sig, n: 0}; return false; }
+  s.n += 1;
+  return s.n >= frames && document.fonts.status === 'loaded' && plots.every(p => p.querySelector('.main-svg'))
+         && !document.querySelector('[data-testid="stStatusWidget"]');
+}"""
+
+
+def wait_until_settled(page, timeout_ms: int = 60_000, frames: int = 3) -> None:
+    """Wait until nothing on the page moves any more (see SETTLED): after a scroll, a layout change, a run."""
+    page.evaluate("window.__gdnSettle = null")
+    page.wait_for_function(SETTLED, arg=frames, polling="raf", timeout=timeout_ms)
+
+
 def wait_for_app(page, timeout_ms: int = 60_000, chart: bool = True) -> None:
     """Wait until the script finished running and (if the page has one) a figure is drawn: a Plotly chart or
-    one of the HTML figures (.gdn-figure: the stepped tables, the real model's gates)."""
+    one of the HTML figures (.gdn-figure: the stepped tables, the real model's gates); then until it settled."""
     page.wait_for_selector(".js-plotly-plot, .gdn-figure" if chart else "h1", timeout=timeout_ms)
-    page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout_ms)
-    page.wait_for_timeout(500)
+    page.wait_for_function(IDLE, timeout=timeout_ms)
+    wait_until_settled(page, timeout_ms)
+
+
+def track_runs(page) -> None:
+    """Keep the page's Streamlit connection as page.app_socket, for rerun() (call before page.goto)."""
+    page.on("websocket", lambda ws: "_stcore/stream" in ws.url and setattr(page, "app_socket", ws))
+
+
+def rerun(page, action, timeout_ms: int = 60_000) -> None:
+    """action() (a click, a key) makes the script run: wait for the server's answer, then for the page to
+    settle. Waiting for the answer first matters when the run changes nothing visible (the same Run twice)."""
+    with page.app_socket.expect_event("framereceived", timeout=timeout_ms):
+        action()
+    wait_for_app(page, timeout_ms, chart=False)
+
+
+def stays(page, expression: str, ms: int) -> bool:
+    """True when the JS `expression` keeps its value for `ms` (a watched window: it returns False the
+    moment the value changes). For claims that nothing happens, e.g. a paused player does not step."""
+    before = page.evaluate(f"() => {expression}")
+    try:
+        page.wait_for_function(f"(before) => ({expression}) !== before", arg=before, timeout=ms)
+        return False
+    except PlaywrightTimeout:
+        return True
 
 
 def open_page(page, url: str, *, width: int = 1280, height: int = 1400, chart: bool = True) -> None:

@@ -1,0 +1,57 @@
+"""Units and how numbers are written, wherever the library or the app shows them.
+
+One place, so a cell of a figure, the formula beside it, the exported table and the real-model page's
+half-lives print the same digits. Pure numpy: every layer may import it (tests/test_boundaries.py).
+
+    cell_text, vec_latex   numbers in table cells, formulas and editor rows
+    half_life              a keep-fraction alpha as tokens until half is left
+    fmt_bytes              sizes in binary units
+    spreadsheet_cell       a text cell of an exported CSV that a spreadsheet will not run as a formula
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+def cell_text(z: np.ndarray, digits: int = 2) -> np.ndarray:
+    """Numbers as short strings for annotating cells: 3, -0.5, 2.25; never '-0'; '' for nan/inf."""
+    rounded = np.round(np.asarray(z, dtype=float), digits) + 0.0      # + 0.0 turns -0.0 into 0.0
+    fmt = np.vectorize(lambda x: "" if not np.isfinite(x) else f"{x:.{digits}f}".rstrip("0").rstrip("."),
+                       otypes=[str])
+    return fmt(rounded)
+
+
+def vec_latex(x: np.ndarray) -> str:
+    """(3, -0.5) as LaTeX."""
+    return r"(" + r",\ ".join(cell_text(np.atleast_1d(x))) + r")"
+
+
+def half_life(alpha):
+    """Tokens until alpha^n = 1/2: ln 0.5 / ln alpha, for a number or an array. alpha = 1 never forgets
+    (inf); alpha = 0 forgets everything at the next token (0). A float in, a float out."""
+    a = np.asarray(alpha, dtype=float)
+    if np.any((a < 0.0) | (a > 1.0)):
+        raise ValueError(f"alpha is a keep-fraction in [0, 1], got {alpha}")
+    with np.errstate(divide="ignore"):
+        out = np.where(a >= 1.0, np.inf, np.where(a <= 0.0, 0.0, np.log(0.5) / np.log(np.clip(a, 1e-300, None))))
+    return float(out) if out.ndim == 0 else out
+
+
+def fmt_bytes(n: float) -> str:
+    """1048576 -> '1.00 MiB' (binary units, three significant digits)."""
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(n) < 1024 or unit == "TiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.3g} {unit}"
+        n /= 1024
+    return f"{n:.3g} TiB"
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_cell(text: str) -> str:
+    """A text cell of an exported CSV that a spreadsheet will not run: one starting with = + - @, a tab or a
+    carriage return (a token "=HYPERLINK(...)", a folder "-2+3") gets a leading apostrophe, OWASP's rule
+    against formula injection. Only for text: the numbers an export writes itself stay numbers."""
+    text = str(text)
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
