@@ -31,8 +31,9 @@ pages.append(st.Page(first.file, title=chrome.tr(f"nav.{first.key}"), url_path=f
 pages.append(st.Page("app_pages/memory_table.py", title=chrome.tr("nav.memory"), url_path="memory", visibility="hidden"))
 page = st.navigation(pages, position="top")
 chrome.sidebar_chrome()
-player.relay()          # the players' way to Python (app_pages/_support/player.py), outside every fragment
-browser.clean_text_inputs()               # no unpaired surrogate ever leaves the tab
+with st.sidebar:        # scripts without a picture: in the sidebar they take no room from the page's first screen
+    player.relay()      # the players' way to Python (app_pages/_support/player.py), outside every fragment
+    browser.clean_text_inputs()           # no unpaired surrogate ever leaves the tab
 browser.say_if_moved()
 page.run()
 browser.keep()                            # the tab keeps the prompt: a class-server replica may die
