@@ -47,7 +47,6 @@ import random
 import re
 import secrets
 import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -64,6 +63,7 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState  # noqa: E402
 
 from gdn.live.store import Store  # noqa: E402
 from bench.load_classroom import percentile  # noqa: E402
+from devtools import class_server as class_server_process  # noqa: E402
 from devtools.app_server import free_port  # noqa: E402
 from devtools.pg_server import postgres_server  # noqa: E402
 
@@ -180,15 +180,7 @@ async def student(i: int, nginx_url: str, out: dict, rng: random.Random) -> None
 @contextlib.contextmanager
 def class_server(replicas: int, db: str):
     port = free_port()
-    proc = subprocess.Popen(["bash", "deploy/serve-class.sh", "--replicas", str(replicas), "--port", str(port)],
-                            cwd=ROOT, env={**os.environ, "GDN_CLASS_DB": db}, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
-    lines = []
-    while not any(line.startswith("serving on") for line in lines):
-        line = proc.stderr.readline()
-        if not line:
-            raise RuntimeError("serve-class.sh ended early:\n" + "".join(lines))
-        lines.append(line)
+    proc, lines = class_server_process.serving(replicas, port, env={"GDN_CLASS_DB": db})
     replicas_at = [(int(m.group(1)), m.group(2)) for m in (re.search(r"pid (\d+) on (\S+)", x) for x in lines) if m]
     try:
         time.sleep(1.0)                                    # nginx's listen socket

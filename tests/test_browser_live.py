@@ -2,14 +2,13 @@
 students in their own browser contexts (own cookies, own localStorage), spread over both replicas by
 nginx, all writing one SQLite store. Every vote is counted once on the projector, a changed answer
 replaces the old one, the phones follow the teacher, and a student has no way to the teacher's controls."""
-import os
 import re
 import signal
-import subprocess
 from pathlib import Path
 
 import pytest
 
+from devtools import class_server
 from devtools.app_server import free_port
 from tests.test_deploy import wait_ok
 
@@ -25,16 +24,7 @@ FOLLOW_MS = 5_000
 @pytest.fixture
 def two_replicas(tmp_path):
     port = free_port()
-    env = {**os.environ, "GDN_CLASS_DB": str(tmp_path / "class.db")}      # every replica: one store
-    proc = subprocess.Popen(["bash", "deploy/serve-class.sh", "--replicas", "2", "--port", str(port)], cwd=ROOT,
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
-    lines = []
-    while not any(line.startswith("serving on") for line in lines):
-        line = proc.stderr.readline()
-        if not line:
-            raise RuntimeError("serve-class.sh ended early:\n" + "".join(lines))
-        lines.append(line)
+    proc, lines = class_server.serving(2, port, env={"GDN_CLASS_DB": str(tmp_path / "class.db")})  # one store
     logs = Path(re.search(r"logs in (\S+)\)", lines[-1]).group(1))
     url = f"http://127.0.0.1:{port}"
     assert wait_ok(f"{url}/_stcore/health", 60)

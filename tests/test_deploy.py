@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from devtools import class_server as class_server_process
 from devtools.app_server import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -67,14 +68,7 @@ def class_server():
     if shutil.which("nginx") is None and not Path("/usr/sbin/nginx").exists():
         pytest.fail("nginx is not installed (.ci/run installs it with apt)")
     port = free_port()
-    proc = subprocess.Popen(["bash", "deploy/serve-class.sh", "--replicas", "3", "--port", str(port)], cwd=ROOT,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    lines = []
-    while not any(line.startswith("serving on") for line in lines):
-        line = proc.stderr.readline()
-        if not line:
-            raise RuntimeError("serve-class.sh ended early:\n" + "".join(lines))
-        lines.append(line)
+    proc, lines = class_server_process.serving(3, port)
     pids = [int(m.group(1)) for m in (re.search(r"pid (\d+)", line) for line in lines) if m]
     logs = Path(re.search(r"logs in (\S+)\)", lines[-1]).group(1))
     url = f"http://127.0.0.1:{port}"

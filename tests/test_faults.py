@@ -33,6 +33,7 @@ from gdn.qwen35.sources import download, folder_stamp, list_sources, listing_sta
 from gdn.units import spreadsheet_cell
 from app_pages._support.escape import plain, plain_fields
 from devtools.app_server import free_port, start_server, wait_for_app
+from devtools.class_server import read_until, serve
 from tests.apptest import open_app
 from tests.qwen35_fixtures import text_config, write_checkpoint
 
@@ -233,25 +234,6 @@ def test_csv_text_cells_cannot_run_in_a_spreadsheet():
 
 
 # -- 2. deploy/serve-class.sh ------------------------------------------------------------------------------
-def serve(*args, env=None, timeout=None) -> subprocess.Popen:
-    return subprocess.Popen(["bash", "deploy/serve-class.sh", *args], cwd=ROOT, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True,
-                            env={**os.environ, **(env or {})})
-
-
-def read_until(proc: subprocess.Popen, pattern: str, lines: list[str], timeout: float = 120) -> re.Match:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        line = proc.stderr.readline()
-        if not line:
-            raise AssertionError("serve-class.sh ended before printing " + pattern + ":\n" + "".join(lines))
-        lines.append(line)
-        found = re.search(pattern, line)
-        if found:
-            return found
-    raise AssertionError(f"no {pattern!r} within {timeout} s:\n" + "".join(lines))
-
-
 def alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
