@@ -34,6 +34,7 @@ from gdn.lessons import playground as ex
 from gdn.lessons.compare import COMPARE_PRESETS, RULES, run_all
 from gdn.lessons.memory import random_stream
 from gdn.lessons.stream import STAGES, step_records
+from gdn.units import half_life
 
 RULE_TITLES = {r: r for r in RULES}
 
@@ -64,7 +65,7 @@ def knorm(i):
 def halflife(i):
     alpha = 0.5 + i / 50
     return fp.fig_half_life(ex.decay_curves([0.5, 0.9, 0.99, alpha], 100), [0.5, 0.9, 0.99], alpha,
-                            ex.half_life(alpha), labels={"n": "n", "kept": "k", "half_at": "{n}"})
+                            half_life(alpha), labels={"n": "n", "kept": "k", "half_at": "{n}"})
 
 
 FIXED = {}
