@@ -170,3 +170,19 @@ def test_replay_of_a_real_head_runs_on_its_gates():
     _, payload = player_payload(at, "memory_player")
     assert 'title="Token t = 2 ·  password · α = 0.5 · β = 0.5"' in payload["fixed"]   # the timeline names tokens
     assert "“the”" in payload["frames"][0]["head"]                      # the current token is named
+
+
+def test_the_chosen_example_and_seed_survive_a_visit_to_another_page():
+    """Streamlit drops a widget's state on a run that does not draw it and the page switch clears the
+    query string; coming back must still show the example (and random seed) the learner picked."""
+    at = open_app(page=PAGE)
+    at.selectbox(key="memory_preset").set_value("random").run()
+    at.number_input(key="memory_seed").set_value(42).run()
+    at.switch_page("app_pages/start.py").run()
+    assert not at.exception
+    at.query_params.clear()
+    at.query_params["lang"] = "en"
+    at.switch_page(PAGE).run()
+    assert not at.exception
+    assert at.selectbox(key="memory_preset").value == "random"
+    assert at.number_input(key="memory_seed").value == 42

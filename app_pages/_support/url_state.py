@@ -17,6 +17,14 @@ import streamlit as st
 from app_pages._support.chrome import lang
 
 _REGISTRY = "_linked"          # session key: {widget key: None}, in the order the page linked them
+_KEPT = "_linked_kept"         # session key: {widget key: its last value}, outliving the widget
+
+
+def _kept(key: str):
+    """The value a linked widget last had in this session. Streamlit drops a widget's state on any run
+    that does not draw it (a visit to another page), and the page switch clears the query string, so
+    without this copy coming back to a page would reset its example and seed."""
+    return st.session_state.get(_KEPT, {}).get(key)
 
 
 def bound(key: str) -> str:
@@ -39,7 +47,9 @@ def seed_from_url(key: str, options, default) -> None:
     bound(key)
     if key not in st.session_state:
         wanted = st.query_params.get(key)
-        st.session_state[key] = next((o for o in options if str(o) == wanted), default)
+        kept = _kept(key)
+        st.session_state[key] = next((o for o in options if str(o) == wanted),
+                                     kept if kept in options else default)
     elif st.session_state[key] not in options:
         st.session_state[key] = default
 
@@ -48,6 +58,7 @@ def sync_to_url(key: str, default) -> None:
     """After the widget: mirror its value into the URL, leaving defaults out to keep links short."""
     bound(key)
     value = st.session_state.get(key)
+    st.session_state.setdefault(_KEPT, {})[key] = value
     if value is None or value == default:
         st.query_params.pop(key, None)
     else:
@@ -85,7 +96,8 @@ def linked_int(where, label: str, lo: int, hi: int, default: int, *, key: str, *
     if key not in st.session_state:
         text = (st.query_params.get(key) or "").strip()
         valid = re.fullmatch(r"-?\d{1,12}", text) is not None and lo <= int(text) <= hi
-        st.session_state[key] = int(text) if valid else default
+        kept = _kept(key)
+        st.session_state[key] = int(text) if valid else kept if isinstance(kept, int) and lo <= kept <= hi else default
     value = int(where.number_input(label, lo, hi, key=key, **kwargs))
     sync_to_url(key, default)
     return value
