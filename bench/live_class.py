@@ -2,7 +2,7 @@
 
 Every student is a websocket client speaking Streamlit's own protocol (as bench/load_ws.py): it opens
 /classroom?join=CODE on nginx, sends its browser id the way the page's localStorage component does,
-then does what a phone's frontend does: reruns the student fragment every 1.5 s (run_every) until the
+then does what a phone's frontend does: reruns the student fragment every 1 s (run_every) until the
 lesson ends and, at a random moment, taps an option (a button trigger); a quarter of the students
 change their answer once. Students join over the first half of the window, as a room scans a QR code.
 A vote counts as acknowledged when the fragment run that handled the tap shows "Your answer is in"
@@ -10,7 +10,7 @@ A vote counts as acknowledged when the fragment run that handled the tap shows "
 
 The teacher is one more websocket session, connected straight to replica 0 (so the killed replica is
 never the teacher's): it presses "Start a live session" and "Next question" like the browser would,
-then reruns the projector fragment every second and reads "<n> answers" from what the app draws.
+then reruns the projector's bars fragment every 0.5 s and reads "<n> answers" from what the app draws.
 
     projector lag   a vote's acknowledgement -> the first projector frame whose count includes it
                     (counts only grow within a round: the k-th acknowledged first vote is in every frame
@@ -67,8 +67,8 @@ from devtools import class_server as class_server_process  # noqa: E402
 from devtools.app_server import free_port  # noqa: E402
 from devtools.pg_server import postgres_server  # noqa: E402
 
-POLL_S = 1.0                # the projector fragment's run_every (app_pages/_live.py: REFRESH_S)
-FOLLOW_S = 1.5              # a phone's fragment's run_every (FOLLOW_S)
+POLL_S = 0.5                # the projector's bars fragment's run_every (app_pages/_live.py: REFRESH_S)
+FOLLOW_S = 1.0              # a phone's fragment's run_every (FOLLOW_S)
 
 
 class Session:
@@ -77,14 +77,18 @@ class Session:
     def __init__(self, ws, query: str):
         self.ws, self.query = ws, query
         self.widgets: dict[str, str] = {}         # widget id by its key
-        self.fragment = ""                        # the page's fragment (one per page here)
+        self.fragment = ""                        # the fragment that drew the last element of a fragment run
+        self.fragment_of: dict[str, str] = {}     # the fragment of each widget (by key) and of "bars"
         self.bodies: list[str] = []               # html / markdown / alert bodies of the last run
 
-    async def run(self, widgets=(), fragment: bool = False, timeout: float = 120.0) -> list[str]:
+    async def run(self, widgets=(), fragment: bool | str = False, timeout: float = 120.0) -> list[str]:
+        """fragment: False (a full run), True (the fragment seen last: a phone's one fragment) or a
+        widget key / "bars" (the fragment that drew it)."""
         msg = BackMsg()
         state = msg.rerun_script
         state.query_string, state.page_name = self.query, "classroom"
-        state.fragment_id = self.fragment if fragment else ""
+        state.fragment_id = (self.fragment_of[fragment] if isinstance(fragment, str) else
+                             self.fragment if fragment else "")
         state.widget_states.widgets.extend(widgets)
         await self.ws.send(msg.SerializeToString())
         self.bodies = []
@@ -101,8 +105,11 @@ class Session:
                     self.fragment = fwd.delta.fragment_id
                 if getattr(inner, "id", ""):
                     self.widgets[inner.id.rsplit("-", 1)[-1]] = inner.id
+                    self.fragment_of[inner.id.rsplit("-", 1)[-1]] = fwd.delta.fragment_id
                 if getattr(inner, "body", ""):
                     self.bodies.append(inner.body)
+                    if "gdn-live-count" in inner.body:
+                        self.fragment_of["bars"] = fwd.delta.fragment_id
                 if getattr(inner, "label", ""):
                     self.bodies.append(inner.label)
 
@@ -121,11 +128,13 @@ async def teacher(direct_url: str, out: dict, stop: asyncio.Event) -> None:
         await s.run()
         await s.run([s.trigger("live_start")])
         out["code"] = re.search(r'data-code="(\w+)"', " ".join(s.bodies)).group(1)
-        await s.run([s.trigger("live_next")], fragment=True)      # asks the first question (round 1)
+        await s.run([s.trigger("live_next")], fragment="live_next")  # asks the first question (round 1)
+        while "bars" not in s.fragment_of:                          # the bars fragment draws it
+            await s.run()
         out["ready"].set()
         while not stop.is_set():
             t0 = time.monotonic()
-            bodies = await s.run(fragment=True)
+            bodies = await s.run(fragment="bars")
             n = re.search(r'gdn-live-count" data-n="(\d+)"', " ".join(bodies))
             out["frames"].append((time.monotonic(), int(n.group(1)) if n else -1))
             await asyncio.sleep(max(0.0, POLL_S - (time.monotonic() - t0)))

@@ -2,14 +2,22 @@
 
 Chromium needs about a core per few open pages, so on a small machine a browser load test measures the
 browsers (bench/load_classroom.py says how busy each side was). This client costs almost nothing: each
-session sends what the frontend sends (a rerun with the link's query string, then a button trigger
-per key press) and times the server's answer:
+session sends what the frontend still sends now that stepping, playing and scrubbing a figure happen in
+the browser (app_pages/_support/player.py), and times the server's answer:
 
-    first figure   connect -> the page's first figure arrives (a Plotly chart, or one drawn as HTML)
-    step           "next" pressed -> the stepper's "Step k+1 of n" arrives (a fragment rerun, as in the browser)
-    real run       Run pressed with a prompt of its own -> the "... tokens through ..." caption arrives
+    page load      a page opened (the memory table, compare, start): the rerun -> its script_finished
+    scrub          the player's position sent with the next click outside it (the relay component, a full
+                   run of the memory page): the rerun -> its script_finished
+    real run       Run pressed with a prompt of its own -> the "... tokens through ..." caption arrives,
+                   once a minute per real-model session
 
-    python bench/load_ws.py --sessions 30 --real 5 --server-cpus 0 --client-cpus 1 [--omp 1]
+A browsing session goes round memory -> scrub -> scrub -> compare -> start with --think seconds between
+answers; sessions arrive spread over --ramp seconds (a class opening the link) and stop at --duration.
+Before the clock starts, one session opens every page once (the frames of an example are built once per
+server and shared by every session).
+
+    python bench/load_ws.py --sessions 60 --real 5 --think 2 --duration 90 --server-cpus 0-1 --client-cpus 2
+    python bench/load_ws.py ... --url http://127.0.0.1:8600      # through deploy/serve-class.sh's nginx
 
 One real-model session disconnects right after pressing Run (a student closing the tab); the rest must
 still finish. Prints p50 / p95, the server's peak RSS and how busy its CPUs were. 127.0.0.1 only.
@@ -19,7 +27,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import os
+import random
 import re
 import sys
 import threading
@@ -37,12 +47,12 @@ from bench.load_classroom import parse_cpus, percentile, rss_of_tree
 from devtools.app_server import start_server
 
 MEMORY_QUERY = "lang=en&memory_preset=k1_update"
-STEPS = 8
+ROUND = ("memory_table", "scrub", "scrub", "compare", "start")     # a browsing session's round of pages
+REAL_EVERY_S = 60.0
 
 
 def is_figure(kind: str, body: str) -> bool:
-    """A figure arrived: a Plotly chart, or one of the figures the pages draw as HTML (the memory page's
-    stepped tables and the real model's gates are HTML now: waiting for a Plotly chart timed out)."""
+    """A figure arrived: a Plotly chart, or one of the figures the pages draw as HTML (the real model's gates)."""
     return kind == "plotly_chart" or (kind == "html" and ("gdn-figure" in body or "rm-gates" in body))
 
 
@@ -87,55 +97,82 @@ class Session:
     def trigger(self, key: str) -> WidgetState:
         return WidgetState(id=self.widgets[key], trigger_value=True)
 
+    def relay(self, t: int, stage: str) -> WidgetState:
+        """What the player relay sends before a click outside the player: the position it stepped to."""
+        wid = next(w for k, w in self.widgets.items() if k.endswith("gdn_player_relay"))
+        return WidgetState(id=wid, json_value=json.dumps({"position": {"id": "memory", "t": t, "stage": stage}}))
 
-async def memory_session(uri: str, out: dict) -> None:
+
+finished = lambda kind, _: kind == "script_finished"
+
+
+async def browse_session(uri: str, out: dict, rng: random.Random) -> None:
+    await asyncio.sleep(rng.uniform(0, out["ramp"]))
     async with websockets.connect(uri, subprotocols=["streamlit"], max_size=None) as ws:
         s = Session(ws)
-        t0 = time.perf_counter()
-        await s.rerun(MEMORY_QUERY, page="memory_table")               # "/" is the start page
-        await s.until(is_figure, out["timeout"])
-        out["first"].append(time.perf_counter() - t0)
-        await s.until(lambda kind, _: kind == "script_finished", out["timeout"])   # the rest of the first run
-        if "memory_next" not in s.widgets:               # the page's player steps in the browser: no server work
-            return
-        for step in range(2, STEPS + 2):
-            await asyncio.sleep(out["think"])           # a student reads the step before pressing again
-            await s.rerun(MEMORY_QUERY, page="memory_table", widgets=[s.trigger("memory_next")],
-                          fragment=s.fragments["memory_next"])
-            out["step"].append(await s.until(lambda _, body: f"Step {step} of" in body, out["timeout"]))
+        for n in range(10_000):
+            if time.monotonic() >= out["end"]:
+                return
+            what = ROUND[n % len(ROUND)]
+            if what == "scrub":
+                await s.rerun(MEMORY_QUERY, page="memory_table", widgets=[s.relay(rng.randint(1, 5), "write")])
+            else:
+                await s.rerun(MEMORY_QUERY if what == "memory_table" else "lang=en", page=what)
+            out["scrub" if what == "scrub" else "load"].append(await s.until(finished, out["timeout"]))
+            await asyncio.sleep(out["think"])           # a student reads the page before the next click
 
 
-async def real_session(uri: str, i: int, out: dict, abandon: bool) -> None:
+async def real_session(uri: str, i: int, out: dict, abandon: bool, rng: random.Random) -> None:
+    await asyncio.sleep(rng.uniform(0, out["ramp"]))
     async with websockets.connect(uri, subprotocols=["streamlit"], max_size=None) as ws:
         s = Session(ws)
         t0 = time.perf_counter()
         await s.rerun("lang=en", page="real_model")
         await s.until(is_figure, out["timeout"])
         out["first_real"].append(time.perf_counter() - t0)
-        await s.until(lambda kind, _: kind == "script_finished", out["timeout"])
-        prompt = WidgetState(id=s.widgets["real_model_prompt_edit"], string_value=out["prompt"](i))
-        await s.rerun("lang=en", page="real_model", widgets=[prompt, s.trigger("real_model_run")])
-        if abandon:
-            out["abandoned"] += 1
-            return                                   # the tab closes while its run waits or computes
-        mark = f"{out['n_tokens'][i]} tokens through"
-        told = []
-        out["real"].append(await s.until(lambda _, body: told.append("in line" in body) or mark in body,
-                                         out["timeout"]))
-        out["told_line"] += any(told)
+        await s.until(finished, out["timeout"])
+        mark, told = f"{out['n_tokens'][i]} tokens through", []
+        while True:
+            started = time.monotonic()
+            prompt = WidgetState(id=s.widgets["real_model_prompt_edit"], string_value=out["prompt"](i))
+            await s.rerun("lang=en", page="real_model", widgets=[prompt, s.trigger("real_model_run")])
+            if abandon:
+                out["abandoned"] += 1
+                return                                   # the tab closes while its run waits or computes
+            out["real"].append(await s.until(lambda _, body: told.append("in line" in body) or mark in body,
+                                             out["timeout"]))
+            await s.until(finished, out["timeout"])
+            out["told_line"] += any(told)
+            if started + REAL_EVERY_S >= out["end"]:
+                return
+            await asyncio.sleep(started + REAL_EVERY_S - time.monotonic())
 
 
-async def run(base: str, sessions: int, real: int, timeout: float, think: float) -> dict:
+async def warm_up(uri: str, timeout: float) -> None:
+    """One visit to every page before the clock starts: a class meets a server that has drawn each page
+    once (each example's frames are built once per server, then shared)."""
+    async with websockets.connect(uri, subprotocols=["streamlit"], max_size=None) as ws:
+        s = Session(ws)
+        for page in ("memory_table", "compare", "start", "real_model"):
+            await s.rerun(MEMORY_QUERY if page == "memory_table" else "lang=en", page=page)
+            await s.until(finished, timeout)
+
+
+async def run(base: str, sessions: int, real: int, timeout: float, think: float, duration: float,
+              ramp: float) -> dict:
     from gdn.qwen35 import load_tokenizer
     from gdn.qwen35.sources import TRAINED_PATH
     tok = load_tokenizer(TRAINED_PATH)
     prompt = lambda i: f"the tiger is red . session {i} asks : ask tiger ? " * (20 + i)
-    out = {"first": [], "step": [], "real": [], "first_real": [], "told_line": 0, "abandoned": 0, "failed": [],
-           "timeout": timeout, "think": think, "prompt": prompt,
+    out = {"load": [], "scrub": [], "real": [], "first_real": [], "told_line": 0, "abandoned": 0, "failed": [],
+           "timeout": timeout, "think": think, "prompt": prompt, "ramp": ramp, "end": time.monotonic() + duration,
            "n_tokens": [len(tok.encode(model_text(prompt(i)), max_tokens=512).ids) for i in range(real)]}
     uri = base.replace("http", "ws") + "/_stcore/stream"
-    tasks = [memory_session(uri, out) for _ in range(sessions - real)]
-    tasks += [real_session(uri, i, out, abandon=i == 0) for i in range(real)]
+    await warm_up(uri, timeout)
+    out["end"] = time.monotonic() + duration
+    rng = random.Random(0)
+    tasks = [browse_session(uri, out, rng) for _ in range(sessions - real)]
+    tasks += [real_session(uri, i, out, abandon=i == 0, rng=rng) for i in range(real)]
     for result in await asyncio.gather(*tasks, return_exceptions=True):
         if isinstance(result, BaseException):
             out["failed"].append(f"{type(result).__name__}: {str(result)[:100]}")
@@ -165,7 +202,9 @@ def main() -> None:
     ap.add_argument("--timeout", type=float, default=300.0)
     ap.add_argument("--url", default="", help="an already running server or nginx (e.g. deploy/serve-class.sh) on "
                                               "127.0.0.1; --server-cpus then only says which CPUs to watch")
-    ap.add_argument("--think", type=float, default=0.0, help="seconds between a step's arrival and the next press")
+    ap.add_argument("--think", type=float, default=2.0, help="seconds between an answer and the next click")
+    ap.add_argument("--duration", type=float, default=90.0, help="seconds of browsing (real-model runs: one a minute)")
+    ap.add_argument("--ramp", type=float, default=20.0, help="sessions arrive spread over this many seconds")
     a = ap.parse_args()
     if not 1 <= a.sessions <= 200 or not 0 <= a.real <= a.sessions:
         ap.error("1 <= sessions <= 200 and 0 <= real <= sessions")
@@ -182,16 +221,17 @@ def main() -> None:
         threading.Thread(target=lambda: [peak.append(rss_of_tree(pid) if pid else 0)
                                          for _ in iter(lambda: stop.wait(0.5), True)], daemon=True).start()
         b0, t0_j, t0 = *busy(server_cpus), time.perf_counter()
-        out = asyncio.run(run(base, a.sessions, a.real, a.timeout, a.think))
+        out = asyncio.run(run(base, a.sessions, a.real, a.timeout, a.think, a.duration, a.ramp))
         b1, t1_j = busy(server_cpus)
         stop.set()
         wall = time.perf_counter() - t0
     f = lambda xs: f"p50 {percentile(xs, 50):.2f} s, p95 {percentile(xs, 95):.2f} s (n={len(xs)})"
     print(f"sessions {a.sessions} ({a.real} real-model, 1 abandoned), server CPUs {a.server_cpus} "
           f"({100 * (b1 - b0) / max(t1_j - t0_j, 1):.0f}% busy), OMP_NUM_THREADS {a.omp or 'unset'}, "
-          f"think time {a.think:g} s, wall {wall:.0f} s")
-    print(f"  memory page, first figure:   {f(out['first'])}")
-    print(f"  memory page, next -> step:   {f(out['step'])}")
+          f"think time {a.think:g} s, {a.duration:g} s of browsing, wall {wall:.0f} s" + (f", via {a.url}" if a.url else ""))
+    print(f"  page load:                   {f(out['load'])}")
+    print(f"  scrub (relay, full run):     {f(out['scrub'])}")
+    print(f"  page load or scrub:          {f(out['load'] + out['scrub'])}")
     print(f"  real model, first figure:    {f(out['first_real'])}")
     print(f"  real model, Run -> result:   {f(out['real'])}; told their place in line: {out['told_line']}")
     print(f"  failed sessions: {len(out['failed'])} {out['failed'][:3]}")
