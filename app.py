@@ -12,6 +12,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import streamlit as st
 
+from app_pages import _follow
 from app_pages._support import browser, chrome, heap, path, player  # noqa: F401  (heap: once per process, see heap.py)
 from app_pages._support.notes import teacher_notes
 from app_pages._support.share_panel import share_panel
@@ -42,3 +43,4 @@ stop = path.stop_of(page.url_path)
 prefix = stop.key if stop else page.url_path            # widget keys and notes use the stop's key ("memory_t")
 share_panel(page.url_path, prefix)
 teacher_notes(prefix)
+_follow.lead_or_follow(page.url_path)       # a live class's follow-me: the teacher reports, the students follow

@@ -1,5 +1,5 @@
 """The classroom page's live class: the teacher's room (code, QR code, the live question, the answers as
-bars, reveal / next / reset / close) and a student's phone (?join=CODE: the question as big buttons).
+bars, reveal / next / reset / close, follow-me) and what the student's phone (_live_phone.py) shares with it.
 
 Every replica reads and writes one store (gdn/live/store.py); nothing here is kept per process except
 the store's connection pool. Both sides poll it in a fragment (the projector every REFRESH_S, a phone
@@ -16,10 +16,10 @@ import time
 import streamlit as st
 from sqlalchemy.exc import SQLAlchemyError
 
-from gdn.figures.live import LETTERS, tally_html
+from gdn.figures.live import tally_html
 from gdn.i18n import t
 from gdn.lessons.classroom import EXERCISES
-from gdn.live.store import MAX_STUDENTS, LiveError, NoRoom, Room, Store, normalize_code
+from gdn.live.store import MAX_STUDENTS, LiveError, NoRoom, Room, Store
 from app_pages._support import ui
 from app_pages._support.share import qr_png, share_url
 
@@ -209,7 +209,19 @@ def controls(code: str, secret: str) -> None:
     if close.button(ui.tr("live.close"), icon=":material/stop_circle:", width="stretch", key="live_close",
                     on_click=_close, args=(code, secret)):
         st.rerun(scope="app")                      # the whole page: the start button comes back
+    if "live_follow" not in st.session_state:      # the store says whether follow-me is on (a reload, a page switch)
+        st.session_state["live_follow"] = st.session_state["_live_follow_on"] = room.view is not None
+    st.toggle(ui.tr("live.follow"), key="live_follow", help=ui.tr("live.follow_help"), on_change=_follow_switched,
+              args=(code, secret))
     show_message()
+
+
+def _follow_switched(code: str, secret: str) -> None:
+    """Follow-me on: the students open the view this browser shows (app_pages/_follow.py reports it from
+    every page); off: they return to the live question."""
+    on = bool(st.session_state.get("live_follow"))
+    st.session_state["_live_follow_on"] = st.session_state["_live_follow_resend"] = on
+    attempt(store().follow, code, secret, {"page": "classroom", "params": {}} if on else None)
 
 
 def _forget_room() -> None:
@@ -242,73 +254,3 @@ def bars(code: str, open_demo) -> None:
         st.markdown(ui.tr(f"classroom.e_{ex.id}", **ex.fields()))
         if st.button(ui.tr("classroom.show_demo"), key="live_demo", icon=":material/play_circle:"):
             open_demo(ex.demo)
-
-
-# --- a student ----------------------------------------------------------------------------------------
-def student_view(raw_code: str) -> None:
-    """The whole page on a student's phone."""
-    st.html(STUDENT_CSS)
-    try:
-        code = normalize_code(raw_code)
-    except NoRoom:
-        st.error(ui.tr("live.err_no_room", code=str(raw_code)[:12]), icon=":material/error:")
-        return
-    voter = identity()["voter"]
-    if voter:
-        st.session_state["_live_voter"] = voter
-    with st.container(key="live_student"):
-        student_board(code)
-
-
-def _vote(code: str, voter: str, round_: int, choice: int) -> None:
-    if attempt(store().vote, code, voter, round_, choice):
-        st.session_state["_live_mine"] = (code, round_, choice)
-
-
-def my_choice(code: str, voter: str, round_: int) -> int | None:
-    """This browser's answer in this round: remembered from its last vote, else read once from the store
-    (a reloaded phone shows what it answered)."""
-    known = st.session_state.get("_live_mine")
-    if known is None or known[:2] != (code, round_):
-        known = st.session_state["_live_mine"] = (code, round_, store().my_vote(code, voter, round_))
-    return known[2]
-
-
-@st.fragment(run_every=FOLLOW_S)
-def student_board(code: str) -> None:
-    try:
-        room = room_now(code)
-    except NoRoom:
-        seen = st.session_state.get("_live_seen") == code
-        st.info(ui.tr("live.ended")) if seen else st.error(ui.tr("live.err_no_room", code=code), icon=":material/error:")
-        return
-    except (SQLAlchemyError, OSError) as error:
-        st.warning(explain(error), icon=":material/cloud_off:")
-        return
-    st.session_state["_live_seen"] = code
-    st.markdown(f"#### {ui.tr('live.title', code=code)}")
-    voter = st.session_state.get("_live_voter")
-    if room.question is None or voter is None:
-        st.info(ui.tr("live.waiting" if voter else "live.connecting"), icon=":material/hourglass_top:")
-        return
-    ex, language = QUESTIONS[room.question], ui.lang()
-    mine = my_choice(code, voter, room.round)
-    st.markdown(f"**{ui.tr(f'classroom.q_{ex.id}', **ex.fields())}**")
-    for i, words in enumerate(option_words(ex, language)):
-        marks = [ui.tr("live.right_mark")] * (room.revealed and i == ex.answer) + [ui.tr("live.mine_mark")] * (
-            room.revealed and i == mine)                       # after the reveal the buttons are grey: say which
-        label = f"{'✓ ' * (room.revealed and i == ex.answer)}{LETTERS[i]}  ·  {words}"
-        st.button(label + (f"  ({', '.join(marks)})" if marks else ""), key=f"live_opt_{room.round}_{i}", width="stretch",
-                  type="primary" if mine == i else "secondary", disabled=room.revealed,
-                  on_click=_vote, args=(code, voter, room.round, i))
-    show_message()
-    if room.revealed:
-        right = f"{LETTERS[ex.answer]} · {option_words(ex, language)[ex.answer]}"
-        if mine == ex.answer:
-            st.success(ui.tr("classroom.right"), icon=":material/check_circle:")
-        else:
-            st.error(ui.tr("classroom.wrong", answer=right) if mine is not None else
-                     f"{ui.tr('live.no_answer')} {ui.tr('classroom.wrong', answer=right)}", icon=":material/cancel:")
-        st.markdown(ui.tr(f"classroom.e_{ex.id}", **ex.fields()))
-    elif mine is not None:
-        st.success(ui.tr("live.your_answer", letter=LETTERS[mine]), icon=":material/how_to_vote:")

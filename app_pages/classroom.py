@@ -4,11 +4,11 @@ import streamlit as st
 
 from gdn.i18n import t
 from gdn.lessons.classroom import EXERCISES, GLOSSARY, NOTES_FIELDS, NOTES_PAGES, TIMELINE, arxiv_url
-from app_pages import _live
+from app_pages import _follow, _live, _live_phone
 from app_pages._support import path, ui
 
 if st.query_params.get("join"):                  # a student's phone: the live question, nothing else
-    _live.student_view(st.query_params["join"])
+    _live_phone.student_view(st.query_params["join"], _follow.open_view)
     st.stop()
 st.title(ui.tr("classroom.title"))
 st.caption(ui.tr("classroom.intro"))

@@ -15,10 +15,9 @@ from tests.test_deploy import wait_ok
 ROOT = Path(__file__).resolve().parent.parent
 STUDENTS = 12
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
-# The bound is 2 s (a vote on the projector: a poll every 1 s; a teacher's move on the phones: every
-# 1.5 s). This test checks that everything arrives, exactly once; it allows 5 s because thirteen browsers
-# and two replicas share a small CI machine. bench/live_class.py measures the lag itself.
-FOLLOW_MS = 5_000
+# The bound: a vote on the projector and a teacher's move on the phones within 2 s. The projector's
+# bars poll every 0.5 s and a phone every 1 s (app_pages/_live.py), each poll a few ms of replica CPU.
+FOLLOW_MS = 2_000
 
 
 @pytest.fixture

@@ -32,6 +32,7 @@ PLAYER_JS = (f"const PLAYER_CSS = {json.dumps((ui.ASSETS / 'player' / 'player.cs
              + (ui.ASSETS / "player" / "player.js").read_text(encoding="utf-8"))
 _component = st.components.v2.component("gdn_player", js=PLAYER_JS, isolate_styles=False)
 PLAY_MS = 1200          # one stage per tick when playing: slow enough to read the numbers aloud
+PLAYER_PARAMS: set[str] = set()     # the query names that hold a player's position ("memory_t", ...)
 
 
 @dataclass(frozen=True)
@@ -135,6 +136,7 @@ def player(prefix: str, packed: Packed, n_tokens: int, stages: tuple[str, ...]) 
 
 
 def _mount(prefix: str, packed: Packed, n_tokens: int, stages: tuple[str, ...], index: int) -> None:
+    PLAYER_PARAMS.update((f"{prefix}_t", f"{prefix}_stage"))
     ui.sync_to_url(f"{prefix}_t", 1)
     ui.sync_to_url(f"{prefix}_stage", stages[0])
     stage_label = ui.label_maker("common.stage_")

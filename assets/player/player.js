@@ -12,6 +12,7 @@ export default function ({ data, parentElement }) {
   addStyle();
   const registry = (window.__gdnPlayers ??= { players: new Map(), last: null });
   installKeys(registry);
+  if (!registry.applyFollow) installFollow(registry);
   let player = registry.players.get(data.id);
   if (!player) {
     player = { id: data.id, index: 0, seq: null, hash: null, frames: [], sides: {}, timer: null, moved: false };
@@ -26,6 +27,7 @@ export default function ({ data, parentElement }) {
       player.index = data.position;
     }
     show(player, player.index);
+    registry.applyFollow();
   });
   return () => stopPlaying(player);
 }
@@ -286,15 +288,37 @@ function target(registry) {
   return live.includes(registry.last) ? registry.last : live[0];
 }
 
+// ---- follow me: a student's players go where the teacher's went (app_pages/_follow.py) ---------------
+
+function installFollow(registry) {
+  // registry.follow = {seq, params}: the teacher's query (default positions left out, as in the address).
+  registry.applyFollow = () => {
+    const wanted = registry.follow;
+    if (!wanted || wanted.seq === registry.followed) return;
+    const live = [...registry.players.values()].filter((p) => p.root?.isConnected);
+    if (live.some((p) => !p.frames.length)) return;      // still unpacking: applied when it is done
+    registry.followed = wanted.seq;
+    for (const player of live) {
+      const { params, stages } = player.data;
+      const stage = stages.indexOf(wanted.params[params.stage] ?? stages[0]);
+      const t = Number(wanted.params[params.t] ?? 1);
+      if (stage >= 0 && Number.isInteger(t) && t >= 1) go(player, (t - 1) * stages.length + stage);
+    }
+  };
+}
+
 function installKeys(registry) {
   if (registry.keys) return;
   registry.keys = true;
   let dragging = false;                                  // a slider held by the pointer keeps its keys
   const CONTROL = 'button, a, input, select, textarea, label, [role="button"], [role="tab"], [role="slider"], [role="option"]';
   const outside = (node) => ![...registry.players.values()].some((p) => p.root?.contains(node));
+  // A page link is no such click: the position's own run would race the page switch (the switch was
+  // lost, or the address kept the old page), and the player keeps its position across pages anyway.
+  const PAGE_LINK = '[data-testid="stTopNavLink"], [data-testid="stSidebarNavLink"], [data-testid="stPageLink-NavLink"]';
   document.addEventListener("pointerdown", (e) => {
     dragging = !!e.target.closest?.('[role="slider"]');
-    if (e.target.closest?.(CONTROL) && outside(e.target)) flush(registry);
+    if (e.target.closest?.(CONTROL) && outside(e.target) && !e.target.closest?.(PAGE_LINK)) flush(registry);
   }, true);
   document.addEventListener("pointerup", () => { dragging = false; }, true);
   window.addEventListener("keydown", (e) => {

@@ -1,0 +1,177 @@
+"""Follow me: the students' screens open the view the teacher projects (page, example, step), so a room
+steps through the memory table together.
+
+The store is the shared truth (gdn/live/store.py, Store.follow), whichever replica each browser reached:
+- the teacher (follow-me switched on in the live session's controls): the view is the address, because
+  the players write the step into it (history.replaceState) and the linked widgets their values. A tiny
+  component watches the address and reports it once it has held still for SETTLE_MS: a burst of key
+  presses costs one message, a quiet teacher none. Its fragment writes the view to the room.
+- a student: the phone view (?join=CODE) polls the room as it polls the question and, when the teacher
+  projects another page, opens it with ?follow=CODE. On that page a fragment polls the room every
+  _live.FOLLOW_S. Another step of the same example goes to the browser's player directly (it moves, with
+  the write's animation, no page run); another example or page is opened with the view's query, its
+  player at the view's position (Python-set, so its sequence number moves and the browser follows).
+A student who leaves the followed page through the navigation stops following; the join link again
+starts it again. When the teacher switches follow-me off or goes back to the classroom page, the
+students return to the live question.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from urllib.parse import parse_qsl, urlsplit
+
+import streamlit as st
+from sqlalchemy.exc import SQLAlchemyError
+
+from gdn.live.store import LiveError, NoRoom, normalize_code
+from app_pages import _live
+from app_pages._support import path, ui
+from app_pages._support.player import PLAYER_PARAMS
+
+SETTLE_MS = 250             # the teacher's address must hold still this long before it is reported
+OWN = ("lang", "mode", "join", "follow")     # the teacher's own settings, never imposed on a student
+CLASSROOM = "classroom"
+
+LEAD_JS = """
+export default function ({ data, setStateValue }) {
+  // The teacher's view is the page Python drew (data.page: the address's path can lag behind a page
+  // switch) and the address's query (example, step): report it once it holds still.
+  const own = new Set(data.own);
+  const view = () => {
+    const query = new URLSearchParams(window.location.search);
+    for (const name of [...query.keys()]) if (own.has(name)) query.delete(name);
+    query.sort();
+    return `${data.page}?${query}`;
+  };
+  const state = (window.__gdnFollowLead ??= { sent: null, quietUntil: 0 });
+  if (!state.listening) {
+    // A click or Enter starts a run of its own (another page, Share): a report sent now would be merged
+    // into it by the server and cancel a page switch. Stay quiet; the next page reports itself.
+    state.listening = true;
+    const hush = () => { state.quietUntil = performance.now() + 1000; };
+    document.addEventListener("pointerdown", hush, true);
+    window.addEventListener("keydown", (e) => { if (e.key === "Enter") hush(); }, true);
+  }
+  let seen = view(), since = performance.now();
+  const timer = setInterval(() => {
+    const now = view();
+    if (now !== seen) { seen = now; since = performance.now(); return; }
+    if (performance.now() < state.quietUntil) return;
+    if (now !== state.sent && performance.now() - since >= data.settleMs) {
+      state.sent = now;
+      setStateValue("view", now);
+    }
+  }, 100);
+  if (data.resend) state.sent = null;            // follow-me switched on again: say where we are
+  return () => clearInterval(timer);
+}
+"""
+FOLLOW_JS = """
+export default function ({ data }) {
+  // A student: the teacher's step of the example this page shows; the player moves there (player.js).
+  const registry = (window.__gdnPlayers ??= { players: new Map(), last: null });
+  registry.follow = data;
+  registry.applyFollow?.();
+}
+"""
+_lead = st.components.v2.component("gdn_follow_lead", js=LEAD_JS)
+_follow = st.components.v2.component("gdn_follow", js=FOLLOW_JS)
+
+
+def view_of(address: str) -> dict:
+    """"memory_table?memory_t=3" -> {"page": "memory_table", "params": {"memory_t": "3"}}; a page that is
+    no stop of the path (the default page's "start-default") is its stop or "start"."""
+    parts = urlsplit(address)
+    stop = path.stop_of(parts.path.strip("/").removesuffix("-default"))
+    return {"page": stop.url_path if stop else "start",
+            "params": {k: v for k, v in parse_qsl(parts.query) if k not in OWN}}
+
+
+def steps_only(old: dict | None, new: dict) -> bool:
+    """True when `new` is `old` at another step: same page, same params but the players' positions."""
+    if old is None or old["page"] != new["page"]:
+        return False
+    rest = lambda view: {k: v for k, v in view["params"].items() if k not in PLAYER_PARAMS}
+    return rest(old) == rest(new)
+
+
+# --- the teacher ----------------------------------------------------------------------------------
+def _report(code: str, secret: str) -> None:
+    address = (st.session_state.get("live_follow_lead") or {}).get("view")
+    if not isinstance(address, str) or len(address) > 4000:
+        return
+    view = view_of(address)
+    keep_address(view["params"])
+    _live.attempt(_live.store().follow, code, secret, view)
+
+
+def keep_address(params: dict) -> None:
+    """The server's copy of the address follows the players' positions in it: Streamlit writes its copy
+    back into the address after every run, fragments included, so a copy without the step the browser
+    stepped to would move the address back to step 1 (and the next report with it)."""
+    for name in PLAYER_PARAMS:
+        if name in params:
+            st.query_params[name] = params[name]
+        else:
+            st.query_params.pop(name, None)
+
+
+@st.fragment
+def _leader(code: str, secret: str, page: str) -> None:
+    _lead(key="live_follow_lead", data={"own": list(OWN), "settleMs": SETTLE_MS, "page": page,
+                                        "resend": st.session_state.pop("_live_follow_resend", False)},
+          on_view_change=lambda: _report(code, secret), width="content", height=0)
+
+
+# --- a student ------------------------------------------------------------------------------------
+def open_view(code: str, view: dict) -> None:
+    """Open the teacher's view on this student's screen (a page switch), still following."""
+    stop = path.stop_of(view["page"])
+    if stop is None or stop.key == CLASSROOM:
+        path.go(path.stop_of(CLASSROOM).file, join=code)
+    state = st.session_state
+    for key in [k for k in state if k.startswith(f"{stop.key}_") or k.startswith("_player_synced_")]:
+        del state[key]          # the view's query decides every linked value and the players' positions
+    state.get("_linked_kept", {}).clear()
+    state["_follow_view"] = view
+    path.go(stop.file, **{k: str(v) for k, v in view["params"].items()}, follow=code)
+
+
+@st.fragment(run_every=_live.FOLLOW_S)
+def _follower(code: str, here: str) -> None:
+    try:
+        view = _live.room_now(code).view
+    except NoRoom:
+        st.caption(ui.tr("live.ended"))
+        return
+    except (SQLAlchemyError, OSError) as error:
+        st.caption(_live.explain(error))
+        return
+    if view is None or view.get("page") == CLASSROOM:
+        path.go(path.stop_of(CLASSROOM).file, join=code)
+    shown = st.session_state.get("_follow_view")
+    if not steps_only(shown if shown and shown["page"] == here else None, view):
+        open_view(code, view)
+    st.session_state["_follow_view"] = view
+    keep_address(view["params"])                   # the step the player is sent to, in this address too
+    seq = hashlib.sha1(json.dumps(view, sort_keys=True).encode()).hexdigest()[:12]
+    _follow(key="live_follow_step", data={"seq": seq, "params": view["params"]}, width="content", height=0)
+    st.caption(ui.tr("live.following", code=code))
+
+
+def lead_or_follow(url_path: str) -> None:
+    """After every page (app.py): the teacher's reporter when follow-me is on; a student's poll on a
+    page opened with ?follow=CODE."""
+    room = st.session_state.get("_live_room")
+    if room and st.session_state.get("_live_follow_on"):
+        with st.sidebar:
+            _leader(room["code"], room["secret"], url_path)
+        return
+    raw = st.query_params.get("follow")
+    if raw and not st.query_params.get("join"):
+        stop = path.stop_of(url_path.removesuffix("-default"))        # "/" is the start page's "start-default"
+        try:
+            _follower(normalize_code(raw), stop.url_path if stop else url_path)
+        except LiveError:
+            st.query_params.pop("follow", None)
