@@ -145,16 +145,24 @@ def teacher_panel(open_demo) -> None:
     with st.container(border=True, key="live_teacher"):
         join, board = st.columns([1, 3], gap="medium")
         with join:
-            join_card(room["code"])
+            join_card(room["code"], room["secret"])
         with board:
             controls(room["code"], room["secret"])
             bars(room["code"], open_demo)
 
 
-def join_card(code: str) -> None:
+def join_card(code: str, secret: str) -> None:
     link = share_url(st.context.url or "http://127.0.0.1:8501/", "classroom", {"lang": ui.lang(), "join": code})
     st.markdown(f"**{ui.tr('live.join_title')}**")
     st.html(f'<div class="gdn-live-code" data-code="{code}">{code}</div>')
+    if "live_follow" not in st.session_state:      # the store says whether follow-me is on (a reload, a page switch)
+        try:
+            st.session_state["live_follow"] = st.session_state["_live_follow_on"] = store().room(code).view is not None
+        except (LiveError, SQLAlchemyError, OSError):
+            pass
+    # Outside the controls' fragment: switching it is a full run, which starts (or stops) the report.
+    st.toggle(ui.tr("live.follow"), key="live_follow", help=ui.tr("live.follow_help"), on_change=_follow_switched,
+              args=(code, secret))
     st.image(qr_png(link, scale=5), width=200)
     st.markdown(ui.tr("live.join_hint"))
     st.code(link, language=None, wrap_lines=True)
@@ -209,10 +217,6 @@ def controls(code: str, secret: str) -> None:
     if close.button(ui.tr("live.close"), icon=":material/stop_circle:", width="stretch", key="live_close",
                     on_click=_close, args=(code, secret)):
         st.rerun(scope="app")                      # the whole page: the start button comes back
-    if "live_follow" not in st.session_state:      # the store says whether follow-me is on (a reload, a page switch)
-        st.session_state["live_follow"] = st.session_state["_live_follow_on"] = room.view is not None
-    st.toggle(ui.tr("live.follow"), key="live_follow", help=ui.tr("live.follow_help"), on_change=_follow_switched,
-              args=(code, secret))
     show_message()
 
 

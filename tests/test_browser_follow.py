@@ -67,6 +67,7 @@ def test_a_phone_follows_the_teacher_through_the_memory_table(live_server, brows
         took = follows_within(student, step_of(teacher), FOLLOW_S)
         assert took <= FOLLOW_S
     assert step_of(student) == 9
+    assert student.get_by_text(t("live.following", "zh", code=code)).count() == 1    # the phone says whom it follows
 
     # Another example: the phone opens it (a page run), then follows its steps again.
     teacher.locator('[data-testid="stMain"] [data-testid="stSelectbox"]').first.click()
