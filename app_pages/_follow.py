@@ -7,10 +7,10 @@ The store is the shared truth (gdn/live/store.py, Store.follow), whichever repli
   component watches the address and reports it once it has held still for SETTLE_MS: a burst of key
   presses costs one message, a quiet teacher none. Its fragment writes the view to the room.
 - a student: the phone view (?join=CODE) polls the room as it polls the question and, when the teacher
-  projects another page, opens it with ?follow=CODE. On that page a fragment polls the room every
-  _live.FOLLOW_S. Another step of the same example goes to the browser's player directly (it moves, with
-  the write's animation, no page run); another example or page is opened with the view's query, its
-  player at the view's position (Python-set, so its sequence number moves and the browser follows).
+  projects another page, loads it with ?follow=CODE. On that page a fragment polls the room every
+  STEP_S (one shared read per replica and 0.25 s, a few ms of CPU). Another step of the same example
+  goes to the browser's player directly (it moves, with the write's animation, no page run); another
+  example or page is loaded afresh with the view's query, which sets the example and the step.
 A student who leaves the followed page through the navigation stops following; the join link again
 starts it again. When the teacher switches follow-me off or goes back to the classroom page, the
 students return to the live question.
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import streamlit as st
 from sqlalchemy.exc import SQLAlchemyError
@@ -27,9 +27,11 @@ from sqlalchemy.exc import SQLAlchemyError
 from gdn.live.store import LiveError, NoRoom, normalize_code
 from app_pages import _live
 from app_pages._support import path, ui
+from app_pages._support.chrome import chrome_params
 from app_pages._support.player import PLAYER_PARAMS
 
-SETTLE_MS = 250             # the teacher's address must hold still this long before it is reported
+SETTLE_MS = 150             # the teacher's address must hold still this long before it is reported
+STEP_S = 0.4                # a followed page polls the room this often: a step shows within about 1 s
 OWN = ("lang", "mode", "join", "follow")     # the teacher's own settings, never imposed on a student
 CLASSROOM = "classroom"
 
@@ -69,8 +71,15 @@ export default function ({ data, setStateValue }) {
 """
 FOLLOW_JS = """
 export default function ({ data }) {
-  // A student: the teacher's step of the example this page shows; the player moves there (player.js).
   const registry = (window.__gdnPlayers ??= { players: new Map(), last: null });
+  if (data.navigate) {               // a student: the teacher's page or example, loaded afresh
+    if (registry.navigating !== data.navigate) {
+      registry.navigating = data.navigate;
+      window.location.assign(new URL(data.navigate, window.location.href).href);
+    }
+    return;
+  }
+  // A student: the teacher's step of the example this page shows; the player moves there (player.js).
   registry.follow = data;
   registry.applyFollow?.();
 }
@@ -126,19 +135,26 @@ def _leader(code: str, secret: str, page: str) -> None:
 
 # --- a student ------------------------------------------------------------------------------------
 def open_view(code: str, view: dict) -> None:
-    """Open the teacher's view on this student's screen (a page switch), still following."""
+    """Open the teacher's view on this student's screen, still following: a fresh load of its address in
+    this language (the view's query sets the example and the players' positions). Not a page switch from
+    this polling fragment: under load the poll's next tick, sent from the old page, was merged with the
+    switch by the server and undid it, again and again."""
     stop = path.stop_of(view["page"])
     if stop is None or stop.key == CLASSROOM:
-        path.go(path.stop_of(CLASSROOM).file, join=code)
-    state = st.session_state
-    for key in [k for k in state if k.startswith(f"{stop.key}_") or k.startswith("_player_synced_")]:
-        del state[key]          # the view's query decides every linked value and the players' positions
-    state.get("_linked_kept", {}).clear()
-    state["_follow_view"] = view
-    path.go(stop.file, **{k: str(v) for k, v in view["params"].items()}, follow=code)
+        stop, params = path.stop_of(CLASSROOM), {"join": code}
+    else:
+        params = {**{k: str(v) for k, v in view["params"].items()}, "follow": code}
+    address = f"./{stop.address}?{urlencode({**chrome_params(), **params})}"
+    _follow(key="live_follow_open", data={"navigate": address}, width="content", height=0)
 
 
-@st.fragment(run_every=_live.FOLLOW_S)
+def shown_here(here: str) -> dict:
+    """The view this page shows: the one it last followed, else its own address (a page just opened)."""
+    return st.session_state.get("_follow_view") or {
+        "page": here, "params": {k: v for k, v in st.query_params.items() if k not in OWN}}
+
+
+@st.fragment(run_every=STEP_S)
 def _follower(code: str, here: str) -> None:
     try:
         view = _live.room_now(code).view
@@ -148,11 +164,11 @@ def _follower(code: str, here: str) -> None:
     except (SQLAlchemyError, OSError) as error:
         st.caption(_live.explain(error))
         return
-    if view is None or view.get("page") == CLASSROOM:
-        path.go(path.stop_of(CLASSROOM).file, join=code)
-    shown = st.session_state.get("_follow_view")
-    if not steps_only(shown if shown and shown["page"] == here else None, view):
-        open_view(code, view)
+    shown = shown_here(here)
+    if view is None or view.get("page") == CLASSROOM or not steps_only(shown if shown["page"] == here else None,
+                                                                       view):
+        open_view(code, view or {"page": CLASSROOM})
+        return
     st.session_state["_follow_view"] = view
     keep_address(view["params"])                   # the step the player is sent to, in this address too
     seq = hashlib.sha1(json.dumps(view, sort_keys=True).encode()).hexdigest()[:12]

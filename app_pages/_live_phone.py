@@ -68,6 +68,7 @@ def student_board(code: str, open_view) -> None:
     st.session_state["_live_seen"] = code
     if room.view and room.view.get("page") != "classroom":
         open_view(code, room.view)                 # follow-me: the page the teacher projects
+        return
     st.markdown(f"#### {ui.tr('live.title', code=code)}")
     voter = st.session_state.get("_live_voter")
     if room.question is None or voter is None:
