@@ -16,6 +16,7 @@ SESSIONS="${SESSIONS:-60}"; REAL="${REAL:-5}"; DURATION="${DURATION:-65}"; RAMP=
 py="${PYTHON:-$(command -v python || command -v python3)}"
 export PYTHONUNBUFFERED=1 PYTHON="$py"
 say() { echo "[$(date -u +%T)] $*" | tee -a "$OUT/steps.txt"; }
+"$py" -c "import bench.live_class, bench.load_ws" || { say "the benches cannot be imported (above): stopping"; exit 1; }
 
 say "live class: $STUDENTS students, $REPLICAS replicas, SQLite then PostgreSQL"
 timeout -s INT 320 "$py" bench/live_class.py --students "$STUDENTS" --replicas "$REPLICAS" --window "$WINDOW" \

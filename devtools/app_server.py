@@ -14,8 +14,6 @@ import time
 import urllib.request
 from pathlib import Path
 
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                   "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -115,6 +113,8 @@ def rerun(page, action, timeout_ms: int = 60_000) -> None:
 def stays(page, expression: str, ms: int) -> bool:
     """True when the JS `expression` keeps its value for `ms` (a watched window: it returns False the
     moment the value changes). For claims that nothing happens, e.g. a paused player does not step."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout  # here: the servers need no browser
+
     before = page.evaluate(f"() => {expression}")
     try:
         page.wait_for_function(f"(before) => ({expression}) !== before", arg=before, timeout=ms)
