@@ -21,13 +21,11 @@ st.title(ui.tr("start.title"))
 st.caption(ui.tr("start.intro"))
 
 # ---- 1. softmax attention -> drop the softmax -> one table -------------------------------------
-@st.fragment
 def attention_section():
-    c = st.columns([1, 3])
-    seed = ui.linked_int(c[0], ui.tr("start.seed"), 0, 9999, 0, key="start_seed")
+    """No server-side widget: the sliders, the numbers-kept line and the hovers answer in the browser."""
     if not lecture:                                        # in lecture mode under the figure: it starts higher
-        c[1].markdown(ui.tr("start.qkv"))
-    attention.render(seed)          # the T slider, its numbers-kept line and the hovers answer in the browser
+        st.markdown(ui.tr("start.qkv"))
+    attention.render()
     if lecture:
         st.markdown(ui.tr("start.qkv"))
     st.page_link("app_pages/cost.py", label=ui.tr("start.cost_link"), icon=":material/memory:",

@@ -19,8 +19,9 @@ SOFTMAX, LINEAR, TABLE = "#7c3aed", "#1d4ed8", "#dc2626"      # as in the Plotly
 
 
 def num(x: float, digits: int = 2) -> str:
-    """A cell's number: 2 decimals, a real minus sign, never "-0.00"."""
-    text = f"{x + 0.0:.{digits}f}"
+    """A cell's number: 2 decimals, a real minus sign, never "-0.00". Rounded at 1e-10 first, so two equal
+    reads that differ in the last float bit (Σⱼ and Sᵀq) never print differently."""
+    text = f"{round(float(x), 10) + 0.0:.{digits}f}"
     return "0." + "0" * digits if text.lstrip("-") == "0." + "0" * digits else text.replace("-", "−")
 
 
@@ -28,7 +29,7 @@ def _cell(value: float, zmax: float, extra: str = "") -> str:
     return f'<td class="cell"{extra} style="{cell_style(diverging_rgb(value, zmax))}">{num(value)}</td>'
 
 
-def _weights_panel(weights: np.ndarray, token: str, axis: str, title: str) -> str:
+def _weights_panel(weights: np.ndarray, token: str, axis: str, title: str, kept: str) -> str:
     top = max(float(weights.max()), 1e-12)
     bars = "".join(
         f'<div class="att-bar" data-link="{j}" tabindex="0" data-w="{w:.17g}">'
@@ -37,7 +38,8 @@ def _weights_panel(weights: np.ndarray, token: str, axis: str, title: str) -> st
         f'<span class="att-tick">{rich(token.format(j=j + 1))}</span></div>'
         for j, w in enumerate(weights))
     return (f'<section class="att-panel" data-panel="weights"><h4>{rich(title)}</h4>'
-            f'<div class="att-bars">{bars}</div><div class="att-axis">{html.escape(axis)}</div></section>')
+            f'<div class="att-bars">{bars}</div><div class="att-axis">{html.escape(axis)}</div>'
+            f'<p class="att-kept">{kept}</p></section>')
 
 
 def _sum_panel(scores: np.ndarray, terms: np.ndarray, o_sum: np.ndarray, o_table: np.ndarray, *,
@@ -89,12 +91,11 @@ def attention_html(weights: np.ndarray, scores: np.ndarray, terms: np.ndarray, o
     """weights [T] softmax weights; scores [T] q·k_j; terms [T, V] (q·k_j) v_j; o_sum, o_table [V] the
     linear read both ways; S [K, V]; outer [T, K, V] k_j v_j^T. labels: t1, t2 (with {sum} and {table}),
     t3, token (with {j}), token_axis, value_axis, key_axis, diff, share (with {j}), hint; kept: trusted HTML
-    under the panels (the numbers each form keeps at this T)."""
+    under the weights (the numbers each form keeps at this T: the KV cache grows with the past tokens)."""
     paint = lambda colour, text: f'<span style="color:{colour}">{text}</span>'
     t2 = rich(labels["t2"]).replace("{sum}", paint(LINEAR, "Σ<sub>j</sub> (q·k<sub>j</sub>) v<sub>j</sub>")) \
                            .replace("{table}", paint(TABLE, "S<sup>T</sup>q"))
     return (f'<div class="gdn-att{" lecture" if lecture else ""}" role="group" aria-label="{html.escape(alt)}">'
-            + _weights_panel(weights, labels["token"], labels["token_axis"], labels["t1"])
+            + _weights_panel(weights, labels["token"], labels["token_axis"], labels["t1"], labels.get("kept", ""))
             + _sum_panel(scores, terms, o_sum, o_table, labels=labels, title=t2)
-            + _table_panel(S, outer, labels=labels, title=labels["t3"])
-            + f'<p class="att-kept">{labels.get("kept", "")}</p></div>')
+            + _table_panel(S, outer, labels=labels, title=labels["t3"]) + "</div>")
