@@ -7,7 +7,7 @@ import streamlit as st
 from gdn.figures import playground as figs
 from gdn.lessons import playground as ex
 from gdn.lessons.compare import RULES
-from gdn.units import half_life
+from app_pages._playground_toys import halflife_panel, repeat_panel
 from app_pages._support import ui
 from app_pages._support.caches import BOUNDS
 
@@ -69,23 +69,6 @@ def overwrite_panel():
             st.caption(ui.tr("playground.ow_cos", cos=f"{others.max():.2f}"))
         if geometry != "random" and n > K:
             st.caption(ui.tr("playground.ow_no_orth", K=K))
-
-
-@st.fragment
-def repeat_panel():
-    controls, chart = beside()
-    fs, lecture, rule_name = ui.font_size(), ui.lecture(), rule_names()
-    slider = sliders("repeat")
-    with controls:
-        beta, alpha = slider("beta", 0.0, 1.0, 0.5, 0.01), slider("alpha", 0.0, 1.0, 1.0, 0.01)
-        T = slider("writes", 1, 20, 8)
-    dist = repeated(T, beta=beta, alpha=alpha)
-    with chart:
-        fig = figs.fig_repeated(dist, rule_titles=rule_name, xlabel=ui.tr("playground.rw_x"),
-                                ylabel=ui.tr("playground.rw_y"), font_size=fs, height=460 if lecture else 380)
-        ui.show_figure(fig, key="playground_rw_fig", alt=ui.tr("playground.rw_alt"))
-        metrics({ui.tr("playground.rw_metric", rule=rule_name[r], T=T): f"{dist[r][-1]:.1%}" for r in RULES})
-        ui.note(ui.tr("playground.rw_story"))
 
 
 @st.fragment
@@ -153,28 +136,6 @@ def capacity_panel():
         st.dataframe(table, hide_index=True, key="playground_cap_table")
         ui.note(ui.tr("playground.cap_story"))
         st.caption(ui.tr("playground.cap_protocol", seed=int(seed)))
-
-
-@st.fragment
-def halflife_panel():
-    controls, chart = beside()
-    fs, lecture = ui.font_size(), ui.lecture()
-    slider = sliders("halflife")
-    alpha = slider("alpha", 0.0, 1.0, 0.97, 0.01, where=controls, label="playground.hl_alpha")
-    half = half_life(alpha)
-    refs = [a for a in (0.5, 0.9, 0.97, 0.99) if not np.isclose(a, alpha)]
-    curves = ex.decay_curves([*refs, alpha], 100)
-    labels = {"n": ui.tr("playground.hl_n"), "kept": ui.tr("playground.hl_kept"), "half_at": ui.tr("playground.hl_half_at")}
-    text = (ui.tr("playground.hl_never") if np.isinf(half) else ui.tr("playground.hl_at_once") if half == 0
-            else ui.tr("playground.hl_tokens", n=f"{half:.1f}"))
-    with controls:
-        st.metric(ui.tr("playground.hl_half"), text)
-        for n in (10, 50):
-            st.metric(ui.tr("playground.hl_after", n=n), f"{curves[-1, n]:.3g}")
-    with chart:
-        fig = figs.fig_half_life(curves, refs, alpha, half, labels=labels, font_size=fs, height=460 if lecture else 380)
-        ui.show_figure(fig, key="playground_hl_fig", alt=ui.tr("playground.hl_alt"))
-        ui.note(ui.tr("playground.hl_story"))
 
 
 PANELS = {"overwrite": overwrite_panel, "repeat": repeat_panel, "knorm": knorm_panel, "capacity": capacity_panel,

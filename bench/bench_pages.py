@@ -27,6 +27,7 @@ from gdn.figures import compare as fc
 from gdn.figures import cost as fco
 from gdn.figures import memory as fm
 from gdn.figures import playground as fp
+from gdn.figures import playground_html as fph
 from gdn.figures import real_model as frm
 from gdn.lessons import chunking as ce
 from gdn.lessons import cost
@@ -63,9 +64,10 @@ def knorm(i):
 
 
 def halflife(i):
+    """One frame of the half-life toy (HTML: the page builds all 101 once, then answers in the browser)."""
     alpha = 0.5 + i / 50
-    return fp.fig_half_life(ex.decay_curves([0.5, 0.9, 0.99, alpha], 100), [0.5, 0.9, 0.99], alpha,
-                            half_life(alpha), labels={"n": "n", "kept": "k", "half_at": "{n}"})
+    return fph.half_life_html(ex.decay_curves([0.5, 0.9, 0.99, alpha], 100), [0.5, 0.9, 0.99], alpha,
+                              half_life(alpha), labels={"n": "n", "kept": "k", "half_at": "{n}"}, metrics=[])
 
 
 FIXED = {}

@@ -8,7 +8,8 @@ import torch
 from gdn.lessons import playground as ex
 from gdn.ops import recurrent_gated_delta_rule
 from gdn.units import half_life
-from tests.apptest import open_app
+from tests.apptest import open_app, player_payload
+from tests.htmlview import select
 
 # docs/teaching-content.md §4 (seed 0, d_k = d_v = 128): N -> (linear, delta, delta recent 16, delta oldest 16), in %
 REFERENCE = {256: (143, 100, 31, 131), 1024: (283, 131, 33, 145)}
@@ -167,9 +168,7 @@ def assert_clean(at):
 EXTREMES = {
     "overwrite": [("alpha", 0.0), ("alpha", 1.0), ("beta", 0.0), ("beta", 1.0), ("knorm", 3.0), ("dk", 2), ("dv", 8),
                   ("pairs", 8), ("pairs", 1)],
-    "repeat": [("alpha", 0.0), ("beta", 0.0), ("beta", 1.0), ("writes", 20), ("writes", 1)],
     "knorm": [("knorm", 3.0), ("beta", 0.0), ("beta", 1.0), ("knorm", 0.1), ("writes", 30)],
-    "halflife": [("alpha", 0.0), ("alpha", 1.0)],
 }
 
 
@@ -201,12 +200,64 @@ def test_page_geometry_angle_and_key_norm_warnings():
     assert not at.warning and not at.error and any("nothing is written" in i.value for i in at.info)
 
 
+def toy(at, name: str) -> tuple[dict, dict]:
+    """A browser-side toy (app_pages/_playground_toys.py): (the explorer's data, {"i,j,k": html})."""
+    return player_payload(at, f"playground_{name}_explorer")
+
+
+def metric_values(markup: str) -> dict[str, str]:
+    return {n.attrs["data-metric"]: n.children[1].text for n in select(markup, class_="metric")}
+
+
 def test_page_half_life_numbers():
     at = open_app("zh", "app_pages/playground.py", playground_panel="halflife", playground_halflife_alpha="0.9")
     assert_clean(at)
-    assert [m.value for m in at.metric] == ["6.6 个词元", "0.349", "0.00515"]
-    at.slider(key="playground_halflife_alpha").set_value(1.0).run()
-    assert at.metric[0].value == "永不遗忘"
+    data, frames = toy(at, "halflife")
+    values = data["controls"][0]["values"]
+    assert len(frames) == len(values) == 101 and values[data["index"][0]] == "0.9"      # the link's α is shown
+    assert list(metric_values(frames[str(values.index("0.9"))]).values()) == ["6.6 个词元", "0.349", "0.00515"]
+    assert metric_values(frames[str(values.index("1.0"))])["half"] == "永不遗忘"
+    assert metric_values(frames["0"])["half"] == "下一个词元就全忘"
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_half_life_frames_draw_alpha_to_the_n(lang):
+    """Every frame's red curve is alpha^n at its own alpha (read back from the SVG's pixels), and its
+    half-life mark sits on the ½ line at ln 0.5 / ln alpha."""
+    from gdn.figures.svg_chart import BOTTOM, H, LEFT, RIGHT, TOP, W
+    _, frames = toy(open_app(lang, "app_pages/playground.py", playground_panel="halflife"), "halflife")
+    for i in (10, 50, 90, 97, 99):
+        alpha = i / 100
+        chosen, = select(frames[str(i)], data_series="chosen")
+        xy = np.array([[float(v) for v in p.split(",")] for p in chosen.attrs["points"].split()])
+        n = (xy[:, 0] - LEFT) / (W - LEFT - RIGHT) * 100
+        kept = (H - BOTTOM - xy[:, 1]) / (H - TOP - BOTTOM) * 1.05
+        np.testing.assert_allclose(kept, alpha ** n, atol=0.004)
+        mark, = select(frames[str(i)], class_="mark")
+        assert (float(mark.attrs["cx"]) - LEFT) / (W - LEFT - RIGHT) * 100 == pytest.approx(np.log(0.5) / np.log(alpha), abs=0.1)
+
+
+def test_repeated_writes_frames_match_the_recurrence_at_every_grid_point():
+    """The grid's metrics are each rule's distance after T writes, recomputed here without the lesson:
+    the delta rule closes a fraction beta of the gap per write (gated: after fading by alpha), linear
+    attention adds beta v."""
+    at = open_app("en", "app_pages/playground.py", playground_panel="repeat")
+    assert_clean(at)
+    data, frames = toy(at, "repeat")
+    betas, alphas, writes = ([float(v) for v in c["values"]] for c in data["controls"])
+    assert len(frames) == len(betas) * len(alphas) * len(writes)
+    v = np.array([3.0, 4.0])
+    for key in ("0,0,0", "5,6,7", "10,3,10", "3,1,4", "10,0,2"):
+        b, a, T = (g[int(i)] for g, i in zip((betas, alphas, writes), key.split(",")))
+        lin, delta, gated = np.zeros(2), np.zeros(2), np.zeros(2)
+        for _ in range(int(T)):
+            lin = lin + b * v
+            delta = delta + b * (v - delta)
+            gated = a * gated
+            gated = gated + b * (v - gated)
+        want = [f"{np.linalg.norm(x - v) / 5:.1%}" for x in (lin, delta, gated)]
+        assert list(metric_values(frames[key]).values()) == want, key
+        assert "NaN" not in frames[key] and "inf" not in frames[key]
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])

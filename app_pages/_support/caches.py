@@ -81,6 +81,8 @@ STREAMLIT = {
                             "Packed: every frame of the compare page's player and its error grid", "_compare_frames.py"),
     "explorer.start": Cache(BOUNDS["explorer.start"], "(language, lecture)",
                             "Packed: the start page's first figure at every T and example", "_start_attention.py"),
+    "explorer.playground": Cache(BOUNDS["explorer.playground"], "(language, lecture), one cache per toy",
+                                 "Packed: a playground toy at every point of its slider grid", "_playground_toys.py"),
     "live.store": Cache("one per server", "()", "the live class's Store: its connection pool to GDN_CLASS_DB",
                         "_live.py"),
     "chunking.reference": Cache("one per server", "()", "the shipped timing curve, the live timing store (2 caches)",

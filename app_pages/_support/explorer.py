@@ -105,9 +105,9 @@ def heard(sent: dict) -> None:
 
 
 def explorer(explorer_id: str, controls: list[Control], packed: Packed, *, alt: str = "",
-             controls_below: bool = False):
-    """Mount the explorer at Python's values (see values()). Returns the data-open value of a clicked
-    element, else None."""
+             controls_below: bool = False, side: bool = False):
+    """Mount the explorer at Python's values (see values()). side: the sliders in a narrow column left of
+    the figure (the playground's layout). Returns the data-open value of a clicked element, else None."""
     values(explorer_id, controls)
     state = st.session_state
     state.setdefault(DOMAINS, {})[explorer_id] = {c.key: list(c.options) for c in controls}
@@ -119,7 +119,7 @@ def explorer(explorer_id: str, controls: list[Control], packed: Packed, *, alt: 
         "controls": [{"key": c.key, "label": c.label, "values": [str(o) for o in c.options], "labels": list(c.labels),
                       "default": str(c.default), "play": c.play} for c in controls],
         "labels": {"play": ui.tr("common.play"), "pause": ui.tr("common.pause")},
-        "alt": alt, "below": controls_below, "lecture": ui.lecture(), "playMs": PLAY_MS,
+        "alt": alt, "below": controls_below, "side": side, "lecture": ui.lecture(), "playMs": PLAY_MS,
         "hash": packed.hash, "gz": packed.gz,
     }
     result = _component(key=f"{explorer_id}_explorer", data=data, width="stretch", height="content",

@@ -62,7 +62,7 @@ function build(view, host) {
   stopPlaying(view);
   host.replaceChildren();
   const { controls, below } = view.data;
-  const root = el("div", "gdn-explorer", host);
+  const root = el("div", `gdn-explorer${view.data.side ? " side" : ""}`, host);
   const bar = el("div", "gdn-explorer-bar");
   view.figure = el("div", "gdn-explorer-figure gdn-figure");
   root.append(...(below ? [view.figure, bar] : [bar, view.figure]));

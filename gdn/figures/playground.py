@@ -1,4 +1,5 @@
-"""The playground's figures: overwrite vs blur, repeated writes, key norm, capacity, half-life.
+"""The playground's figures: overwrite vs blur, repeated writes, key norm, capacity (the half-life toy is
+HTML answered in the browser: playground_html.py).
 
 Pure builders: arrays from gdn.lessons.playground in, a plotly Figure out; every label arrives translated.
 """
@@ -165,34 +166,4 @@ def fig_capacity(Ns: np.ndarray, curves: dict[str, np.ndarray], K: int, N_sel: i
            tuple(split_labels), tuple(sorted(labels.items())), K, N_sel, font_size, height)
     data = [{"y": c[:, 0]} for c in curves.values()] + [{"y": [0, top]}, {"y": [0, top]}]
     data += [{"y": ys, "text": [f"{y:.0%}" for y in ys]} for ys in split]
-    return from_skeleton(key, build, data)
-
-def fig_half_life(curves: np.ndarray, alphas: list[float], alpha: float, half: float, *,
-                  labels: dict[str, str], font_size: int = 14, height: int = 380) -> go.Figure:
-    """curves: [A, n + 1] alpha^n, the last row for the chosen alpha; half: its half-life in tokens.
-    Built once per labels and length (from_skeleton); a slider move swaps only the numbers."""
-    n = np.arange(curves.shape[1])
-    marked = bool(np.isfinite(half) and half <= n[-1])
-    half_text = [labels["half_at"].format(n=f"{half:.1f}")] if marked else None
-
-    def build():
-        fig = go.Figure()
-        for a, y in zip(alphas, curves[:-1]):
-            fig.add_trace(go.Scatter(x=n, y=y, mode="lines", name=f"α = {a:g}", line=dict(width=1.5, dash="dot"),
-                                     hovertemplate="n=%{x}: %{y:.3f}<extra></extra>"))
-        fig.add_trace(go.Scatter(x=n, y=curves[-1], mode="lines", name=f"α = {alpha:g}",
-                                 line=dict(width=4, color="#dc2626"), hovertemplate="n=%{x}: %{y:.3f}<extra></extra>"))
-        fig.add_hline(y=0.5, line=dict(color="#0f172a", dash="dash"), annotation_text="½",
-                      annotation_position="top left")
-        if marked:
-            fig.add_trace(go.Scatter(x=[half], y=[0.5], mode="markers+text", marker=dict(size=13, color="#dc2626"),
-                                     text=half_text, textposition="top right",
-                                     showlegend=False, textfont=dict(size=font_size + 1)))
-        fig.update_xaxes(title_text=labels["n"])
-        fig.update_yaxes(title_text=labels["kept"], range=[0, 1.05])
-        return _legend_top(base_layout(fig, height=height, font_size=font_size)).update_layout(margin=dict(l=70, r=20, t=80, b=60))
-
-    key = ("half_life", tuple(alphas), tuple(sorted(labels.items())), len(n), marked, font_size, height)
-    data = [{"y": y} for y in curves[:-1]] + [{"y": curves[-1], "name": f"α = {alpha:g}"}]
-    data += [{"x": [half], "text": half_text}] if marked else []
     return from_skeleton(key, build, data)
