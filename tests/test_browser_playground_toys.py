@@ -6,8 +6,8 @@ from urllib.parse import parse_qs, urlparse
 import numpy as np
 import pytest
 
-from devtools.app_server import wait_for_app
 from gdn.units import half_life
+from devtools.app_server import wait_for_app
 
 pytestmark = pytest.mark.browser
 

@@ -224,7 +224,7 @@ def test_page_half_life_numbers():
 def test_half_life_frames_draw_alpha_to_the_n(lang):
     """Every frame's red curve is alpha^n at its own alpha (read back from the SVG's pixels), and its
     half-life mark sits on the ½ line at ln 0.5 / ln alpha."""
-    from gdn.figures.svg_chart import BOTTOM, H, LEFT, RIGHT, TOP, W
+    from gdn.figures.svg_chart import BOTTOM, LEFT, RIGHT, TOP, H, W
     _, frames = toy(open_app(lang, "app_pages/playground.py", playground_panel="halflife"), "halflife")
     for i in (10, 50, 90, 97, 99):
         alpha = i / 100
