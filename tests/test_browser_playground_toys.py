@@ -63,7 +63,26 @@ def test_repeated_writes_sliders_and_play(page, app_url):
     assert not page.problems, page.problems
 
 
-@pytest.mark.parametrize("panel", ["halflife", "repeat"])
+def test_key_norm_sliders_move_through_the_regimes(page, app_url):
+    """Key norm c at beta = 1: c = 1 is an exact overwrite, c = 1.1 and 1.25 overshoot (1 < c^2 < 2), c = 1.5
+    diverges (c^2 = 2.25): the message, its colour and the factor follow the grid, with no script run."""
+    open_toy(page, app_url, "lang=en&playground_panel=knorm")
+    state = "document.querySelector('.gdn-callout[data-state]').dataset.state"
+    slider = page.locator(".gdn-x-playground_knorm_knorm")
+    assert page.evaluate(state) == "exact"
+    slider.focus()
+    start = int(slider.input_value())
+    for step, (c, want) in enumerate(((1.1, "overshoot"), (1.25, "overshoot"), (1.5, "diverge")), 1):
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function(f"document.querySelector('.gdn-x-playground_knorm_knorm').value === '{start + step}'")
+        assert page.evaluate(state) == want, c
+        assert page.evaluate(METRICS)["factor"] == f"{1 - c ** 2:.2f}"
+    assert "error" in page.evaluate("document.querySelector('.gdn-callout[data-state]').className")
+    assert "playground_knorm_knorm=1.5" in page.url
+    assert not page.problems, page.problems
+
+
+@pytest.mark.parametrize("panel", ["halflife", "repeat", "knorm"])
 @pytest.mark.parametrize("lang", ["zh", "en"])
 @pytest.mark.parametrize("width,height,mode", [(1440, 900, ""), (1920, 1080, "&mode=lecture"),
                                                (1280, 720, "&mode=lecture")])

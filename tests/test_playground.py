@@ -168,7 +168,6 @@ def assert_clean(at):
 EXTREMES = {
     "overwrite": [("alpha", 0.0), ("alpha", 1.0), ("beta", 0.0), ("beta", 1.0), ("knorm", 3.0), ("dk", 2), ("dv", 8),
                   ("pairs", 8), ("pairs", 1)],
-    "knorm": [("knorm", 3.0), ("beta", 0.0), ("beta", 1.0), ("knorm", 0.1), ("writes", 30)],
 }
 
 
@@ -188,17 +187,6 @@ def test_page_geometry_angle_and_key_norm_warnings():
     at = open_app("en", "app_pages/playground.py", playground_geometry="angle", playground_overwrite_angle="0")
     assert_clean(at)
     assert any("|cos|" in c.value and "1.00" in c.value for c in at.caption)   # |cos| = 1 at 0 degrees
-    at = open_app("en", "app_pages/playground.py", playground_panel="knorm", playground_knorm_knorm="3.0",
-                  playground_knorm_writes="30")
-    assert_clean(at)
-    assert len(at.error) == 1 and "diverges" in at.error[0].value
-    assert any("clipped" in json.dumps(s) for s in charts(at))
-    assert at.metric[2].value == "-8.00"
-    at.slider(key="playground_knorm_knorm").set_value(1.2).run()
-    assert len(at.warning) == 1 and "overshoots" in at.warning[0].value
-    at.slider(key="playground_knorm_beta").set_value(0.0).run()              # beta = 0: nothing is written
-    assert not at.warning and not at.error and any("nothing is written" in i.value for i in at.info)
-
 
 def toy(at, name: str) -> tuple[dict, dict]:
     """A browser-side toy (app_pages/_playground_toys.py): (the explorer's data, {"i,j,k": html})."""
@@ -300,13 +288,43 @@ def test_negative_eigenvalue_opt_in_is_the_key_norm_overshoot():
     at = open_app("en", "app_pages/playground.py", playground_panel="knorm")
     assert_clean(at)
     at.toggle(key="playground_knorm_negative").set_value(True).run()
-    at.slider(key="playground_knorm_beta").set_value(1.5).run()
-    assert_clean(at)
-    assert len(at.warning) == 1 and "overshoots" in at.warning[0].value
-    assert any("1 − β = -0.50" in i.value for i in at.info)
+    data, frames = toy(at, "knorm")
+    norms, betas, writes = (c["values"] for c in data["controls"])
+    assert betas[-1] == "1.9"                                          # the opt-in's wider beta
+    frame = frames[f"{norms.index('1.0')},{betas.index('1.5')},{writes.index('10')}"]
+    state, *notes = select(frame, class_="gdn-callout")
+    assert state.attrs["data-state"] == "overshoot" and "warning" in state.classes
+    assert "1 − β = -0.50" in notes[0].text
+    at.session_state["playground_knorm_beta"] = 1.5                     # as the relay would set it
     at.toggle(key="playground_knorm_negative").set_value(False).run()    # back off: beta returns into [0, 1]
     assert_clean(at)
-    assert at.slider(key="playground_knorm_beta").value == 1.0
+    assert at.session_state["playground_knorm_beta"] == 1.0
+    assert toy(at, "knorm")[0]["controls"][1]["values"][-1] == "1.0"
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_key_norm_frames_name_the_regime_and_the_numbers_of_their_grid_point(lang):
+    """Each frame's metrics are c, c^2 and 1 - beta c^2 at its own point, its message names the regime of
+    beta c^2 (checked against the thresholds 1 and 2 written out here), and an exploding run is flagged."""
+    at = open_app(lang, "app_pages/playground.py", playground_panel="knorm")
+    assert_clean(at)
+    data, frames = toy(at, "knorm")
+    norms, betas, writes = ([float(v) for v in c["values"]] for c in data["controls"])
+    assert len(frames) == len(norms) * len(betas) * len(writes)
+    for key, frame in frames.items():
+        i, j, k = map(int, key.split(","))
+        c, b = norms[i], betas[j]
+        m = metric_values(frame)
+        x = b * c * c
+        assert (m["new_term"], m["correction"]) == (f"× {c:.2f}", f"× {c * c:.2f}")
+        assert float(m["factor"]) == pytest.approx(1 - x, abs=0.005 + 1e-9)
+        want = ("none" if abs(x) < 1e-9 else "exact" if abs(x - 1) < 1e-9 else "edge" if abs(x - 2) < 1e-9
+                else "shrink" if x < 1 else "overshoot" if x < 2 else "diverge")
+        state, = [n for n in select(frame, class_="gdn-callout") if "data-state" in n.attrs]
+        assert state.attrs["data-state"] == want, key
+        flagged = [n for n in select(frame, class_="gdn-callout") if "data-state" not in n.attrs and "error" in n.classes]
+        assert bool(flagged) == (abs(1 - x) ** writes[k] > 1e6), key         # distance |1 - x|^t, clipped at 1e6
+        assert "NaN" not in frame and "inf" not in frame.lower().replace("info", "")
 
 
 @pytest.mark.parametrize("geometry", ["random", "orthogonal"])

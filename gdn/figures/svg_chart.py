@@ -47,6 +47,8 @@ class Axes:
     y_format: str = "{:g}"
     x_format: str = "{:g}"
     hlines: tuple[tuple[float, str], ...] = field(default_factory=tuple)   # (y, label) dashed guides
+    bands: tuple[tuple[float, float, str, str], ...] = field(default_factory=tuple)   # (y0, y1, fill, label)
+    log_y: bool = False                      # y on a log10 scale (y_range and y_ticks as values)
 
 
 def nice_ticks(lo: float, hi: float, n: int = 5) -> tuple[float, ...]:
@@ -58,10 +60,20 @@ def nice_ticks(lo: float, hi: float, n: int = 5) -> tuple[float, ...]:
     return tuple(float(round(t, 12)) + 0.0 for t in np.arange(first, hi + step * 1e-9, step))   # never -0
 
 
-def _scale(axes: Axes):
+SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def power_of_ten(y: float) -> str:
+    """A log axis' tick: 10⁻³, 1, 10⁶."""
+    k = int(round(np.log10(y)))
+    return "1" if k == 0 else "10" if k == 1 else "10" + str(k).translate(SUPERSCRIPT)
+
+
+def _scale(axes: Axes, W: int, H: int):
     (x0, x1), (y0, y1) = axes.x_range, axes.y_range
+    f = (lambda y: np.log10(np.asarray(y, dtype=float))) if axes.log_y else (lambda y: np.asarray(y, dtype=float))
     px = lambda x: LEFT + (np.asarray(x, dtype=float) - x0) / (x1 - x0) * (W - LEFT - RIGHT)
-    py = lambda y: H - BOTTOM - (np.asarray(y, dtype=float) - y0) / (y1 - y0) * (H - TOP - BOTTOM)
+    py = lambda y: H - BOTTOM - (f(y) - f(y0)) / (f(y1) - f(y0)) * (H - TOP - BOTTOM)
     return px, py
 
 
@@ -69,15 +81,25 @@ def _points(px, py, x, y) -> str:
     return " ".join(f"{a:.1f},{b:.1f}" for a, b in zip(px(x), py(y)))
 
 
-def line_chart(lines: list[Line], axes: Axes, *, marks: tuple[Mark, ...] = (), alt: str = "") -> str:
-    """An SVG line chart: the lines drawn in order (the last on top), marks as dots with a label."""
-    px, py = _scale(axes)
+def line_chart(lines: list[Line], axes: Axes, *, marks: tuple[Mark, ...] = (), alt: str = "",
+               size: tuple[int, int] = (W, H)) -> str:
+    """An SVG line chart: the lines drawn in order (the last on top), marks as dots with a label. size: the
+    drawing's units (W x H); a chart drawn half as wide on the page gets about half of W, so its text
+    keeps its size."""
+    W, H = size
+    px, py = _scale(axes, W, H)
     bottom, top = H - BOTTOM, TOP
+    y_text = power_of_ten if axes.log_y else axes.y_format.format
     grid = "".join(f'<line class="grid" x1="{LEFT}" x2="{W - RIGHT}" y1="{py(t):.1f}" y2="{py(t):.1f}"/>'
-                   f'<text class="tick y" x="{LEFT - 6}" y="{py(t) + 4:.1f}">{html.escape(axes.y_format.format(t))}</text>'
+                   f'<text class="tick y" x="{LEFT - 6}" y="{py(t) + 4:.1f}">{html.escape(y_text(t))}</text>'
                    for t in axes.y_ticks)
     grid += "".join(f'<text class="tick x" x="{px(t):.1f}" y="{bottom + 16}">{html.escape(axes.x_format.format(t))}</text>'
                     for t in axes.x_ticks)
+    def band(y0, y1, fill, label):
+        top, low = float(py(max(y0, y1))), float(py(min(y0, y1)))
+        return (f'<rect class="band" x="{LEFT}" y="{top:.1f}" width="{W - LEFT - RIGHT}" height="{low - top:.1f}" '
+                f'fill="{fill}"/><text class="band-label" x="{LEFT + 6}" y="{low - 6:.1f}">{html.escape(label)}</text>')
+    bands = "".join(band(*b) for b in axes.bands)
     guides = "".join(f'<line class="guide" x1="{LEFT}" x2="{W - RIGHT}" y1="{py(y):.1f}" y2="{py(y):.1f}"/>'
                      f'<text class="guide-label" x="{W - RIGHT - 4}" y="{py(y) - 5:.1f}">{html.escape(label)}</text>'
                      for y, label in axes.hlines)
@@ -95,4 +117,4 @@ def line_chart(lines: list[Line], axes: Axes, *, marks: tuple[Mark, ...] = (), a
                      for ln in lines if ln.label)
     return (f'<figure class="gdn-svgchart"><div class="legend">{legend}</div>'
             f'<svg viewBox="0 0 {W} {H}" role="img" aria-label="{html.escape(alt)}">'
-            f'{grid}{guides}{frame}{curves}{dots}</svg></figure>')
+            f'{bands}{grid}{guides}{frame}{curves}{dots}</svg></figure>')
