@@ -337,3 +337,24 @@ def test_streams_cut_from_one_draw_are_the_reference_streams(geometry):
         got = ex._cached_stream(N, K, V, 11, geometry)
         want = ex.capacity_stream(N, K, V, seed=11, geometry=geometry)
         assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1]), (N, K, V)
+
+
+@pytest.mark.parametrize("panel", ["halflife", "repeat", "knorm"])
+def test_every_toy_frame_draws_its_lines_inside_the_plot(panel):
+    """At every grid point, every line and mark lies inside its chart's axes (the ranges follow the data)."""
+    from gdn.figures.svg_chart import BOTTOM, LEFT, RIGHT, TOP
+    _, frames = toy(open_app("en", "app_pages/playground.py", playground_panel=panel), panel)
+    for key, frame in frames.items():
+        for svg in select(frame, role="img"):
+            if svg.tag != "svg":
+                continue
+            w, h = (float(v) for v in svg.attrs["viewbox"].split()[2:])
+            for node in svg.children:
+                if node.tag == "polyline":
+                    xy = np.array([[float(v) for v in p.split(",")] for p in node.attrs["points"].split()])
+                elif node.tag == "circle":
+                    xy = np.array([[float(node.attrs["cx"]), float(node.attrs["cy"])]])
+                else:
+                    continue
+                assert (xy[:, 0] >= LEFT - 0.1).all() and (xy[:, 0] <= w - RIGHT + 0.1).all(), (key, node.attrs)
+                assert (xy[:, 1] >= TOP - 0.1).all() and (xy[:, 1] <= h - BOTTOM + 0.1).all(), (key, node.attrs)
