@@ -34,7 +34,8 @@ def frame(T: int, seed: int, labels: dict[str, str], lecture: bool) -> str:
     diff = float(np.abs(r.o_sum - r.o_table).max())
     kept = lesson.numbers_kept(T, KD, VD)
     kept_text = ui.tr("start.kept", T=T, kv=kept["kv_cache"], table=kept["table"], K=KD, V=VD)
-    labels = labels | {"diff": ui.tr("start.att_diff", x=f"{diff:.1e}"),
+    # float64 rounding is ~1e-16: "< 1e-15" says "equal", never 0.0e+00 (exact) or 4.4e-16 (noise) as news
+    labels = labels | {"diff": ui.tr("start.att_diff", x="< 1e-15" if diff < 1e-15 else f"{diff:.1e}"),
                        "kept": re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", html.escape(kept_text))}
     return attention_html(r.weights, r.scores, r.terms, r.o_sum, r.o_table, r.S, r.outer, labels=labels, lecture=lecture,
                           alt=ui.tr("start.att_alt", T=T))

@@ -37,8 +37,9 @@ def _weights_panel(weights: np.ndarray, token: str, axis: str, title: str, kept:
         f'<span class="att-fill" style="height:{100 * w / top:.1f}%;background:{SOFTMAX}"></span>'
         f'<span class="att-tick">{rich(token.format(j=j + 1))}</span></div>'
         for j, w in enumerate(weights))
+    many = " many" if len(weights) > 8 else ""           # labels would overlap: shown on the lit bar only
     return (f'<section class="att-panel" data-panel="weights"><h4>{rich(title)}</h4>'
-            f'<div class="att-bars">{bars}</div><div class="att-axis">{html.escape(axis)}</div>'
+            f'<div class="att-bars{many}">{bars}</div><div class="att-axis">{html.escape(axis)}</div>'
             f'<p class="att-kept">{kept}</p></section>')
 
 
@@ -46,7 +47,7 @@ def _sum_panel(scores: np.ndarray, terms: np.ndarray, o_sum: np.ndarray, o_table
                labels: dict[str, str], title: str) -> str:
     T, V = terms.shape
     zmax = symmetric_range(terms, o_sum[None], o_table[None])
-    head = (f'<tr><th class="corner">{rich(labels["token_axis"])}</th><th class="col score">q·k<sub>j</sub></th>'
+    head = (f'<tr><th class="corner"></th><th class="col score">q·k<sub>j</sub></th>'
             + "".join(f'<th class="col">{c + 1}</th>' for c in range(V)) + "</tr>")
     rows = "".join(
         f'<tr class="term" data-link="{j}" tabindex="0"><th class="row">{rich(labels["token"].format(j=j + 1))}</th>'
