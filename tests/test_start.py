@@ -238,8 +238,8 @@ def test_root_opens_the_start_page_in_both_languages(lang, title):
     assert not at.exception, [e.value for e in at.exception]
     assert at.title[0].value.startswith(title)
     data, frames = explorer_frames(at, "start_attention_explorer")
-    assert len(frames) == 12 and data["index"] == [5]                # T = 1..12 in one payload, T = 6 shown
-    weights = [float(n.attrs["data-w"]) for n in select(frames["5"], class_="att-bar")]
+    assert len(frames) == 12 * 20 and data["index"] == [5, 0]        # T = 1..12 x 20 examples, T = 6 shown
+    weights = [float(n.attrs["data-w"]) for n in select(frames["5,0"], class_="att-bar")]
     assert len(weights) == 6 and sum(weights) == pytest.approx(1.0)
     assert "[T, 6144]" in box_text(at, "in_qkv")                     # 0.8B shapes when nothing is loaded
     stack = [e for e in at.get("html") if "gdn-stack" in e.proto.body]
@@ -265,8 +265,8 @@ def test_live_values_on_the_page_are_the_traced_ones():
 def test_links_reopen_the_example_and_bad_values_fall_back():
     at = open_app("en", start_T="3", start_seed="7")
     data, frames = explorer_frames(at, "start_attention_explorer")
-    assert data["index"] == [2] and at.session_state["start_seed"] == 7
-    assert len(select(frames["2"], class_="att-bar")) == 3
+    assert data["index"] == [2, 7] and at.session_state["start_seed"] == 7
+    assert len(select(frames["2,7"], class_="att-bar")) == 3
     kinds = list(load_model(TRAINED_PATH).cfg.layer_types)
     attention = kinds.index("full_attention")
     at = open_app("zh", start_T="99", start_seed="1e400", start_shapes="x", start_layer=str(attention), start_t="-1",

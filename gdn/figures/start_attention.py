@@ -47,7 +47,7 @@ def _sum_panel(scores: np.ndarray, terms: np.ndarray, o_sum: np.ndarray, o_table
                labels: dict[str, str], title: str) -> str:
     T, V = terms.shape
     zmax = symmetric_range(terms, o_sum[None], o_table[None])
-    head = (f'<tr><th class="corner"></th><th class="col score">q·k<sub>j</sub></th>'
+    head = ('<tr><th class="corner"></th><th class="col score">q·k<sub>j</sub></th>'
             + "".join(f'<th class="col">{c + 1}</th>' for c in range(V)) + "</tr>")
     rows = "".join(
         f'<tr class="term" data-link="{j}" tabindex="0"><th class="row">{rich(labels["token"].format(j=j + 1))}</th>'
