@@ -9,6 +9,7 @@ import torch
 from gdn.recall import gate_init, results
 from gdn.recall.data import FILLER, IGNORE, Vocab, mqar_batch
 from gdn.recall.models import RULES, build_model, decayed_linear_attention, memory_read
+from gdn.recall.batched import in_stack_order, questions, train_stack
 from gdn.recall.train import RunConfig, train
 from gdn.recall.write_step import gradient_step, memory_page_example
 from tests.apptest import open_app
@@ -92,6 +93,46 @@ def test_deltanet_learns_a_tiny_setting_and_is_deterministic():
     assert train(short)[1]["final_loss"] == train(short)[1]["final_loss"]
     assert row["accuracy"] > 0.6, row["accuracy"]
     assert row["final_loss"] < math.log(6) - 0.5
+
+
+def test_a_stack_trains_each_member_exactly_as_it_would_train_alone():
+    """Six members differing in rule, pairs, learning rate and seed, trained as one stack, against train()
+    on each alone (torch's AdamW, nn.Linear / nn.Conv1d modules, full-sequence logits): the same weights,
+    loss, accuracy and accuracy curve. float64 weights, so only the float32 loss and gates round."""
+    base = dict(d=8, seq_len=16, steps=6, batch=8, keys=10, values=8, test_sequences=16, eval_every=3)
+    members = [("gdn", 3, 1e-2, 0), ("softmax", 2, 3e-3, 1), ("linear", 3, 1e-2, 1), ("decay", 2, 3e-2, 0),
+               ("deltanet", 3, 1e-2, 2), ("gdn", 2, 3e-3, 1)]
+    cfgs = in_stack_order([RunConfig(rule=r, pairs=n, lr=lr, seed=s, **base) for r, n, lr, s in members])
+    assert [c.rule for c in cfgs] == ["softmax", "linear", "decay", "deltanet", "gdn", "gdn"]
+    torch.set_num_threads(1)
+    dtype = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    try:
+        stack, rows = train_stack(cfgs)
+        for m, (cfg, row) in enumerate(zip(cfgs, rows)):
+            alone, want = train(cfg)
+            weights = alone.state_dict()
+            got = stack.unstack(m)
+            assert set(got) == set(weights)
+            for key, w in weights.items():
+                torch.testing.assert_close(got[key].double(), w, rtol=0, atol=1e-5, msg=f"{cfg.rule} {key}")
+            assert row["final_loss"] == pytest.approx(want["final_loss"], rel=1e-6)
+            assert row["accuracy"] == want["accuracy"] and row["curve"] == [tuple(p) for p in want["curve"]]
+    finally:
+        torch.set_default_dtype(dtype)
+    with pytest.raises(ValueError, match="stack order"):
+        train_stack(cfgs[::-1])
+    with pytest.raises(ValueError, match="share"):
+        train_stack([cfgs[0], RunConfig(rule="gdn", **{**base, "d": 16})])
+
+
+def test_question_positions_come_first_in_order_and_padding_asks_nothing():
+    targets = torch.full((2, 10), IGNORE)
+    targets[0, [2, 7]] = 5
+    targets[1, [1, 4, 8]] = 6
+    where = questions(targets, 3)
+    assert where[0, :2].tolist() == [2, 7] and targets[0, where[0, 2]] == IGNORE
+    assert where[1].tolist() == [1, 4, 8]
 
 
 def test_the_write_is_one_gradient_step_on_the_memory_pages_example():
