@@ -90,12 +90,14 @@ def train_view() -> None:
             if acc is not None:
                 c["acc_steps"].append(step)
                 c["acc"].append(acc)
-            done = (QUICK_RULES.index(rule) * QUICK["steps"] + step) / (len(QUICK_RULES) * QUICK["steps"])
-            bar.progress(min(done, 1.0), text=ui.tr("recall.training", rule=names[rule], step=step,
-                                                     steps=QUICK["steps"], loss=loss))
+            if rule != QUICK_RULES[-1]:                 # the rules step together: report once all have
+                return
+            losses = " · ".join(f"{names[r]} {curves[r]['loss'][-1]:.3f}" for r in QUICK_RULES)
+            bar.progress(min(step / QUICK["steps"], 1.0), text=ui.tr("recall.training", step=step,
+                                                                     steps=QUICK["steps"], losses=losses))
             if time.perf_counter() - last[0] > REDRAW_EVERY or acc is not None:
                 last[0] = time.perf_counter()
-                chart.plotly_chart(training_figure(curves), key=f"recall_live_{rule}_{step}", theme=None)
+                chart.plotly_chart(training_figure(curves), key=f"recall_live_{step}", theme=None)
 
         rows = run_quick(QUICK_RULES, seconds=QUICK_SECONDS, on_step=on_step)
         progress.empty()
