@@ -5,8 +5,8 @@ delta rule corrects what each key reads before writing; with fewer pairs than di
 has room to do so). Tried on one thread before choosing (accuracy at the end, linear / DeltaNet): width
 16 gave 86 / 92 % after 1200 steps, width 12 80 / 69 %, width 16 with 64 possible keys 50 / 19 %; width
 24 reached 83 / 99 % after 600 steps, and with the 300 steps kept here 84 / 98 %: DeltaNet passes 90 % at
-step 175 while linear attention levels off in the low 80s. The rules train together as one stack (gdn/recall/batched.py): one set of launches
-per step for all of them, and their curves grow side by side.
+step 175 while linear attention levels off in the low 80s. The rules train together as one stack
+(gdn/recall/batched.py): one set of launches per step for all of them, and their curves grow side by side.
 
     python -m gdn.recall --quick          # one accuracy per rule
 """
