@@ -252,3 +252,21 @@ def test_recall_page_shows_results_and_trains_in_both_languages(lang, monkeypatc
     run = at.session_state["recall_quick_run"]
     assert set(run["rows"]) == set(quick.QUICK_RULES) and all(r["steps_done"] == 4 for r in run["rows"].values())
     assert at.success and ("DeltaNet" in at.success[0].value)
+
+
+def test_the_sweep_fits_whole_eval_intervals_into_the_time_and_merges_what_the_widths_wrote(tmp_path):
+    from gdn.recall import sweep
+    cfg = {"rules": ["linear", "gdn"], "widths": [8, 16], "pairs": [2], "seeds": [0], "lrs": [1e-2], "seq_len": 16,
+           "batch": 4, "min_steps": 100, "max_steps": 1000, "test_sequences": 8, "eval_every": 50, "inspect": [16, 2, 0]}
+    # 100 s left at 0.2 s a step: FIT_SHARE of 500 steps, cut to whole eval intervals
+    want = int(100 * sweep.FIT_SHARE / 0.2) // 50 * 50
+    assert sweep.fitted_steps(cfg, 0.2, 100.0) == want
+    assert sweep.fitted_steps(cfg, 10.0, 100.0) == 100 and sweep.fitted_steps(cfg, 1e-4, 100.0) == 1000
+    members = sweep.members(cfg, 8, 300)
+    assert [c.rule for c in members] == ["linear", "gdn"] and {c.steps for c in members} == {300}
+    row = lambda c, acc: {**c.__dict__, "steps_done": 300, "accuracy": acc, "final_loss": 1.0, "seconds": 2.0,
+                          "curve": [[300, acc]], "loss_curve": [[300, 1.0]]}
+    (tmp_path / "width8.json").write_text(json.dumps({"d": 8, "seconds": 2.0, "rows": [row(c, 0.5) for c in members]}))
+    summary = sweep.merge(cfg, tmp_path)                    # width 16 never wrote: its rows are simply absent
+    assert summary["runs"] == 4 and len(summary["rows"]) == 2 and summary["stacks"] == [{"d": 8, "seconds": 2.0}]
+    assert json.loads((tmp_path / "results.json").read_text())["rows"][0]["accuracy"] == 0.5
