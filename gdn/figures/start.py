@@ -86,7 +86,7 @@ def block_html(texts: dict[str, str], hovers: dict[str, str], *, skip_label: str
                      f'title="{html.escape(hovers.get(box, ""))}" '
                      f'style="{_pct(bx - w / 2, by + h / 2, w, h)};background:{fill};border-color:{line}">'
                      f'<span>{rich(texts[box])}</span></div>')
-    notes = (f'<div class="blk-note skip" style="{_pct(1.7, SKIP_Y + 0.12, 3.8, 0.24)}">{html.escape(skip_label)}</div>'
+    notes = (f'<div class="blk-note skip" style="{_pct(1.7, SKIP_Y + 0.12, 3.8, 0.24)}"><span>{html.escape(skip_label)}</span></div>'
              f'<div class="blk-note chunk" style="{_pct(5.55, -3.8, 2.5, 0.5)}">{html.escape(chunk_label)}</div>')
     return (f'<div class="gdn-block" role="group" aria-label="{html.escape(alt)}">'
             f'{svg}{"".join(boxes)}{notes}</div>')
