@@ -8,7 +8,7 @@ The store is the shared truth (gdn/live/store.py, Store.follow), whichever repli
   presses costs one message, a quiet teacher none. Its fragment writes the view to the room.
 - a student: the phone view (?join=CODE) polls the room as it polls the question and, when the teacher
   projects another page, loads it with ?follow=CODE. On that page a fragment polls the room every
-  STEP_S (one shared read per replica and 0.25 s, a few ms of CPU). Another step of the same example
+  STEP_S (one shared read per replica and 0.1 s, a few ms of CPU). Another step of the same example
   goes to the browser's player directly (it moves, with the write's animation, no page run); another
   example or page is loaded afresh with the view's query, which sets the example and the step.
 A student who leaves the followed page through the navigation stops following; the join link again
@@ -30,23 +30,20 @@ from app_pages._support import path, ui
 from app_pages._support.chrome import chrome_params
 from app_pages._support.player import PLAYER_PARAMS
 
-SETTLE_MS = 150             # the teacher's address must hold still this long before it is reported
-STEP_S = 0.4                # a followed page polls the room this often: a step shows within about 1 s
+SETTLE_MS = 120             # the teacher's address must hold still this long before it is reported
+STEP_S = 0.3                # a followed page polls the room this often: a step shows within about 1 s (~13 ms of CPU a second per student)
 OWN = ("lang", "mode", "join", "follow")     # the teacher's own settings, never imposed on a student
 CLASSROOM = "classroom"
 
 LEAD_JS = """
 export default function ({ data, setStateValue }) {
   // The teacher's view is the page Python drew (data.page: the address's path can lag behind a page
-  // switch) and the address's query (example, step): report it once it holds still.
-  const own = new Set(data.own);
-  const view = () => {
-    const query = new URLSearchParams(window.location.search);
-    for (const name of [...query.keys()]) if (own.has(name)) query.delete(name);
-    query.sort();
-    return `${data.page}?${query}`;
-  };
-  const state = (window.__gdnFollowLead ??= { sent: null, quietUntil: 0 });
+  // switch) and the address's query (example, step): report it once it holds still. One timer per tab,
+  // reading the latest data: a timer per render kept the previous page's data and reported it too.
+  const state = (window.__gdnFollowLead ??= { sent: null, quietUntil: 0, timer: null, seen: null, since: 0 });
+  state.data = data;
+  state.send = setStateValue;
+  if (data.resend) state.sent = null;            // follow-me switched on again: say where we are
   if (!state.listening) {
     // A click or Enter starts a run of its own (another page, Share): a report sent now would be merged
     // into it by the server and cancel a page switch. Stay quiet; the next page reports itself.
@@ -55,18 +52,25 @@ export default function ({ data, setStateValue }) {
     document.addEventListener("pointerdown", hush, true);
     window.addEventListener("keydown", (e) => { if (e.key === "Enter") hush(); }, true);
   }
-  let seen = view(), since = performance.now();
-  const timer = setInterval(() => {
-    const now = view();
-    if (now !== seen) { seen = now; since = performance.now(); return; }
-    if (performance.now() < state.quietUntil) return;
-    if (now !== state.sent && performance.now() - since >= data.settleMs) {
-      state.sent = now;
-      setStateValue("view", now);
-    }
-  }, 100);
-  if (data.resend) state.sent = null;            // follow-me switched on again: say where we are
-  return () => clearInterval(timer);
+  const view = () => {
+    const own = new Set(state.data.own);
+    const query = new URLSearchParams(window.location.search);
+    for (const name of [...query.keys()]) if (own.has(name)) query.delete(name);
+    query.sort();
+    return `${state.data.page}?${query}`;
+  };
+  if (!state.timer) {
+    state.timer = setInterval(() => {
+      const now = view();
+      if (now !== state.seen) { state.seen = now; state.since = performance.now(); return; }
+      if (performance.now() < state.quietUntil) return;
+      if (now !== state.sent && performance.now() - state.since >= state.data.settleMs) {
+        state.sent = now;
+        state.send("view", now);
+      }
+    }, 50);
+  }
+  return () => { clearInterval(state.timer); state.timer = null; };
 }
 """
 FOLLOW_JS = """

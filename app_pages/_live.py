@@ -25,7 +25,7 @@ from app_pages._support.share import qr_png, share_url
 
 REFRESH_S = 0.5             # the projector's bars: a vote shows within a second (one read, three elements)
 FOLLOW_S = 1.0             # a phone: follows the teacher within 2 s (a poll is ~5 ms of replica CPU)
-ROOM_TTL_S = 0.25           # the phones of one replica polling one room share one store read this long
+ROOM_TTL_S = 0.1            # the phones of one replica polling one room share one store read this long
 LOG = logging.getLogger(__name__)
 QUESTIONS = {ex.id: ex for ex in EXERCISES}
 STUDENT_CSS = """<style>
