@@ -54,6 +54,7 @@ BOUNDS = {                    # max_entries of the streamlit caches in app_pages
     "player.compare": 64,
     "explorer.start": 8,
     "explorer.playground": 16,
+    "explorer.geometry": 8,
 }
 
 STREAMLIT = {
@@ -83,6 +84,9 @@ STREAMLIT = {
                             "Packed: the start page's first figure at every T and example", "_start_attention.py"),
     "explorer.playground": Cache(BOUNDS["explorer.playground"], "(language, lecture), one cache per toy",
                                  "Packed: a playground toy at every point of its slider grid", "_playground_toys.py"),
+    "explorer.geometry": Cache(BOUNDS["explorer.geometry"], "(page prefix, language, lecture)",
+                               "Packed: the 2-D write at every k1 angle x angle between the keys x beta",
+                               "_geometry_view.py"),
     "live.store": Cache("one per server", "()", "the live class's Store: its connection pool to GDN_CLASS_DB",
                         "_live.py"),
     "chunking.reference": Cache("one per server", "()", "the shipped timing curve, the live timing store (2 caches)",
