@@ -60,5 +60,5 @@ def render(prefix: str = "playground") -> None:
     st.subheader(ui.tr("geometry.title"))
     st.caption(ui.tr("geometry.intro"))
     explorer(f"{prefix}_delta2d", write_2d_controls(prefix), _packed(prefix, ui.lang(), ui.lecture()),
-             alt=ui.tr("geometry.alt"))
+             alt=ui.tr("geometry.alt"), side=True)
     st.caption(ui.tr("geometry.story"))              # a caption, not a callout: the panels above own st.info

@@ -98,3 +98,67 @@ def test_a_toy_and_its_sliders_fit_the_first_screen(browser, app_url, panel, lan
     }""")
     assert box["top"] >= 0 and box["bottom"] <= height and box["overflow"] == 0, (width, height, box)
     context.close()
+
+
+WRITE_2D = """() => Object.fromEntries([...document.querySelectorAll('.gdn-write2d .metric')]
+  .map(m => [m.dataset.metric, m.querySelector('.value').textContent]))"""
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_2d_write_sliders_answer_in_the_browser(page, app_url, lang):
+    """The angle between the keys 60° -> 75° -> 90° and beta 1 -> 0.9: the numbers are the closed forms
+    (read k1 = (1 - beta c^2, beta c), interference beta |c| sqrt(1 + c^2)), nothing goes to the server."""
+    sent = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(payload)))
+    page.goto(f"{app_url}/playground?lang={lang}&playground_panel=halflife")
+    wait_for_app(page)
+    page.wait_for_selector(".gdn-write2d .metric")
+    c = np.cos(np.deg2rad(60))
+    assert page.evaluate(WRITE_2D)["interference"] == f"{c * np.sqrt(1 + c * c):.2f}"
+    start = len(sent)
+    page.wait_for_timeout(1500)                                  # a measuring window, not a wait for readiness
+    idle = len(sent) - start
+    start = len(sent)
+    between = ".gdn-x-playground_delta2d_between"
+    page.locator(between).focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function(f"document.querySelector('{between}').value === '5'")          # 75°
+    c = np.cos(np.deg2rad(75))
+    assert page.evaluate(WRITE_2D)["interference"] == f"{c * np.sqrt(1 + c * c):.2f}"
+    page.keyboard.press("ArrowRight")                                                     # 90°: orthogonal
+    page.wait_for_function(f"document.querySelector('{between}').value === '6'")
+    got = page.evaluate(WRITE_2D)
+    assert got["interference"] == "0.00" and got["read1"] == "(1.00, 0.00)" and got["read2"] == "(0.00, 1.00)"
+    page.locator(between).press("ArrowLeft")                                              # back to 75°
+    page.locator(".gdn-x-playground_delta2d_beta").focus()
+    page.keyboard.press("ArrowLeft")                                                      # beta 0.9
+    page.wait_for_function("document.querySelector('.gdn-x-playground_delta2d_beta').value === '9'")
+    got = page.evaluate(WRITE_2D)
+    assert got["read1"] == f"({1 - 0.9 * c * c:.2f}, {0.9 * c:.2f})"
+    page.wait_for_timeout(1500)
+    assert len(sent) - start <= idle, sent[start:]
+    query = parse_qs(urlparse(page.url).query)
+    assert query["playground_delta2d_between"] == ["75"] and query["playground_delta2d_beta"] == ["0.9"]
+    assert not page.problems, page.problems
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("width,height,mode", [(1440, 900, ""), (1280, 720, "&mode=lecture")])
+def test_the_2d_write_and_its_sliders_fit_one_screen(browser, app_url, lang, width, height, mode):
+    """Scrolled to its heading, the 2-D write's sliders and both planes are on one screen."""
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    page.goto(f"{app_url}/playground?lang={lang}{mode}&playground_panel=halflife")
+    wait_for_app(page)
+    page.wait_for_selector(".gdn-write2d svg")
+    box = page.evaluate("""() => { const ex = document.querySelector('.gdn-write2d').closest('.gdn-explorer');
+      const heading = [...document.querySelectorAll('h3')].find(h => ex.compareDocumentPosition(h) & Node.DOCUMENT_POSITION_PRECEDING
+                                                                  && h.getBoundingClientRect().top < ex.getBoundingClientRect().top);
+      (heading || ex).scrollIntoView({block: 'start'});
+      const controls = [...ex.querySelectorAll('.gdn-explorer-control')].map(c => c.getBoundingClientRect());
+      return {top: Math.min(...controls.map(c => c.top)), bottom: Math.max(ex.querySelector('svg').getBoundingClientRect().bottom,
+              ...controls.map(c => c.bottom)), overflow: [...ex.querySelectorAll('.gdn-explorer-row')]
+              .filter(e => e.scrollWidth > e.clientWidth + 1).length};
+    }""")
+    assert box["top"] >= 0 and box["bottom"] <= height and box["overflow"] == 0, (width, height, box)
+    context.close()

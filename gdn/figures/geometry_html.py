@@ -96,8 +96,8 @@ def write_2d_html(s: Scene, *, labels: dict[str, str], metrics: list[tuple[str, 
                  f'<text class="angle-mark" x="{mx:.1f}" y="{my + 5:.1f}">θ</text><text class="angle-label" x="{tx:.1f}" '
                  f'y="{ty:.1f}">θ = {html.escape(labels["angle"].format(deg=f"{s.angle:.0f}", cos=f"{s.cos:.2f}"))}</text>')
     # values: the targets, and each key's read before (faint) and after (solid) the write
-    for v, name, colour, dx, dy in ((s.v1, labels["v1"], K1, 16, 24), (s.v2, labels["v2"], K2, -24, 6)):
-        x, y = vals(v)                                                # v1 below right of its ring, v2 left of it
+    for v, name, colour, dx, dy in ((s.v1, labels["v1"], K1, 0, 30), (s.v2, labels["v2"], K2, -24, 6)):
+        x, y = vals(v)                                                # v1 below its ring, v2 left of it
         parts.append(f'<circle class="target" cx="{x:.1f}" cy="{y:.1f}" r="9" fill="none" stroke="{colour}" stroke-width="3"/>'
                      f'<text class="vec-label" x="{x + dx:.1f}" y="{y + dy:.1f}" style="fill:{colour}">{html.escape(name)}</text>')
     (before1, after1), (before2, after2) = s.read_k1, s.read_k2
@@ -109,7 +109,7 @@ def write_2d_html(s: Scene, *, labels: dict[str, str], metrics: list[tuple[str, 
         text = labels["interference"].format(x=f"{s.interference:.2f}")
         parts.append(f'<line class="interference" x1="{bx:.1f}" y1="{by:.1f}" x2="{cx:.1f}" y2="{cy:.1f}" stroke="{ERR}" '
                      f'stroke-width="3" stroke-dasharray="2 5" stroke-linecap="round"/>'
-                     f'<text class="interference-label" x="{(bx + cx) / 2:.1f}" y="{vals((0, -0.3))[1]:.1f}">'
+                     f'<text class="interference-label" x="{(bx + cx) / 2:.1f}" y="{vals((0, -0.45))[1]:.1f}">'
                      f'{html.escape(text)}</text>')
     legend = (f'<span class="key"><i style="background:{ALONG};opacity:0.45"></i>{html.escape(labels["along"])}</span>'
               f'<span class="key"><i style="background:{ACROSS}"></i>{html.escape(labels["across"])}</span>')
