@@ -1,7 +1,7 @@
 """The 2-D view of one delta-rule write as SVG markup, one frame of the explorer's grid (app_pages/_geometry_view.py).
 
-Keys on the left plane, values and reads on the right, as gdn/figures/geometry.py draws them in Plotly; an SVG
-string is swapped in one animation frame, a Plotly figure per slider move would be a new plot.
+Keys on the left plane, values and reads on the right. SVG, not Plotly: a string is swapped in one animation
+frame, a Plotly figure per slider move would be a new plot (it replaced gdn/figures/geometry.py's).
 Pure: a Scene in, a string out; every label arrives translated; styled in assets/explorer/explorer.css.
 """
 from __future__ import annotations
