@@ -162,3 +162,23 @@ def test_the_2d_write_and_its_sliders_fit_one_screen(browser, app_url, lang, wid
     }""")
     assert box["top"] >= 0 and box["bottom"] <= height and box["overflow"] == 0, (width, height, box)
     context.close()
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_overwrite_panel_dragged_sliders_and_axis_title_at_1280x720(browser, app_url, lang):
+    """Lecture mode on a 1280x720 projector: alpha, beta and the key norm are on the first screen, and the
+    read-out table's value-axis title sits below its tick labels, not on them."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    page.goto(f"{app_url}/playground?lang={lang}&mode=lecture&playground_panel=overwrite")
+    wait_for_app(page)
+    got = page.evaluate("""() => {
+      const bottom = (k) => document.querySelector(`.st-key-playground_overwrite_${k} input[type=range], `
+                                                   + `.st-key-playground_overwrite_${k} [role=slider]`).getBoundingClientRect().bottom;
+      const title = document.querySelector('.g-x2title text').getBoundingClientRect();
+      const ticks = [...document.querySelectorAll('.x2tick text')].map(t => t.getBoundingClientRect().bottom);
+      return {sliders: ['alpha', 'beta', 'knorm'].map(bottom), title: title.top, ticks: Math.max(...ticks),
+              titleBottom: title.bottom};
+    }""")
+    assert max(got["sliders"]) <= 720 and got["title"] >= got["ticks"] and got["titleBottom"] <= 720, got
+    context.close()
