@@ -11,7 +11,7 @@ from devtools.app_server import wait_for_app
 
 pytestmark = pytest.mark.browser
 
-METRICS = """() => Object.fromEntries([...document.querySelectorAll('.gdn-toy .metric')]
+METRICS = """() => Object.fromEntries([...document.querySelectorAll('.gdn-toy:not(.gdn-write2d) .metric')]
   .map(m => [m.dataset.metric, m.querySelector('.value').textContent]))"""
 
 
@@ -56,7 +56,7 @@ def test_repeated_writes_sliders_and_play(page, app_url):
     page.wait_for_function("document.querySelector('.gdn-x-playground_repeat_beta').value === '6'")
     got = page.evaluate(METRICS)
     assert got["delta"] == f"{0.4 ** 8:.1%}" and got["linear"] == f"{abs(8 * 0.6 - 1):.1%}"
-    page.locator(".gdn-explorer-play").click()                                 # writes 8 -> ... -> 20
+    page.locator(".gdn-explorer-play").first.click()       # writes 8 -> ... -> 20 (the 2-D write below has its own ▶)
     page.wait_for_function("document.querySelector('.gdn-x-playground_repeat_writes').value === '10'", timeout=20_000)
     assert page.evaluate(METRICS)["linear"] == f"{abs(20 * 0.6 - 1):.1%}"
     assert "playground_repeat_writes=20" in page.url
@@ -90,11 +90,11 @@ def test_a_toy_and_its_sliders_fit_the_first_screen(browser, app_url, panel, lan
     context = browser.new_context(viewport={"width": width, "height": height})
     page = context.new_page()
     open_toy(page, app_url, f"lang={lang}{mode}&playground_panel={panel}")
-    box = page.evaluate("""() => { const r = (s) => document.querySelector(s).getBoundingClientRect();
-      const controls = [...document.querySelectorAll('.gdn-explorer-control')].map(c => c.getBoundingClientRect());
-      return {top: Math.min(r('.gdn-toy').top, ...controls.map(c => c.top)),
-              bottom: Math.max(r('.gdn-toy svg').bottom, ...controls.map(c => c.bottom)),
-              overflow: [...document.querySelectorAll('.gdn-explorer-row')].filter(e => e.scrollWidth > e.clientWidth + 1).length};
+    box = page.evaluate("""() => { const toy = document.querySelector('.gdn-toy'), ex = toy.closest('.gdn-explorer');
+      const controls = [...ex.querySelectorAll('.gdn-explorer-control')].map(c => c.getBoundingClientRect());
+      return {top: Math.min(toy.getBoundingClientRect().top, ...controls.map(c => c.top)),   // the panel's toy, not the 2-D write below
+              bottom: Math.max(toy.querySelector('svg').getBoundingClientRect().bottom, ...controls.map(c => c.bottom)),
+              overflow: [...ex.querySelectorAll('.gdn-explorer-row')].filter(e => e.scrollWidth > e.clientWidth + 1).length};
     }""")
     assert box["top"] >= 0 and box["bottom"] <= height and box["overflow"] == 0, (width, height, box)
     context.close()
