@@ -118,6 +118,8 @@ def _heard() -> None:
     if t >= 1 and stage.isidentifier() and prefix.isidentifier():
         st.session_state[f"{prefix}_t"], st.session_state[f"{prefix}_stage"] = t, stage
         st.session_state[f"_player_synced_{prefix}"] = (t, stage)
+        if str(sent.get("variant", "")).isidentifier():      # the page checks it names one of its variants
+            st.session_state[f"{prefix}_variant"] = str(sent["variant"])
 
 
 def relay() -> None:
@@ -128,13 +130,52 @@ def relay() -> None:
     _relay(key="gdn_player_relay", on_position_change=_heard, width="content", height=0)
 
 
-def player(prefix: str, packed: Packed, n_tokens: int, stages: tuple[str, ...]) -> None:
-    """Mount the player for `packed` (n_tokens x len(stages) frames, token-major) at Python's position."""
+@dataclass(frozen=True)
+class Variant:
+    """One of several versions a player switches between (compare: the rules, a gate per channel ...).
+    packed None: a variant the server draws around the player (switching to or from it runs the page).
+    story: trusted HTML shown under the frames of this variant."""
+    name: str
+    label: str
+    packed: Packed | None
+    n_tokens: int = 0
+    story: str = ""
+
+
+def player(prefix: str, packed: Packed, n_tokens: int, stages: tuple[str, ...],
+           variants: list[Variant] | None = None, variant: str | None = None) -> None:
+    """Mount the player for `packed` (n_tokens x len(stages) frames, token-major) at Python's position.
+    variants: every version the browser may switch to (variant: the one drawn; its packed is `packed`),
+    the URL naming the chosen one as ?<prefix>_variant= (the page reads it with `chosen_variant`)."""
     t, stage = position(prefix, n_tokens, stages)
-    _mount(prefix, packed, n_tokens, stages, (t - 1) * len(stages) + stages.index(stage))
+    _mount(prefix, packed, n_tokens, stages, (t - 1) * len(stages) + stages.index(stage), variants, variant)
 
 
-def _mount(prefix: str, packed: Packed, n_tokens: int, stages: tuple[str, ...], index: int) -> None:
+def chosen_variant(prefix: str, names: tuple[str, ...]) -> str:
+    """The variant to draw: Python's copy (the browser's last switch, relayed), else the link's, else the
+    first; kept in the session and the URL like the position."""
+    key = f"{prefix}_variant"
+    value = st.session_state.get(key, st.query_params.get(key))
+    st.session_state[key] = value if value in names else names[0]
+    ui.sync_to_url(key, names[0])
+    return st.session_state[key]
+
+
+def _variants_data(variants: list[Variant], drawn: str) -> list[dict]:
+    """What the browser needs of each variant; the drawn one's frames are the payload's own."""
+    out = []
+    for v in variants:
+        entry = {"name": v.name, "label": v.label, "story": v.story}
+        if v.packed is None:
+            entry["server"] = True
+        elif v.name != drawn:
+            entry.update(gz=v.packed.gz, hash=v.packed.hash, tokens=v.n_tokens)
+        out.append(entry)
+    return out
+
+
+def _mount(prefix: str, packed: Packed, n_tokens: int, stages: tuple[str, ...], index: int,
+           variants: list[Variant] | None = None, variant: str | None = None) -> None:
     ui.sync_to_url(f"{prefix}_t", 1)
     ui.sync_to_url(f"{prefix}_stage", stages[0])
     stage_label = ui.label_maker("common.stage_")
@@ -148,4 +189,7 @@ def _mount(prefix: str, packed: Packed, n_tokens: int, stages: tuple[str, ...], 
                    "stepOf": ui.tr("common.step_n" if ui.lecture() else "common.step_of", step="{n}", total="{N}")},
         "hash": packed.hash, "gz": packed.gz,
     }
+    if variants:
+        data.update(variants=_variants_data(variants, variant), variant=variant)
+        data["params"]["variant"] = f"{prefix}_variant"
     _component(key=f"{prefix}_player", data=data, width="stretch", height="content")
