@@ -32,8 +32,12 @@ def two_calls_panel() -> None:
     ui.note(ui.tr("compare.stream_story"))
     s, target = k1_update(), COMPARE_PRESETS["k1_update"]().target
     T = s.shape[0]
-    cut = st.slider(ui.tr("compare.stream_cut"), 1, T - 1, 2, key=ui.bound("compare_stream_cut"), bind="query-params")
-    run = two_calls(s, int(cut))
+    # Tokens count from 1 as on the figure's axis: "starts at token 3" splits between t = 2 and t = 3. The
+    # key was compare_stream_cut (0-based, "2" meant token 3): an old link is read once and corrected.
+    if (old := st.query_params.pop("compare_stream_cut", None)) and str(old).isdigit():
+        st.session_state.setdefault("compare_stream_start", min(max(int(old) + 1, 2), T))
+    start = st.slider(ui.tr("compare.stream_cut"), 2, T, 3, key=ui.bound("compare_stream_start"), bind="query-params")
+    run = two_calls(s, int(start) - 1)
     names = {n: ui.tr(f"compare.stream_{n}") for n in ("one", "carried", "reset")}
     panels = {"one": run.one_call, "carried": run.carried, "reset": run.reset}
     tokens = [ui.tr(f"compare.tok_k1_update_{t}").split(":")[0].split("：")[0] for t in range(T)]
