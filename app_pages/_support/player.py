@@ -57,10 +57,15 @@ def pack(frames: list[Frame], *, fixed: str = "", sides: dict[str, str] | None =
     """fixed: HTML drawn once under the frames (its [data-token] elements are framed for the current
     token); sides: stage -> HTML beside the figure. Gzip: a random 16-token, 8 x 8 stream is 3 MB of
     table HTML and 0.17 MB packed (the cells repeat)."""
-    body = json.dumps({"frames": [{k: v for k, v in asdict(f).items() if v is not None} for f in frames],
-                       "fixed": fixed, "sides": sides or {}}, ensure_ascii=False, separators=(",", ":")).encode()
+    return pack_json({"frames": [{k: v for k, v in asdict(f).items() if v is not None} for f in frames],
+                      "fixed": fixed, "sides": sides or {}}, n_frames=len(frames))
+
+
+def pack_json(payload: dict, n_frames: int = 0) -> Packed:
+    """Any JSON payload, gzip-packed for the browser (player.js and swap.js unpack it)."""
+    body = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
     return Packed(gz=base64.b64encode(gzip.compress(body, 6, mtime=0)).decode("ascii"),
-                  hash=hashlib.sha1(body).hexdigest()[:16], n_frames=len(frames))
+                  hash=hashlib.sha1(body).hexdigest()[:16], n_frames=n_frames)
 
 
 def position(prefix: str, n_tokens: int, stages: tuple[str, ...]) -> tuple[int, str]:
@@ -111,6 +116,9 @@ def _heard() -> None:
     """A player's position, sent just before a click that may need it: Python's copy follows it (no new
     seq: the browser already shows it)."""
     sent = (st.session_state["gdn_player_relay"] or {}).get("position") or {}
+    if sent.get("id") == "swap":                                 # a swapper's pick (swap.py)
+        from app_pages._support.swap import heard  # swap.py builds on this module
+        return heard(str(sent.get("key")), sent.get("value"))
     try:
         prefix, t, stage = str(sent["id"]), int(sent["t"]), str(sent["stage"])
     except (KeyError, TypeError, ValueError):
