@@ -67,7 +67,7 @@ def model_two_calls() -> None:
     first, second = streaming_prompt(ui.lang())
     ids_first = model.tokenizer.encode(first, max_tokens=512).ids
     ids = model.tokenizer.encode(first + " " + second, max_tokens=512).ids
-    st.markdown(ui.tr("compare.stream_real_story", first=first, second=second))
+    st.markdown(ui.tr("compare.stream_real_story", first=ui.plain(first), second=ui.plain(second)))   # prompt text: as itself
     run = compute.cached("compare.stream", (folder, tuple(ids), len(ids_first)),
                          lambda: two_call_run(model, ids, len(ids_first)))
     word = lambda top: ", ".join(f"“{model.tokenizer.tok.decode([i]).strip()}” {p:.0%}" for i, p in top)
