@@ -99,7 +99,8 @@ def test_demo_loads_and_shows_gates(page):
     data, frames = swapped(at, "gates")
     body = frames[data["value"]]
     layer = at.session_state["real_model_layer"]
-    assert data["value"] == str(layer) and list(frames) == [str(i) for i in load_model(DEMO_PATH).cfg.gdn_layers]   # every GDN layer                             # hover names token, layer, head, value
+    assert data["value"] == str(layer) and list(frames) == [str(i) for i in load_model(DEMO_PATH).cfg.gdn_layers]
+    # every GDN layer's gates are sent; the hover names token, layer, head, value
     assert re.search(rf'title="{t("real_model.lbl_token", lang)} 1 «[^»]*» · {t("real_model.lbl_layer", lang)} '
                      rf'{layer} · {t("real_model.lbl_head", lang)} 0&#10;α = \d\.\d{{3}}"', body)
     overview = swapped(at, "overview")[1][str(layer)]
