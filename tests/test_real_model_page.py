@@ -227,9 +227,13 @@ def test_replay_reaches_the_memory_table():
     cfg = load_model(DEMO_PATH, lazy=True).cfg                           # the texts name the loaded model's sizes
     K, V = cfg.linear_key_head_dim, cfg.linear_value_head_dim
     assert any(f"{K}-dim keys and queries and {V}-dim values" in i.value for i in at.info)
+    at.slider(key="real_model_replay_start").set_value(3).run()                # tokens count from 1, as on the axes
+    pieces = load_model(DEMO_PATH).tokenizer.encode(" " + prompts("recall", "en")).pieces
+    assert any(c.value.startswith("Window: tokens 3–10: ") for c in at.caption)
     at.button(key="real_model_replay").click().run()
     payload = at.session_state["memory_replay"]
     assert len(payload["tokens"]) == len(payload["alpha"]) == len(payload["k"]) == 8
+    assert [p.strip() for p in payload["tokens"]] == [p.strip() for p in pieces[2:10]]        # the 3rd to the 10th
     assert len(payload["k"][0]) == 4 and len(payload["v"][0]) == 4
     assert at.session_state["memory_preset"] == "replay"
     assert (payload["K"], payload["V"]) == (K, V)
