@@ -52,6 +52,7 @@ function drawBar(swap, registry) {
   if (!label || swap.bar.dataset.sig === sig) return;
   swap.bar.replaceChildren();
   swap.bar.setAttribute("aria-label", label);
+  element("span", "gdn-swap-name", swap.bar).textContent = label;
   for (const o of options) {
     const b = element("button", "gdn-swap-btn", swap.bar);
     b.type = "button";
@@ -69,7 +70,7 @@ function paint(swap, value) {
     swap.body.innerHTML = html;
     swap.shown = value;
   }
-  for (const b of swap.bar.children) b.setAttribute("aria-pressed", String(b.dataset.value === value));
+  for (const b of swap.bar.querySelectorAll("button")) b.setAttribute("aria-pressed", String(b.dataset.value === value));
 }
 
 function pick(registry, param, value) {

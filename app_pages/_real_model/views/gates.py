@@ -67,13 +67,13 @@ def gates(c: ViewContext) -> None:
     p = c.predictions()
     right = answers(c, p)
     top_tokens = [[c.piece(i) for i in row] for row in p.top_ids]
-    layer_labels = {layer: ui.tr("real_model.layer_n", i=layer, n=c.loaded.config.num_hidden_layers) for layer in c.run.layers}
     if draws_as_html(c.T, len(c.heads)):
         # Every layer at once, swapped in the browser (no run per layer); HTML, not Plotly: a new layer would
         # mount a new chart, whose newPlot was most of a layer change's wait. The download is this layer's HTML.
         drawn = {layer: layer_figure(c, p, top_tokens, right, layer, True) for layer in c.run.layers}
         swap.swap(keys.LAYER, {layer: body for layer, (body, _, _) in drawn.items()}, value=c.layer,
-                  default=c.run.layers[0], labels=layer_labels, bar_label=ui.tr("real_model.layer"), name="gates")
+                  default=c.run.layers[0], bar_label=ui.tr("real_model.layer_bar", n=c.loaded.config.num_hidden_layers),
+                  name="gates")                               # buttons: the layer numbers, as on the axes
         body, alt, marks = drawn[c.layer]
         ui.html_download(keys.GATES_FIG, body, alt)
     else:
