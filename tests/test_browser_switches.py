@@ -7,11 +7,11 @@ import re
 import numpy as np
 import pytest
 
-from devtools.app_server import wait_for_app, wait_until_settled
 from gdn.i18n import prompt, t
 from gdn.lessons.compare import VARIANT_PRESETS
 from gdn.lessons.stream import step_records
 from gdn.units import cell_text
+from devtools.app_server import wait_for_app, wait_until_settled
 from tests.test_memory_page import _Cells
 
 pytestmark = pytest.mark.browser
