@@ -106,7 +106,7 @@ def test_real_model_layer_switch_is_answered_in_the_browser(page, app_url, lang)
     page.goto(page.url)
     wait_for_app(page)
     np.testing.assert_allclose(alphas_in_dom(page), dom, atol=0)
-    page.click('.gdn-swap-btn[data-value="%d"]' % run.layers[1])
+    page.click(f'.gdn-swap-btn[data-value="{run.layers[1]}"]')
     page.wait_for_function(f"document.querySelector('.rm-ov tr.sel th')?.innerText === '{run.layers[1]}'")
     page.locator('[data-testid="stButtonGroup"] button').nth(3).click()     # the "one head" view
     page.wait_for_selector(".st-key-real_model_layer")
