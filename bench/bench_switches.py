@@ -38,9 +38,10 @@ TIMED = """async ({click, option, done, arg}) => {
     requestAnimationFrame(loop);
   });
 }"""
-FIGURE_CHANGED = "(before) => { const f = document.querySelector('.gdn-player-figure'); return f && f.innerHTML && f.innerHTML !== before; }"
-LAYER_SHOWN = """(layer) => [...document.querySelectorAll('.rm-gates tr.title th')]
-  .some(th => th.offsetParent && th.innerText.includes('· ' + layer) || th.offsetParent && th.innerText.includes('第 ' + layer + ' 层'))"""
+FIGURE_CHANGED = """(before) => {
+  const f = document.querySelector('.gdn-player-figure'); return f && f.innerHTML && f.innerHTML !== before; }"""
+LAYER_SHOWN = """(title) => [...document.querySelectorAll('.rm-gates tr.title th')]
+  .some(th => th.offsetParent && th.innerText.includes(title))"""
 
 
 def compare_switch(page, new: bool, name: str, label: str) -> float:
@@ -51,13 +52,14 @@ def compare_switch(page, new: bool, name: str, label: str) -> float:
     return ms
 
 
-def layer_switch(page, new: bool, layer: int, label: str) -> float:
+def layer_switch(page, new: bool, layer: int, label: str, title: str) -> float:
+    """title: the α panel's title for that layer (what shows the switch is painted)."""
     if new:
-        ms = page.evaluate(TIMED, {"click": f'.gdn-swap-btn[data-value="{layer}"]', "option": None, "done": LAYER_SHOWN, "arg": layer})
+        ms = page.evaluate(TIMED, {"click": f'.gdn-swap-btn[data-value="{layer}"]', "option": None, "done": LAYER_SHOWN, "arg": title})
     else:
-        page.click('.st-key-real_model_layer [data-baseweb="select"]')          # open the list (not timed)
+        page.click('.st-key-real_model_layer [role="combobox"]')                # open the list (not timed)
         page.wait_for_selector('[role="option"]')
-        ms = page.evaluate(TIMED, {"click": None, "option": label, "done": LAYER_SHOWN, "arg": layer})
+        ms = page.evaluate(TIMED, {"click": None, "option": label, "done": LAYER_SHOWN, "arg": title})
     wait_for_app(page, chart=False)
     wait_until_settled(page)
     return ms
@@ -85,7 +87,8 @@ def main() -> None:
                 wait_for_app(page, 120_000)
                 pages[name, what] = page
         variants = [("kda", t("compare.variant_kda", args.lang)), ("rules", t("compare.variant_rules", args.lang))]
-        layers = [(3, t("real_model.layer_n", args.lang, i=3, n=4)), (1, t("real_model.layer_n", args.lang, i=1, n=4))]
+        layers = [(i, t("real_model.layer_n", args.lang, i=i, n=4), t("real_model.heatmap_alpha", args.lang, layer=i))
+                  for i in (3, 1)]
         for r in range(args.rounds):
             for name in roots:
                 new = name == "now"
