@@ -74,7 +74,7 @@ STREAMLIT = {
     "playground.lessons": Cache(BOUNDS["playground.lessons"], "the panel's parameters",
                                 "overwrite, repeated writes, capacity curves (3 caches)", "_playground_panels.py"),
     "compare.runs": Cache("one per preset (a fixed list)", "preset name", "a preset's stream run through every rule "
-                          "(compare_run, variant_run)", "compare.py"),
+                          "(compare_run, variant_run)", "_compare_frames.py"),
     "player.memory": Cache(BOUNDS["player.memory"], "(fingerprint of the stream, language, lecture, token names)",
                            "Packed: every frame of the memory page's player, gzipped", "_memory_frames.py"),
     "player.compare": Cache(BOUNDS["player.compare"], "(example name, language, lecture)",

@@ -112,13 +112,15 @@ export default function ({ setStateValue }) {
 _relay = st.components.v2.component("gdn_player_relay", js=RELAY_JS)
 
 
+RELAYED: dict = {}     # id -> handler(message) of modules that send through the relay too (swap.py registers)
+
+
 def _heard() -> None:
     """A player's position, sent just before a click that may need it: Python's copy follows it (no new
     seq: the browser already shows it)."""
     sent = (st.session_state["gdn_player_relay"] or {}).get("position") or {}
-    if sent.get("id") == "swap":                                 # a swapper's pick (swap.py)
-        from app_pages._support.swap import heard  # swap.py builds on this module
-        return heard(str(sent.get("key")), sent.get("value"))
+    if sent.get("id") in RELAYED:                                # another sender's message (swap.py)
+        return RELAYED[sent["id"]](sent)
     try:
         prefix, t, stage = str(sent["id"]), int(sent["t"]), str(sent["stage"])
     except (KeyError, TypeError, ValueError):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app_pages._support import ui
-from app_pages._support.player import pack_json
+from app_pages._support.player import RELAYED, pack_json
 
 _component = st.components.v2.component("gdn_swap", js=(ui.ASSETS / "player" / "swap.js").read_text(encoding="utf-8"),
                                         isolate_styles=False)
@@ -33,6 +33,9 @@ def heard(key: str, value) -> None:
     match = [o for o in options if str(o) == str(value)]
     if match:
         st.session_state[key] = match[0]
+
+
+RELAYED["swap"] = lambda sent: heard(str(sent.get("key")), sent.get("value"))
 
 
 def swap(key: str, frames: dict, *, value, default, labels: dict | None = None, bar_label: str = "",
