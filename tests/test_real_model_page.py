@@ -407,7 +407,8 @@ def test_trained_page_names_its_model_and_offers_its_tasks(trained):
     assert at.title[0].value == t("real_model.title_trained", lang, name=TRAINED_PATH.name, params=f"{n_params / 1e6:.1f}")
     assert at.selectbox(key="real_model_preset").options == [t(f"real_model.preset_{p}", lang)
                                                              for p in ("custom", "recall", "switch", "copy")]
-    assert any(i.value.startswith(t("real_model.about_trained", lang, **FIELDS_PREFIX)[:20]) for i in at.info)
+    # the model's note follows the example's story in the same box (one fold in lecture mode)
+    assert any(("\n\n" + t("real_model.about_trained", lang, **FIELDS_PREFIX)[:20]) in i.value for i in at.info)
 
 
 FIELDS_PREFIX = dict(n="", latest="", recall="", recall_lin="", none="", copy="", b_value="", b_filler="", b_where="",
