@@ -115,3 +115,30 @@ def test_real_model_layer_switch_is_answered_in_the_browser(page, app_url, lang)
         return box.innerText + ' ' + [...box.querySelectorAll('input')].map(i => i.value).join(' '); }""")
     assert t("real_model.layer_n", lang, i=run.layers[1], n=model.cfg.num_hidden_layers) in picked, picked
     assert not page.problems, page.problems
+
+
+BOTTOMS = """(selectors) => selectors.map(s => Math.max(...[...document.querySelectorAll(s)]
+  .filter(e => e.offsetParent).map(e => e.getBoundingClientRect().bottom)))"""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_lecture_1280x720_shows_the_figure_and_its_controls_whole(page, app_url, lang):
+    """Lecture mode on a 1280x720 projector: compare's variant bar, player bar and all five vector rows of
+    the three rules; the real model's layer bar, hover card and gates down to the token axis, which a
+    hover no longer pushes down. All inside the first screen, without scrolling."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto(f"{app_url}/compare?lang={lang}&mode=lecture")
+    wait_for_app(page)
+    bars, player, figure = page.evaluate(BOTTOMS, [".gdn-variants", ".gdn-player-bar", ".gdn-player-figure table"])
+    assert page.evaluate("scrollY") == 0 and max(bars, player, figure) <= 720, (bars, player, figure)
+    assert page.locator(".gdn-player-figure tr").filter(has_text="o = S").count() == 1   # the last rows are there
+    page.goto(f"{app_url}/real_model?lang={lang}&mode=lecture")
+    wait_for_app(page)
+    page.wait_for_selector(".gdn-swap-btn")
+    bar, gates = page.evaluate(BOTTOMS, [".gdn-swap-bar", ".rm-gates"])
+    assert page.evaluate("scrollY") == 0 and max(bar, gates) <= 720, (bar, gates)
+    top = page.locator(".rm-gates").bounding_box()["y"]
+    page.locator('.rm-gates tr[data-gate="alpha"] td[data-tok="3"]').first.hover()
+    page.locator('.gdn-tok-card[data-card="3"]').wait_for(state="visible")
+    assert page.locator(".rm-gates").bounding_box()["y"] == top
+    assert page.evaluate(BOTTOMS, [".rm-gates"])[0] <= 720
