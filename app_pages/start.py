@@ -9,7 +9,7 @@ from gdn.i18n import prompt
 from gdn.lessons import start as lesson
 from gdn.lessons.cost import SHIPPED_DTYPE
 from gdn.qwen35.sources import DEMO_PATH, TRAINED_PATH
-from gdn.units import fmt_bytes
+from gdn.units import fmt_bytes, fmt_diff
 from app_pages._real_model.prompt import last_folder
 from app_pages._start_block import box_hovers, box_texts, chosen_config, live_arrays, open_clicked
 from app_pages._support import compute, path, ui
@@ -36,7 +36,7 @@ def attention_section():
     diff = float(np.abs(o_sum - o_table).max())
     labels = {n: ui.tr(f"start.att_{n}") for n in ("t1", "t2", "t3", "token", "token_axis", "sum", "table", "value_axis",
                                                     "key_axis")}
-    labels["diff"] = ui.tr("start.att_diff", x=f"{diff:.1e}")
+    labels["diff"] = ui.tr("start.att_diff", x=fmt_diff(diff))
     fig = ui.shared_figure(fig_attention_to_table, weights, o_sum, o_table, S, labels=labels, font_size=fs,
                            height=470 if lecture else 380)
     ui.show_figure(fig, key="start_attention_fig", alt=ui.tr("start.att_alt", T=T))

@@ -25,44 +25,46 @@ def fig_overwrite(readout: np.ndarray, target: np.ndarray, old: np.ndarray, alon
                   titles: tuple[str, str], value_axis: str = "", font_size: int = 14, height: int = 420) -> go.Figure:
     """readout: [3, V] per rule; target, old: [V]; along: [3 rules, 3 parts] signed components of the
     error's parts along the error (gdn.lessons.playground.Overwrite.along); error: [3].
-    Left: the parts stacked with their signs, ending exactly at the total error (◆); right: old value,
-    target and each rule's readout as rows. Built once per labels and size (from_skeleton); a slider
-    move swaps only the numbers."""
+    Left: per rule a staircase (a waterfall): each part is a bar that starts where the one before it ended,
+    up when it adds to the error, down when it takes away, and beside them the total as a bar from zero,
+    which ends where the last step does: the total is visibly the sum. Right: old value, target and each
+    rule's readout as rows. Built once per labels and size (from_skeleton); a slider move swaps only the numbers."""
     rows = np.vstack([old, target, readout])                           # [5, V]
     zmax, V = symmetric_range(rows), rows.shape[1]
+    starts = np.hstack([np.zeros((len(along), 1)), np.cumsum(along, axis=1)[:, :-1]])     # [3 rules, 3 parts]
     part_text = [[f"{b:+.0%}" if abs(b) >= 0.005 else "" for b in along[:, j]] for j in range(len(part_labels))]
     error_text = [f"{e:.0%}" for e in error]
     cells = cell_text(rows, 1) if V <= 8 else None
+    # labels sit beyond the end of their bar at the page's size: never squeezed into it (constraintext) or shrunk
+    outside = dict(textposition="outside", constraintext="none", cliponaxis=False, textfont=dict(size=font_size - 1))
 
     def build():
         fig = make_subplots(rows=1, cols=2, column_widths=[0.55, 0.45], horizontal_spacing=0.2,
                             subplot_titles=titles)
         for j, label in enumerate(part_labels):
-            fig.add_trace(go.Bar(x=rule_titles, y=along[:, j], name=label, marker_color=PART_COLORS[j],
-                                 text=part_text[j],
-                                 textposition="inside", insidetextanchor="middle", textfont=dict(size=font_size - 2),
+            fig.add_trace(go.Bar(x=rule_titles, y=along[:, j], base=starts[:, j], name=label, marker_color=PART_COLORS[j],
+                                 offsetgroup=str(j), text=part_text[j], **outside,
                                  hovertemplate=f"{label}: %{{y:+.1%}}<extra></extra>"), row=1, col=1)
-        fig.add_trace(go.Scatter(x=rule_titles, y=error, name=total_label, mode="markers+text",
-                                 marker=dict(symbol="diamond", size=font_size + 2, color=PART_COLORS[3]),
-                                 text=error_text, textposition="middle right", cliponaxis=False,
-                                 textfont=dict(size=font_size), hovertemplate=f"{total_label}: %{{y:.1%}}<extra></extra>"),
-                      row=1, col=1)
+        fig.add_trace(go.Bar(x=rule_titles, y=error, base=np.zeros_like(error), name=total_label, offsetgroup="total",
+                             marker_color=PART_COLORS[3], text=error_text, **outside,
+                             hovertemplate=f"{total_label}: %{{y:.1%}}<extra></extra>"), row=1, col=1)
         fig.add_trace(go.Heatmap(z=rows, y=row_labels, x=numbered(V),
                                  zmid=0, zmax=zmax, zmin=-zmax,
                                  colorscale=DIVERGING, showscale=False, xgap=2, ygap=2,
                                  text=cells, texttemplate="%{text}",
-                                 textfont=dict(size=font_size), hovertemplate="%{y}, %{x}: %{z:.2f}<extra></extra>"),
+                                 textfont=dict(size=font_size), hovertemplate="%{y}, %{x}: %{z:.3~g}<extra></extra>"),
                       row=1, col=2)
         fig.update_yaxes(autorange="reversed", row=1, col=2)
         fig.update_xaxes(type="category", title_text=value_axis, title_standoff=2, row=1, col=2)
         fig.update_yaxes(tickformat=".0%", zeroline=True, zerolinewidth=2, zerolinecolor="#334155", row=1, col=1)
-        fig.update_layout(barmode="relative", bargap=0.35)
+        fig.update_layout(barmode="group", bargap=0.25, bargroupgap=0.05,
+                          uniformtext=dict(minsize=font_size - 1, mode="show"))
         fig.update_annotations(font_size=font_size + 1)
         return _legend_top(base_layout(fig, height=height, font_size=font_size)).update_layout(margin=dict(l=70, r=20, t=110, b=60))
 
     key = ("overwrite", tuple(rule_titles), tuple(part_labels), total_label, tuple(row_labels), tuple(titles),
            value_axis, V, font_size, height)
-    data = [{"y": along[:, j], "text": part_text[j]} for j in range(len(part_labels))]
+    data = [{"y": along[:, j], "base": starts[:, j], "text": part_text[j]} for j in range(len(part_labels))]
     data.append({"y": error, "text": error_text})
     data.append({"z": rows, "zmax": zmax, "zmin": -zmax, **({"text": cells} if cells is not None else {})})
     return from_skeleton(key, build, data)
@@ -78,7 +80,7 @@ def fig_repeated(dist: dict[str, np.ndarray], *, rule_titles: dict[str, str], xl
         for rule, d in dist.items():
             fig.add_trace(go.Scatter(x=steps, y=d, mode="lines+markers", name=rule_titles[rule],
                                      line=dict(color=RULE_COLORS[rule], width=3, dash="dot" if rule == "gated" else None),
-                                     hovertemplate="%{x}: %{y:.4g}<extra></extra>"))
+                                     hovertemplate="%{x}: %{y:.3~g}<extra></extra>"))
         fig.update_xaxes(title_text=xlabel, dtick=1 if len(steps) <= 21 else None)
         fig.update_yaxes(title_text=ylabel, type="log" if log_y else "linear", tickformat=None if log_y else ".0%")
         return _legend_top(base_layout(fig, height=height, font_size=font_size)).update_layout(margin=dict(l=70, r=20, t=80, b=60))
@@ -153,7 +155,7 @@ def fig_capacity(Ns: np.ndarray, curves: dict[str, np.ndarray], K: int, N_sel: i
         for j, name in enumerate(split_labels):
             ys = split[j]
             fig.add_trace(go.Bar(x=[rule_titles[r] for r in curves], y=ys, name=name, marker_color=PART_COLORS[j + 2],
-                                 text=[f"{y:.0%}" for y in ys], textposition="outside", cliponaxis=False,
+                                 text=[f"{y:.0%}" for y in ys], textposition="outside", constraintext="none", cliponaxis=False,
                                  textfont=dict(size=font_size - 2)),
                           row=1, col=2)
         fig.update_yaxes(tickformat=".0%", rangemode="tozero", row=1, col=2)
@@ -179,9 +181,9 @@ def fig_half_life(curves: np.ndarray, alphas: list[float], alpha: float, half: f
         fig = go.Figure()
         for a, y in zip(alphas, curves[:-1]):
             fig.add_trace(go.Scatter(x=n, y=y, mode="lines", name=f"α = {a:g}", line=dict(width=1.5, dash="dot"),
-                                     hovertemplate="n=%{x}: %{y:.3f}<extra></extra>"))
+                                     hovertemplate="n=%{x}: %{y:.3~g}<extra></extra>"))
         fig.add_trace(go.Scatter(x=n, y=curves[-1], mode="lines", name=f"α = {alpha:g}",
-                                 line=dict(width=4, color="#dc2626"), hovertemplate="n=%{x}: %{y:.3f}<extra></extra>"))
+                                 line=dict(width=4, color="#dc2626"), hovertemplate="n=%{x}: %{y:.3~g}<extra></extra>"))
         fig.add_hline(y=0.5, line=dict(color="#0f172a", dash="dash"), annotation_text="½",
                       annotation_position="top left")
         if marked:

@@ -29,18 +29,18 @@ def fig_attention_to_table(weights: np.ndarray, o_sum: np.ndarray, o_table: np.n
     small = dict(size=max(10, font_size - 6))
     tokens = [labels["token"].format(j=j + 1) for j in range(T)]
     fig.add_trace(go.Bar(x=tokens, y=weights, marker_color=SOFTMAX, text=[f"{w:.2f}" for w in weights],
-                         textposition="outside", cliponaxis=False, showlegend=False, textfont=small,
-                         hovertemplate="%{x}: %{y:.3f}<extra></extra>"), row=1, col=1)
+                         textposition="outside", constraintext="none", cliponaxis=False, showlegend=False, textfont=small,
+                         hovertemplate="%{x}: %{y:.3~g}<extra></extra>"), row=1, col=1)
     dims = numbered(V)                                                # ticks 1..V under "value dim"
     for y, name, color in ((o_sum, labels["sum"], LINEAR), (o_table, labels["table"], TABLE)):
         fig.add_trace(go.Bar(x=dims, y=y, name=name, marker_color=color, text=[f"{a:.2f}" for a in y],
-                             textposition="outside", cliponaxis=False, textfont=small, showlegend=False,
-                             hovertemplate="%{x}: %{y:.17g}<extra>" + name + "</extra>"), row=1, col=2)
+                             textposition="outside", constraintext="none", cliponaxis=False, textfont=small, showlegend=False,
+                             hovertemplate="%{x}: %{y:.3~g}<extra>" + name + "</extra>"), row=1, col=2)
     zmax = symmetric_range(S)
     fig.add_trace(go.Heatmap(z=S[::-1], x=dims, y=numbered(K)[::-1],
                              colorscale=DIVERGING, zmid=0, zmin=-zmax, zmax=zmax, showscale=False,
                              text=cell_text(S[::-1]), texttemplate="%{text}", textfont=dict(size=font_size),
-                             hovertemplate="%{y}, %{x}: %{z:.3f}<extra></extra>"), row=1, col=3)
+                             hovertemplate="%{y}, %{x}: %{z:.3~g}<extra></extra>"), row=1, col=3)
     fig.update_xaxes(type="category")
     fig.update_yaxes(type="category", row=1, col=3)
     fig.update_xaxes(title_text=labels["token_axis"], row=1, col=1)
