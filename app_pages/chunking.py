@@ -109,7 +109,8 @@ lengths = kernel_timing.LIVE_LENGTHS
 text, figure = st.columns([1, 2], gap="medium")
 with text:
     st.markdown(ui.tr("chunking.speed_note", d=ref["dim"], C=CHUNK_SIZE))
-    st.caption(ui.tr("chunking.reference_machine", machine=ref["machine"], date=ref["measured"], repeats=ref["repeats"]))
+    st.caption(ui.tr("chunking.reference_machine", cores=ref["cores"], threads=ref["threads"], date=ref["measured"],
+                     repeats=ref["repeats"]))
     st.markdown(ui.tr("chunking.live_plan", T_min=lengths[0], T_max=f"{lengths[-1]:,}", repeats=kernel_timing.LIVE_REPEATS,
                       seconds=f"{kernel_timing.estimate_seconds(ref) + kernel_timing.PROCESS_START_SECONDS:.0f}",
                       threads=kernel_timing.LIVE_THREADS))

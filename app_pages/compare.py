@@ -91,8 +91,8 @@ def model_two_calls() -> None:
     ids = model.tokenizer.encode(first + " " + second, max_tokens=512).ids
     st.markdown(ui.tr("compare.stream_real_story", first=first, second=second))
     run = compute.cached("compare.stream", (folder, tuple(ids), len(ids_first)),
-                         lambda: two_call_run(model, ids, len(ids_first)))
-    word = lambda top: ", ".join(f"“{model.tokenizer.tok.decode([i]).strip()}” {p:.0%}" for i, p in top)
+                         lambda: two_call_run(model, ids, len(ids_first), same_script=True))
+    word = lambda top: ", ".join(f"“{model.tokenizer.piece(i).strip()}” {p:.0%}" for i, p in top)
     rows = {ui.tr(f"compare.stream_{n}"): word(top) for n, top in
             (("one", run.top_one), ("carried", run.top_carried), ("reset", run.top_reset))}
     st.dataframe({"": list(rows), ui.tr("compare.stream_pred"): list(rows.values())}, hide_index=True,

@@ -182,6 +182,7 @@ def test_isolated_timing_runs_in_a_child_with_its_own_threads():
 def test_reference_curve_names_its_machine_and_holds_both_regimes():
     ref = kernel_timing.load_reference()
     assert "CPU" in ref["machine"] and "torch" in ref["machine"] and "thread" in ref["machine"]
+    assert ref["machine"].startswith(f"{ref['cores']}-core") and f"{ref['threads']} thread" in ref["machine"]
     timing = ref["timing"]
     assert (timing["T"][0], timing["T"][-1]) == (1, 8192) and (timing["recurrent"] > 0).all()
     loop, cross = ce.loop_wins_up_to(timing), ce.crossover_length(timing)

@@ -49,7 +49,7 @@ def problems(text: str, lang: str, key: str | None = None) -> list[str]:
     if lang == "zh":
         names = set(glossary("zh")["names"])
         english = [w for w in LATIN_WORD.findall(plain) if w not in names and w.rstrip(".") not in names
-                   and len(w) > 2 and not re.search(r"[\d_]", w)]
+                   and len(w) > 2 and not re.search(r"[\d_]|\w\.\w", w)]
         found += [f"English word {w!r}" for w in english]
     elif key not in glossary("en")["allowed_cjk"] and CJK.search(plain):
         found.append(f"Chinese characters {CJK.findall(plain)[:6]}")
@@ -83,6 +83,18 @@ def html_texts(markup: str) -> list[str]:
     return parser.parts
 
 
+# What a frame player shows: its frames' heads, narration and HTML, the fixed part, the side notes, its labels.
+PLAYER_TEXT_KEYS = {"head", "narration", "html", "fixed", "sides", "labels", "stageLabels"}
+
+
+def _player_texts(value) -> list[str]:
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in (_strings(v) if k in PLAYER_TEXT_KEYS else _player_texts(v))]
+    if isinstance(value, list):
+        return [s for v in value for s in _player_texts(v)]
+    return []
+
+
 def _strings(value) -> list[str]:
     if isinstance(value, str):
         return [value]
@@ -112,6 +124,10 @@ def plotly_texts(spec: dict) -> list[str]:
             out.append(node)
 
     for trace in spec.get("data", []):
+        template, info = trace.get("hovertemplate"), trace.get("hoverinfo", "all")
+        name_hovers = ("<extra>" not in template) if template else (info == "all" or "name" in info)
+        if trace.get("showlegend") is False and not name_hovers:       # a name nobody sees
+            trace = {k: v for k, v in trace.items() if k != "name"}
         walk(trace)
     walk(spec.get("layout", {}))
     return [s for text in out for s in html_texts(text)]
@@ -120,13 +136,14 @@ def plotly_texts(spec: dict) -> list[str]:
 VISIBLE_FIELDS = {"body", "label", "help", "options", "placeholder", "caption", "raw_value", "default_value"}
 
 
-def _proto_texts(msg: Message, out: list[str]) -> None:
+def _proto_texts(msg: Message, out: list[str], hidden_names: set[str]) -> None:
+    """hidden_names collects the data editors' column names that a label of ours replaces on screen."""
     kind = type(msg).__name__
     for fd, val in msg.ListFields():
         values = list(val) if hasattr(val, "__iter__") and not isinstance(val, (str, bytes, Message)) else [val]
         for v in values:
             if isinstance(v, Message):
-                _proto_texts(v, out)
+                _proto_texts(v, out, hidden_names)
             elif not isinstance(v, str):
                 continue
             elif fd.name == "spec" and kind == "PlotlyChart":
@@ -135,10 +152,11 @@ def _proto_texts(msg: Message, out: list[str]) -> None:
                 data = json.loads(v)
                 if "gz" in data:                                               # a frame player's packed frames
                     data["gz"] = json.loads(gzip.decompress(base64.b64decode(data["gz"])))
-                data = {k: v for k, v in data.items() if k not in ("id", "stages", "params", "hash", "server")}
-                out += [s for text in _strings(data) for s in html_texts(text)]
+                out += [s for text in _player_texts(data) for s in html_texts(text)]
             elif fd.name == "columns" and v.startswith("{"):                   # data editor column labels
-                out += [c.get("label", "") for c in json.loads(v).values()]
+                configured = json.loads(v)
+                out += [c.get("label", "") for c in configured.values()]
+                hidden_names.update(name for name, c in configured.items() if c.get("label"))
             elif fd.name == "body" and kind == "Html":
                 out += html_texts(v)
             elif fd.name in VISIBLE_FIELDS:
@@ -148,6 +166,7 @@ def _proto_texts(msg: Message, out: list[str]) -> None:
 def visible_texts(at) -> list[str]:
     """Every visible string of an AppTest run (see the module docstring), tables' cells included."""
     out: list[str] = []
+    hidden_names: set[str] = set()
 
     def nodes(node):
         yield node
@@ -159,8 +178,9 @@ def visible_texts(at) -> list[str]:
     for node in nodes(at._tree):
         proto = getattr(node, "proto", None)
         if isinstance(proto, Message):
-            _proto_texts(proto, out)
+            _proto_texts(proto, out, hidden_names)
     for table in [*at.table, *at.dataframe]:
         frame = table.value
-        out += [str(c) for c in frame.columns] + [str(v) for v in frame.to_numpy().ravel() if isinstance(v, str)]
+        out += [str(c) for c in frame.columns if str(c) not in hidden_names]
+        out += [str(v) for v in frame.to_numpy().ravel() if isinstance(v, str)]
     return [s for s in out if s.strip()]

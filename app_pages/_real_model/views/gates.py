@@ -69,7 +69,7 @@ def gates(c: ViewContext) -> None:
                                              top_p=p.top_p, titles=titles, labels=c.labels, marks=marks, answers=right,
                                              font_size=c.fs, height=(640 if c.lecture else 540) + 2 * extra),
                        key=keys.GATES_FIG, alt=alt)
-    st.caption(ui.tr("real_model.guesses_caption"))
+    st.caption(ui.tr("real_model.guesses_caption_same_script" if c.demo else "real_model.guesses_caption"))
     st.html(guesses_html(c, p, dict((t, (a, r)) for t, a, r in right), top_tokens))
     line = [ui.tr("real_model.ran", T=c.T, layers=len(c.run.layers), s=f"{time.perf_counter() - c.started:.2f}")]
     if right:

@@ -31,7 +31,7 @@ def stories(c: ViewContext) -> dict:
         out = {}
         for kind, spec in STORIES.items():
             enc = c.model.tokenizer.encode(" " + preset_text(spec["prompt"]))
-            out[kind] = find_story(c.model, enc.ids, answer_slots(enc.pieces, enc.ids), kind)
+            out[kind] = find_story(c.model, enc.ids, answer_slots(enc.pieces, enc.ids), kind, same_script=c.demo)
         return out
     return compute.cached("real_model.story", (c.folder, ui.lang()), search, pin=True)
 
