@@ -108,7 +108,7 @@ if variant == "rules":
         name = ui.linked(st.selectbox, ui.tr("compare.preset"), COMPARE_PRESETS, key="compare_preset",
                          default="k1_update", format_func=ui.label_maker("compare.preset_"))
     with story_box:
-        ui.note(ui.tr(f"compare.story_{name}"))
+        ui.story(f"compare.story_{name}")              # the readings wait behind "Show the answer"
     preset, recs = compare_run(name)
     titles = {r: f"<b>{ui.tr(f'compare.rule_short_{r}')}</b><br>{ui.tr(f'compare.rule_{r}')}" for r in RULES}
     side_by_side(name, recs, preset.target, titles, {r: ui.tr(f"compare.rule_short_{r}") for r in RULES},
@@ -117,7 +117,7 @@ elif variant in VARIANT_PRESETS:
     target, recs = variant_run(variant)
     titles = {c: f"<b>{ui.tr(f'compare.col_{c}')}</b><br>{ui.tr(f'compare.col_{c}_rule')}" for c in recs}
     side_by_side(variant, recs, target, titles, {c: ui.tr(f"compare.col_{c}") for c in recs})
-    st.info(ui.tr(f"compare.story_{variant}"), icon=":material/lightbulb:")   # under the figure: it stays on screen
+    ui.story(f"compare.story_{variant}", fold=False)   # under the figure: it stays on screen, its result behind a reveal
 else:
     two_calls_panel()
 
