@@ -85,7 +85,7 @@ def repeat_panel():
                                 ylabel=ui.tr("playground.rw_y"), font_size=fs, height=460 if lecture else 380)
         ui.show_figure(fig, key="playground_rw_fig", alt=ui.tr("playground.rw_alt"))
         metrics({ui.tr("playground.rw_metric", rule=rule_name[r], T=T): f"{dist[r][-1]:.1%}" for r in RULES})
-        ui.note(ui.tr("playground.rw_story"))
+        ui.story("playground.rw_story")
 
 
 @st.fragment
@@ -174,7 +174,7 @@ def halflife_panel():
     with chart:
         fig = figs.fig_half_life(curves, refs, alpha, half, labels=labels, font_size=fs, height=460 if lecture else 380)
         ui.show_figure(fig, key="playground_hl_fig", alt=ui.tr("playground.hl_alt"))
-        ui.note(ui.tr("playground.hl_story"))
+        ui.story("playground.hl_story")
 
 
 PANELS = {"overwrite": overwrite_panel, "repeat": repeat_panel, "knorm": knorm_panel, "capacity": capacity_panel,

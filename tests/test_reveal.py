@@ -10,7 +10,7 @@ from gdn.lessons.memory import write_and_read_2d
 from gdn.lessons.stream import step_records
 from tests.apptest import open_app
 
-TUPLE = re.compile(r"[（(]\s*−?[\d.]+\s*[,，]\s*−?[\d.]+\s*[)）]|\d+\s*%")   # a reading, or a share
+TUPLE = re.compile(r"[（(]\s*−?[\d.]+\s*[,，]\s*−?[\d.]+\s*[)）]|\d+\s*%|\d+\.\d+")   # a reading, a share or a number
 
 
 @pytest.mark.parametrize("lang", LANGS)
