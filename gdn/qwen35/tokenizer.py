@@ -59,6 +59,28 @@ def scripts_of(text: str) -> frozenset[str]:
     return frozenset(name for name, letters in SCRIPTS.items() if letters.search(text))
 
 
+BLANK_KINDS = {"\n": "newline", " ": "space", "\t": "tab"}     # anything else blank counts as "other"
+
+
+def trim_prompt(text: str) -> tuple[str, dict[str, dict[str, int]]]:
+    """The prompt without the blank characters around it, and what went: {"start" | "end": {kind: count}}
+    with kinds newline (a Windows \r\n counts once), space, tab, other. A trailing newline would otherwise
+    be a token of its own, and the model's guess after it graded as the answer."""
+    trimmed = text.strip()
+    if not trimmed:
+        return "", {}
+    cut = {"start": text[:len(text) - len(text.lstrip())], "end": text[len(text.rstrip()):]}
+    removed = {}
+    for side, blank in cut.items():
+        counts: dict[str, int] = {}
+        for ch in blank.replace("\r\n", "\n"):
+            kind = BLANK_KINDS.get(ch, "newline" if ch == "\r" else "other")
+            counts[kind] = counts.get(kind, 0) + 1
+        if counts:
+            removed[side] = counts
+    return trimmed, removed
+
+
 @dataclass
 class Encoded:
     ids: list[int]          # token ids after truncation
