@@ -26,6 +26,8 @@ def test_the_checker_finds_each_kind_of_mistake():
     assert not problems("中文", "en", key="classroom.col_zh")         # the bilingual glossary's column
     assert problems("delta 规则", "zh") and not problems("增量规则", "zh")
     assert problems("S = αS(I − βkkᵀ) + βkvᵀ", "en") and not problems("S_t = α_t (I − β_t k_t k_tᵀ) S_{t−1} + β_t k_t v_tᵀ", "en")
+    assert problems("measured by bench/bench_chunking_curve.py on a 2-core x86_64 CPU (Intel(R) Xeon(R))", "en")
+    assert problems("尺寸取自 assets/qwen35_sizes.json", "zh") and not problems("放进 `assets/models` 文件夹", "zh")
     assert html_texts('<b title="头 1">a</b><script>var x = "词元"</script>') == ["头 1", "a"]
     assert prose("{n} 个 $d_k$ 与 `x_y`").split() == ["个", "与"]
 

@@ -24,6 +24,10 @@ CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
 # Text that is not prose: {fields}, $math$, `code`, plotly's %{placeholders}, links, file names, HTML entities.
 NOT_PROSE = [r"%\{[^}]*\}", r"\{[^}]*\}", r"\$\$.*?\$\$", r"\$[^$]*\$", r"`[^`]*`", r"https?://\S+",
              r"\]\([^)]*\)", r"[\w./-]+\.(?:json|py|md|csv|html|safetensors|png|txt|js|css)\b", r"&\w+;", r"&#\d+;"]
+# A machine's or a developer's words, which belong in the files, not in front of a class: repository paths,
+# scripts, home folders, CPU model names. `code` in backticks (a setting an operator types) is allowed.
+MACHINE = re.compile(r"\b(?:assets|bench|gdn|app_pages|tests|devtools)/|/(?:root|home|tmp|work|usr)/|\b\w+\.py\b"
+                     r"|Intel|Xeon|x86_64|Ryzen|site-packages")
 LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.'\-]*[A-Za-z0-9]|[A-Za-z]")
 
 
@@ -44,7 +48,8 @@ def problems(text: str, lang: str, key: str | None = None) -> list[str]:
     """What is wrong with one visible string on a page in `lang` (empty: nothing). key: its i18n key, for the
     glossary's allowed_in exceptions (a Chinese column in a bilingual glossary, a term given in English)."""
     plain = prose(" ".join(html_texts(text)) if re.search(r"<[a-z/][^>]*>", text) else text)
-    found = [f"{variant.pattern!r} (say {term['use']!r})" for name, term, variant in _terms(lang)
+    machine = MACHINE.findall(re.sub(r"`[^`]*`", " ", text))
+    found = [f"machine text {m!r}" for m in machine] + [f"{variant.pattern!r} (say {term['use']!r})" for name, term, variant in _terms(lang)
              if variant.search(plain) and key not in term.get("allowed_in", ())]
     if lang == "zh":
         names = set(glossary("zh")["names"])
