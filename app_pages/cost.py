@@ -55,14 +55,18 @@ def curves_view() -> None:
 
     at = cost.memory_curves(cfg, np.array([T_read]), batch=batch, dtype=dtype, interval=interval)
     with controls:
-        st.caption(ui.tr("cost.layers", gdn=n_gdn, attn=n_attn, L=cfg["num_hidden_layers"]))
+        per_layer = cost.layer_memory(cfg, batch=batch, dtype=dtype)
+        st.caption(ui.tr("cost.layers", gdn=n_gdn, attn=n_attn, L=cfg["num_hidden_layers"])
+                   + ui.tr("cost.sizes_in", dtype=dtype, s=per_layer["element_bytes"]))
+        # the format is named where a size is shown: in the caption above, and (lecture mode hides captions,
+        # but has one metric a row, room for it) in the two per-layer labels
+        named = (lambda k: ui.tr("cost.with_dtype", label=ui.tr(k), dtype=dtype)) if ui.lecture() else ui.tr
         # Two metrics a row; one in lecture mode, where a narrow column would cut the labels short.
         m = [st] * 4 if ui.lecture() else [*st.columns(2), *st.columns(2)]
         m[0].metric(ui.tr("cost.total_at"), cost.fmt_bytes(at["hybrid"][0]))
         m[1].metric(ui.tr("cost.full_at"), cost.fmt_bytes(at["full"][0]))
-        per_layer = cost.layer_memory(cfg, batch=batch, dtype=dtype)
-        m[2].metric(ui.tr("cost.state_per_layer", dtype=dtype), cost.fmt_bytes(per_layer["state"]))
-        m[3].metric(ui.tr("cost.kv_per_token", dtype=dtype), cost.fmt_bytes(per_layer["kv_per_token"]))
+        m[2].metric(named("cost.state_per_layer"), cost.fmt_bytes(per_layer["state"]))
+        m[3].metric(named("cost.kv_per_token"), cost.fmt_bytes(per_layer["kv_per_token"]))
         st.caption(ui.tr("cost.prompt_note", n=f"{prompt:,}") if has_prompt else ui.tr("cost.no_prompt"))
     with chart:
         ui.show_figure(fig, key="cost_fig", alt=ui.tr("cost.alt", model=name))

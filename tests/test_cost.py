@@ -101,7 +101,7 @@ def test_page_controls(lang):
     at = open_app(lang, "app_pages/cost.py")
     assert not at.exception
     assert metrics(at) == ["393 MiB", "1.5 GiB", "512 KiB", "2 KiB"]                # bf16: 9 MiB + 6*2 KiB*32768
-    assert [m.label for m in at.metric][2:] == [t(f"cost.{k}", lang, dtype="bf16") for k in ("state_per_layer", "kv_per_token")]
+    assert t("cost.sizes_in", lang, dtype="bf16", s=2) in " ".join(c.value for c in at.caption)   # the format is named
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)
     assert spec["layout"]["xaxis"]["type"] == "log" and spec["layout"]["yaxis"]["type"] == "log"
     assert any("256" in a["text"] for a in spec["layout"]["annotations"])           # the crossover is marked
@@ -168,4 +168,6 @@ def test_every_page_quotes_the_same_bf16_sizes():
         assert cost.fmt_bytes(L_gdn * state) in story and cost.fmt_bytes(L_attn * kv) in story
         page = open_app(lang, "app_pages/cost.py")
         assert metrics(page)[2:] == ["512 KiB", "2 KiB"]
-        assert all("bf16" in m.label for m in page.metric[2:])
+        assert "bf16" in " ".join(c.value for c in page.caption)
+        lecture = open_app(lang, "app_pages/cost.py", mode="lecture")            # captions hidden: the labels say it
+        assert all("bf16" in m.label for m in lecture.metric[2:])
