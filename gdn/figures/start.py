@@ -32,8 +32,10 @@ def fig_attention_to_table(weights: np.ndarray, o_sum: np.ndarray, o_table: np.n
                          textposition="outside", constraintext="none", cliponaxis=False, showlegend=False, textfont=small,
                          hovertemplate="%{x}: %{y:.3~g}<extra></extra>"), row=1, col=1)
     dims = numbered(V)                                                # ticks 1..V under "value dim"
-    for y, name, color in ((o_sum, labels["sum"], LINEAR), (o_table, labels["table"], TABLE)):
-        fig.add_trace(go.Bar(x=dims, y=y, name=name, marker_color=color, text=[f"{a:.2f}" for a in y],
+    # One label a pair, over the table's bar: the two agree to float precision, and two labels side by side
+    # crowded each other (and could round apart, -0.51 beside -0.50, for one number)
+    for y, name, color, text in ((o_sum, labels["sum"], LINEAR, None), (o_table, labels["table"], TABLE, cell_text(o_table))):
+        fig.add_trace(go.Bar(x=dims, y=y, name=name, marker_color=color, text=text,
                              textposition="outside", constraintext="none", cliponaxis=False, textfont=small, showlegend=False,
                              hovertemplate="%{x}: %{y:.3~g}<extra>" + name + "</extra>"), row=1, col=2)
     zmax = symmetric_range(S)
