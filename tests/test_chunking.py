@@ -101,7 +101,8 @@ def test_timing_reports_each_kernels_median_per_length(monkeypatch):
 def test_page_shows_live_numbers(lang):
     at = open_app(lang, page="app_pages/chunking.py")
     assert not at.exception
-    assert float(at.metric[2].value) < 1e-12                             # recurrent vs chunked outputs
+    shown = at.metric[2].value                                           # recurrent vs chunked outputs
+    assert shown == "< 1e-15" or float(shown) < 1e-12
     at.slider(key="chunking_C").set_value(3).run()
     at.slider(key="chunking_T").set_value(16).run()
     at.slider(key="chunking_chunk").set_value(6).run()                   # last, ragged chunk (16 = 5*3 + 1), 1-based

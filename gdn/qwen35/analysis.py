@@ -24,7 +24,7 @@ from gdn.qwen35.checkpoint import DTYPE_BYTES, INDEX_FILE, read_header, read_ind
 from gdn.qwen35.config import Qwen35Config, load_config
 from gdn.qwen35.errors import CheckpointError
 from gdn.qwen35.filecaps import TOKENIZER_MAX_BYTES, check_size
-from gdn.qwen35.predict import script_keep
+from gdn.qwen35.tokenizer import script_keep
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ import torch
 import torch.nn.functional as F
 
 from gdn.qwen35.model import gate_overrides
+from gdn.qwen35.tokenizer import script_keep
 
 TOP_K = 3
 HEAD_BLOCK = 64                 # positions per output-head block: [64, vocab] floats at a time
@@ -38,17 +39,6 @@ class Predictions:
             return self.asked[(t, token_id)]
         hit = np.nonzero(self.top_ids[t] == token_id)[0]
         return float(self.top_p[t, hit[0]]) if len(hit) else float("nan")
-
-
-def script_keep(model, ids, n_logits: int) -> torch.Tensor | None:
-    """[n_logits] 1.0 for the tokens in the prompt's script, 0.0 for the others and for the output head's
-    padding rows past the tokenizer's vocabulary; None: keep every token."""
-    mask = model.tokenizer.same_script_mask([int(i) for i in ids])
-    if mask is None:
-        return None
-    keep = np.zeros(n_logits, dtype=np.float32)
-    keep[:min(n_logits, mask.size)] = mask[:n_logits]
-    return torch.from_numpy(keep)
 
 
 @torch.inference_mode()

@@ -14,6 +14,7 @@ from functools import cached_property
 from pathlib import Path
 
 import numpy as np
+import torch
 from tokenizers import Tokenizer
 
 from gdn.qwen35.errors import CheckpointError
@@ -155,6 +156,17 @@ class Qwen35Tokenizer:
     @property
     def vocab_size(self) -> int:
         return self.tok.get_vocab_size(with_added_tokens=True)
+
+
+def script_keep(model, ids, n_logits: int) -> torch.Tensor | None:
+    """[n_logits] 1.0 for the tokens in the prompt's script, 0.0 for the others and for the output head's
+    padding rows past the tokenizer's vocabulary; None: keep every token."""
+    mask = model.tokenizer.same_script_mask([int(i) for i in ids])
+    if mask is None:
+        return None
+    keep = np.zeros(n_logits, dtype=np.float32)
+    keep[:min(n_logits, mask.size)] = mask[:n_logits]
+    return torch.from_numpy(keep)
 
 
 def load_tokenizer(folder: str | Path, vocab_size: int | None = None) -> Qwen35Tokenizer:
