@@ -71,7 +71,8 @@ def fig_overwrite(readout: np.ndarray, target: np.ndarray, old: np.ndarray, alon
                                  textfont=dict(size=font_size), hovertemplate="%{y}, %{x}: %{z:.3~g}<extra></extra>"),
                       row=1, col=2)
         fig.update_yaxes(autorange="reversed", side="right", row=1, col=2)   # row names right: clear of the bars' labels
-        fig.update_xaxes(type="category", title_text=value_axis, title_standoff=2, row=1, col=2)
+        # the title below the tick labels with room to spare: at the lecture font it sat on them
+        fig.update_xaxes(type="category", title_text=value_axis, title_standoff=10, automargin=True, row=1, col=2)
         fig.update_xaxes(tickformat=".0%", zeroline=True, zerolinewidth=2, zerolinecolor="#334155", title_text=bars_axis,
                          title_standoff=2, row=1, col=1)
         fig.update_yaxes(autorange="reversed", row=1, col=1)                 # rules top to bottom, steps in order
@@ -79,7 +80,8 @@ def fig_overwrite(readout: np.ndarray, target: np.ndarray, old: np.ndarray, alon
                           uniformtext=dict(minsize=font_size - 1, mode="show"))
         fig.update_annotations(font_size=font_size + 1)
         return _legend_top(base_layout(fig, height=height, font_size=font_size)).update_layout(
-            margin=dict(l=max(70, text_px(rule_titles, font_size) + 16), r=text_px(row_labels, font_size) + 16, t=110, b=60))
+            margin=dict(l=max(70, text_px(rule_titles, font_size) + 16), r=text_px(row_labels, font_size) + 16, t=110,
+                        b=max(60, 3 * font_size + 14)))
 
     key = ("overwrite", tuple(rule_titles), tuple(part_labels), total_label, tuple(row_labels), tuple(titles),
            value_axis, bars_axis, V, font_size, height)
@@ -122,7 +124,8 @@ def fig_capacity(Ns: np.ndarray, curves: dict[str, np.ndarray], K: int, N_sel: i
         fig.update_yaxes(tickformat=".0%", rangemode="tozero", row=1, col=2)
         fig.update_layout(barmode="group")
         fig.update_annotations(font_size=font_size + 1)
-        return _legend_top(base_layout(fig, height=height, font_size=font_size)).update_layout(margin=dict(l=70, r=20, t=110, b=60))
+        return _legend_top(base_layout(fig, height=height, font_size=font_size)).update_layout(
+            margin=dict(l=70, r=20, t=110, b=max(60, 3 * font_size + 14)))
 
     key = ("capacity", tuple(np.asarray(Ns).tolist()), tuple(curves), tuple(sorted(rule_titles.items())),
            tuple(split_labels), tuple(sorted(labels.items())), K, N_sel, font_size, height)
