@@ -89,7 +89,7 @@ def html_texts(markup: str) -> list[str]:
 
 
 # What a frame player shows: its frames' heads, narration and HTML, the fixed part, the side notes, its labels.
-PLAYER_TEXT_KEYS = {"head", "narration", "html", "fixed", "sides", "labels", "stageLabels"}
+PLAYER_TEXT_KEYS = {"head", "narration", "html", "fixed", "sides", "labels", "stageLabels", "story", "label"}
 
 
 def _player_texts(value) -> list[str]:
