@@ -12,6 +12,7 @@ import numpy as np
 import streamlit as st
 
 from gdn.figures.compare import VECTOR_ROWS, compare_step_html, error_grid_html
+from gdn.i18n import table
 from gdn.lessons.compare import (
     COMPARE_PRESETS,
     RULES,
@@ -102,9 +103,13 @@ def variant_run(name: str):
     return p.target, {col: step_records(s) for col, s in p.streams.items()}
 
 
-def _story(text: str) -> str:
-    """A variant's story under its frames; folded in lecture mode, as every explanation is (ui.note)."""
-    body = _html(text)
+def _story(key: str) -> str:
+    """A variant's story under its frames; folded in lecture mode, as every explanation is (ui.note). A story
+    that asks for a reading keeps it (key + "_answer") behind "Show the answer", a <details> the browser opens."""
+    body = _html(ui.tr(key))
+    if f"{key}_answer" in table(ui.lang()):
+        body += (f'<details class="gdn-reveal"><summary>{html.escape(ui.tr("common.reveal"))}</summary>'
+                 f'{_html(ui.tr(f"{key}_answer"))}</details>')
     return f"<details><summary>{html.escape(ui.tr('common.notes'))}</summary>{body}</details>" if ui.lecture() else body
 
 
@@ -120,12 +125,12 @@ def compare_variants(preset: str) -> list[Variant]:
             titles = {r: f"<b>{ui.tr(f'compare.rule_short_{r}')}</b><br>{ui.tr(f'compare.rule_{r}')}" for r in RULES}
             packed = packed_frames(preset, recs, p.target, titles, {r: ui.tr(f"compare.rule_short_{r}") for r in RULES},
                                    p.values, p.value_labels)
-            out.append(Variant(name, label, packed, len(p.target), _story(ui.tr(f"compare.story_{preset}"))))
+            out.append(Variant(name, label, packed, len(p.target), _story(f"compare.story_{preset}")))
         elif name in VARIANT_PRESETS:
             target, recs = variant_run(name)
             titles = {c: f"<b>{ui.tr(f'compare.col_{c}')}</b><br>{ui.tr(f'compare.col_{c}_rule')}" for c in recs}
             packed = packed_frames(name, recs, target, titles, {c: ui.tr(f"compare.col_{c}") for c in recs})
-            out.append(Variant(name, label, packed, len(target), _story(ui.tr(f"compare.story_{name}"))))
+            out.append(Variant(name, label, packed, len(target), _story(f"compare.story_{name}")))
         else:
             out.append(Variant(name, label, None))
     return out

@@ -61,6 +61,7 @@ def overwrite_panel():
         fig = figs.fig_overwrite(ow.readout, ow.target, ow.old, ow.along, ow.error, rule_titles=ticks,
                                  part_labels=labels, total_label=ui.tr("playground.ow_total"), row_labels=rows,
                                  font_size=fs, height=520 if lecture else 440, value_axis=ui.tr("common.value_dim"),
+                                 bars_axis=ui.tr("playground.ow_bars_axis"),
                                  titles=(ui.tr("playground.ow_bars_title"), ui.tr("playground.ow_rows_title")))
         ui.show_figure(fig, key="playground_ow_fig", alt=ui.tr("playground.ow_alt"))
         metrics({ui.tr("playground.ow_metric", rule=rule_name[r]): f"{e:.0%}" for r, e in zip(RULES, ow.error)}

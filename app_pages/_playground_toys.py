@@ -57,7 +57,7 @@ def _half_life_packed(language: str, lecture: bool) -> Packed:
 @st.fragment
 def halflife_panel():
     explorer("playground_halflife", half_life_controls(), _half_life_packed(ui.lang(), ui.lecture()), side=True)
-    ui.note(ui.tr("playground.hl_story"))
+    ui.story("playground.hl_story")
 
 
 def repeated_frame(beta: float, alpha: float, T: int) -> str:
@@ -84,7 +84,7 @@ def _repeat_packed(language: str, lecture: bool) -> Packed:
 @st.fragment
 def repeat_panel():
     explorer("playground_repeat", repeat_controls(), _repeat_packed(ui.lang(), ui.lecture()), side=True)
-    ui.note(ui.tr("playground.rw_story"))
+    ui.story("playground.rw_story")
 
 
 def key_norm_frame(knorm: float, beta: float, T: int, negative: bool) -> str:

@@ -29,7 +29,7 @@ def figure_labels() -> dict[str, str]:
     keys = ("pairs", "accuracy", "accuracy_pct", "step", "loss", "recall", "pair", "key", "value", "half_life",
             "share_pct", "norm_title", "seeds_range")
     return {k: ui.tr(f"recall.{k}") for k in keys} | {"norm": ui.tr("recall.norm_title"), "token": "t",
-                                                     "layer": ui.tr("recall.layer"), "head": "head"}
+                                                     "layer": ui.tr("recall.layer"), "head": ui.tr("recall.head")}
 
 
 @st.cache_data(show_spinner=False)

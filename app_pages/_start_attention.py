@@ -13,6 +13,7 @@ import streamlit as st
 
 from gdn.figures.start_attention import attention_html
 from gdn.lessons import start as lesson
+from gdn.units import fmt_diff
 from app_pages._support import ui
 from app_pages._support.caches import BOUNDS
 from app_pages._support.explorer import Control, Packed, explorer, pack_grid, values
@@ -35,7 +36,7 @@ def frame(T: int, seed: int, labels: dict[str, str], lecture: bool) -> str:
     kept = lesson.numbers_kept(T, KD, VD)
     kept_text = ui.tr("start.kept", T=T, kv=kept["kv_cache"], table=kept["table"], K=KD, V=VD)
     # float64 rounding is ~1e-16: "< 1e-15" says "equal", never 0.0e+00 (exact) or 4.4e-16 (noise) as news
-    labels = labels | {"diff": ui.tr("start.att_diff", x="< 1e-15" if diff < 1e-15 else f"{diff:.1e}"),
+    labels = labels | {"diff": ui.tr("start.att_diff", x=fmt_diff(diff)),
                        "kept": re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", html.escape(kept_text))}
     return attention_html(r.weights, r.scores, r.terms, r.o_sum, r.o_table, r.S, r.outer, labels=labels, lecture=lecture,
                           alt=ui.tr("start.att_alt", T=T))

@@ -8,6 +8,7 @@ from gdn.figures.chunking import fig_kernel_agreement, fig_timing, matrix_row_ht
 from gdn.lessons import chunking as ce
 from gdn.lessons.memory import random_stream
 from gdn.ops import CHUNK_SIZE
+from gdn.units import fmt_diff
 from app_pages._support import compute, ui
 
 # Lecture mode: lecture.css sizes every markdown paragraph alike, which shrank the metric values (drawn as
@@ -47,7 +48,7 @@ def merge_view() -> None:
     st.html(body)
     ui.html_download("chunking_affine_fig", body, ui.tr("chunking.affine_alt"))
     m = st.columns(2)
-    m[0].metric(ui.tr("chunking.m_assoc"), f"{demo.grouping_error:.1e}")
+    m[0].metric(ui.tr("chunking.m_assoc"), fmt_diff(demo.grouping_error))
     m[1].metric(ui.tr("chunking.m_swap"), f"{demo.order_difference:.3f}")
 
 
@@ -89,8 +90,8 @@ ui.show_figure(fig_kernel_agreement(both["o_rec"], both["o_chunk"], C, titles=ti
                                     value=ui.tr("common.value_dim"), font_size=fs),
                key="chunking_same_fig", alt=ui.tr("chunking.same_alt"))
 m = st.columns(2)
-m[0].metric(ui.tr("chunking.m_out"), f"{both['max_output_diff']:.2e}")
-m[1].metric(ui.tr("chunking.m_state"), f"{both['max_state_diff']:.2e}")
+m[0].metric(ui.tr("chunking.m_out"), fmt_diff(both['max_output_diff']))
+m[1].metric(ui.tr("chunking.m_state"), fmt_diff(both['max_state_diff']))
 
 # 4 · speed: the shipped reference curve at once, and a short live run on this server beside it.
 st.subheader(ui.tr("chunking.h_speed"))
@@ -108,7 +109,8 @@ lengths = kernel_timing.LIVE_LENGTHS
 text, figure = st.columns([1, 2], gap="medium")
 with text:
     st.markdown(ui.tr("chunking.speed_note", d=ref["dim"], C=CHUNK_SIZE))
-    st.caption(ui.tr("chunking.reference_machine", machine=ref["machine"], date=ref["measured"], repeats=ref["repeats"]))
+    st.caption(ui.tr("chunking.reference_machine", cores=ref["cores"], threads=ref["threads"], date=ref["measured"],
+                     repeats=ref["repeats"]))
     st.markdown(ui.tr("chunking.live_plan", T_min=lengths[0], T_max=f"{lengths[-1]:,}", repeats=kernel_timing.LIVE_REPEATS,
                       seconds=f"{kernel_timing.estimate_seconds(ref) + kernel_timing.PROCESS_START_SECONDS:.0f}",
                       threads=kernel_timing.LIVE_THREADS))

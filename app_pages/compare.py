@@ -17,6 +17,7 @@ from gdn.lessons.memory import k1_update
 from gdn.lessons.stream import STAGES
 from gdn.qwen35.analysis import two_call_run
 from gdn.qwen35.sources import TRAINED_PATH
+from gdn.units import fmt_diff
 from app_pages._compare_frames import compare_variants
 from app_pages._support import compute, ui
 from app_pages._support.player import chosen_variant, player
@@ -45,7 +46,7 @@ def two_calls_panel() -> None:
                                  font_size=ui.font_size(), height=420 if ui.lecture() else 340),
                    key="compare_stream_fig", alt=ui.tr("compare.stream_alt"))
     m = st.columns(2)
-    m[0].metric(ui.tr("compare.stream_diff"), f"{run.max_diff:.1e}")
+    m[0].metric(ui.tr("compare.stream_diff"), fmt_diff(run.max_diff))
     m[1].metric(ui.tr("compare.stream_reset_err"), f"{np.linalg.norm(run.reset[-1] - target[-1]):.2f}")
     model_two_calls()
 
@@ -69,13 +70,14 @@ def model_two_calls() -> None:
     ids = model.tokenizer.encode(first + " " + second, max_tokens=512).ids
     st.markdown(ui.tr("compare.stream_real_story", first=ui.plain(first), second=ui.plain(second)))   # prompt text: as itself
     run = compute.cached("compare.stream", (folder, tuple(ids), len(ids_first)),
-                         lambda: two_call_run(model, ids, len(ids_first)))
-    word = lambda top: ", ".join(f"“{model.tokenizer.tok.decode([i]).strip()}” {p:.0%}" for i, p in top)
+                         lambda: two_call_run(model, ids, len(ids_first), same_script=True))
+    word = lambda top: ", ".join(f"“{model.tokenizer.piece(i).strip()}” {p:.0%}" for i, p in top)
     rows = {ui.tr(f"compare.stream_{n}"): word(top) for n, top in
             (("one", run.top_one), ("carried", run.top_carried), ("reset", run.top_reset))}
     st.dataframe({"": list(rows), ui.tr("compare.stream_pred"): list(rows.values())}, hide_index=True,
                  key="compare_stream_table")
-    st.caption(ui.tr("compare.stream_real_diff", logits=f"{run.max_logit_diff:.1e}", states=f"{run.max_state_diff:.1e}"))
+    st.caption(ui.tr("compare.stream_real_diff", logits=fmt_diff(run.max_logit_diff, "float32"),
+                                 states=fmt_diff(run.max_state_diff, "float32")))
     st.info(ui.tr("compare.stream_request_note"), icon=":material/lock:")
 
 

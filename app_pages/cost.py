@@ -19,7 +19,7 @@ st.caption(ui.tr("cost.intro"))
 # Lecture mode keeps the screen for the chart and its two sliders: model, format and batch go to the sidebar.
 c1, c2, c3 = [st.sidebar] * 3 if ui.lecture() else st.columns([3, 3, 2])
 name = ui.linked(c1.selectbox, ui.tr("cost.model"), SIZES, key="cost_model", default="Qwen3.5-0.8B")
-dtype = ui.linked(c2.segmented_control, ui.tr("cost.dtype"), cost.DTYPE_BYTES, key="cost_dtype", default="fp32",
+dtype = ui.linked(c2.segmented_control, ui.tr("cost.dtype"), cost.DTYPE_BYTES, key="cost_dtype", default=cost.SHIPPED_DTYPE,
                   required=True, format_func=ui.label_maker("cost.dtype_"))
 batch = ui.linked_int(c3, ui.tr("cost.batch"), 1, 1024, 1, key="cost_batch")
 
@@ -55,13 +55,18 @@ def curves_view() -> None:
 
     at = cost.memory_curves(cfg, np.array([T_read]), batch=batch, dtype=dtype, interval=interval)
     with controls:
-        st.caption(ui.tr("cost.layers", gdn=n_gdn, attn=n_attn, L=cfg["num_hidden_layers"]))
+        per_layer = cost.layer_memory(cfg, batch=batch, dtype=dtype)
+        st.caption(ui.tr("cost.layers", gdn=n_gdn, attn=n_attn, L=cfg["num_hidden_layers"])
+                   + ui.tr("cost.sizes_in", dtype=dtype, s=per_layer["element_bytes"]))
+        # the format is named where a size is shown: in the caption above, and (lecture mode hides captions,
+        # but has one metric a row, room for it) in the two per-layer labels
+        named = (lambda k: ui.tr("cost.with_dtype", label=ui.tr(k), dtype=dtype)) if ui.lecture() else ui.tr
         # Two metrics a row; one in lecture mode, where a narrow column would cut the labels short.
         m = [st] * 4 if ui.lecture() else [*st.columns(2), *st.columns(2)]
         m[0].metric(ui.tr("cost.total_at"), cost.fmt_bytes(at["hybrid"][0]))
         m[1].metric(ui.tr("cost.full_at"), cost.fmt_bytes(at["full"][0]))
-        m[2].metric(ui.tr("cost.state_per_layer"), cost.fmt_bytes(cost.state_bytes(cfg, batch=batch, dtype=dtype)))
-        m[3].metric(ui.tr("cost.kv_per_token"), cost.fmt_bytes(cost.kv_bytes_per_token(cfg, batch=batch, dtype=dtype)))
+        m[2].metric(named("cost.state_per_layer"), cost.fmt_bytes(per_layer["state"]))
+        m[3].metric(named("cost.kv_per_token"), cost.fmt_bytes(per_layer["kv_per_token"]))
         st.caption(ui.tr("cost.prompt_note", n=f"{prompt:,}") if has_prompt else ui.tr("cost.no_prompt"))
     with chart:
         ui.show_figure(fig, key="cost_fig", alt=ui.tr("cost.alt", model=name))
@@ -74,7 +79,7 @@ def curves_view() -> None:
     with st.expander(ui.tr("cost.leaves_out_title"), icon=":material/info:"):
         st.markdown(ui.tr("cost.leaves_out", conv=cost.fmt_bytes(cost.conv_cache_bytes(cfg, batch=batch, dtype=dtype))))
 
-    st.subheader(ui.tr("cost.table_title"))
+    st.subheader(ui.tr("cost.table_title", dtype=dtype, batch=batch))
     rows = cost.summary(SIZES, T_read, batch=batch, dtype=dtype, interval=interval)
     col = lambda k: ui.tr(f"cost.col_{k}")
     # a plain table, not st.dataframe: its canvas grid redrew on every context-slider move (the browser's

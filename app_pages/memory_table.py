@@ -39,13 +39,13 @@ with picker:
     else:
         base, edit_key = PRESETS[preset](), f"memory_edit_{preset}"
 if preset != "replay":
-    story = ui.tr(f"memory.story_{preset}")
+    story = (f"memory.story_{preset}", {})
 elif "K" in replay:                                  # a real head, sent by the real-model page
-    story = ui.tr("memory.story_replay", title=ui.plain(replay["title"]), K=replay["K"], V=replay["V"])
+    story = ("memory.story_replay", {"title": ui.plain(replay["title"]), "K": replay["K"], "V": replay["V"]})
 else:                                                # a hand-made stream, sent by a classroom exercise
-    story = ui.tr("memory.story_exercise", title=ui.plain(replay["title"]))
+    story = ("memory.story_exercise", {"title": ui.plain(replay["title"])})
 with story_box:
-    ui.note(story)
+    ui.story(story[0], **story[1])                   # a result the story states waits behind "Show the answer"
 
 # The player's place comes first on the screen; the token editor under it is read before the player draws.
 player_area = st.container()

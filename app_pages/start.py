@@ -6,6 +6,7 @@ import streamlit as st
 from gdn.figures.start import block_html, stack_html
 from gdn.i18n import prompt
 from gdn.lessons import start as lesson
+from gdn.lessons.cost import SHIPPED_DTYPE
 from gdn.qwen35.sources import DEMO_PATH, TRAINED_PATH
 from gdn.units import fmt_bytes
 from app_pages import _start_attention as attention
@@ -84,7 +85,7 @@ def stack_section(cfg, model_name: str) -> None:
     n_gdn, n_attn = cfg.n_layers_of("linear_attention"), cfg.n_layers_of("full_attention")
     c[1].markdown(ui.tr("start.stack_story", model=model_name, L=cfg.num_hidden_layers, gdn=n_gdn, attn=n_attn,
                         fixed=fmt_bytes(n_gdn * per["linear_attention"][0]),
-                        per_token=fmt_bytes(n_attn * per["full_attention"][1])))
+                        per_token=fmt_bytes(n_attn * per["full_attention"][1]), dtype=SHIPPED_DTYPE))
 
 
 attention_section()

@@ -41,8 +41,13 @@ def cpu_name() -> str:
     return platform.processor() or platform.machine()
 
 
+def core_count() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+
+
 def machine(threads: int) -> str:
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    """The machine in full, for whoever reads the file (the page shows only cores and threads)."""
+    cores = core_count()
     return (f"{cores}-core {platform.machine()} CPU ({cpu_name()}), torch {torch.__version__.split('+')[0]}, "
             f"{threads} thread{'s' if threads > 1 else ''}")
 
@@ -65,7 +70,7 @@ def main() -> None:
           f"token loop faster up to T = {ce.loop_wins_up_to(timing)}")
     if args.smoke:
         return
-    data = {"machine": machine(args.threads), "measured": datetime.date.today().isoformat(),
+    data = {"machine": machine(args.threads), "cores": core_count(), "threads": args.threads, "measured": datetime.date.today().isoformat(),
             "heads": kernel_timing.TIMING_HEADS, "dim": kernel_timing.TIMING_DIM,
             "chunk_size": kernel_timing.CHUNK_SIZE, "dtype": "float32",
             "repeats": repeats, "statistic": "median seconds per call",

@@ -2,7 +2,8 @@
 
 The tables live in assets/i18n/<lang>/<namespace>.json (one namespace per page, plus "common"), so
 pages can be translated and reviewed on their own. A key is "<namespace>.<name>", e.g. "memory.title".
-Strings may hold str.format fields: t("memory.step", "en", t=3) fills {t}.
+Strings may hold str.format fields: t("memory.step", "en", t=3) fills {t}. Beside the tables, each language has
+a glossary (assets/i18n/<lang>/glossary.json): the one word for each term and the variants no page may show.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ LANGS = ("zh", "en")
 DEFAULT_LANG = "zh"
 I18N_DIR = Path(__file__).resolve().parent.parent / "assets" / "i18n"
 PROMPTS_FILE = I18N_DIR.parent / "prompts" / "real_model.json"
+GLOSSARY = "glossary"          # assets/i18n/<lang>/glossary.json: not a string table
 
 
 @cache
@@ -23,9 +25,20 @@ def table(lang: str) -> dict[str, str]:
         raise ValueError(f"unknown language {lang!r}; choose one of {LANGS}")
     strings = {}
     for path in sorted((I18N_DIR / lang).glob("*.json")):
+        if path.stem == GLOSSARY:
+            continue
         for name, text in json.loads(path.read_text(encoding="utf-8")).items():
             strings[f"{path.stem}.{name}"] = text
     return strings
+
+
+@cache
+def glossary(lang: str) -> dict:
+    """One language's glossary: terms (each {"use": the word, "not": regexes of variants, "allowed_in": keys}),
+    and the Latin names a Chinese page may show ("names") or the keys an English page may show Chinese in."""
+    if lang not in LANGS:
+        raise ValueError(f"unknown language {lang!r}; choose one of {LANGS}")
+    return json.loads((I18N_DIR / lang / f"{GLOSSARY}.json").read_text(encoding="utf-8"))
 
 
 @cache

@@ -63,7 +63,8 @@ def time_kernels(lengths: list[int], *, heads: int = TIMING_HEADS, dim: int = TI
 
 
 def load_reference(path: Path = REFERENCE_FILE) -> dict:
-    """The reference curve bench/bench_chunking_curve.py measured: {"machine": str, "measured": date,
+    """The reference curve bench/bench_chunking_curve.py measured: {"machine": str (in full), "cores", "threads",
+    "measured": date,
     "heads", "dim", "chunk_size", "repeats", "timing": {"T", "recurrent", "chunk"} as arrays}."""
     data = json.loads(path.read_text(encoding="utf-8"))
     data["timing"] = {name: np.array(data["timing"][name], dtype=np.float64 if name != "T" else np.int64)

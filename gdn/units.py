@@ -6,6 +6,8 @@ half-lives print the same digits. Pure numpy: every layer may import it (tests/t
     cell_text, vec_latex   numbers in table cells, formulas and editor rows
     half_life              a keep-fraction alpha as tokens until half is left
     fmt_bytes              sizes in binary units
+    fmt_diff               how far apart two results are, "< 1e-15" below the number format's floor
+    sig3                   a number at 3 significant digits, as hovers and labels show it
     spreadsheet_cell       a text cell of an exported CSV that a spreadsheet will not run as a formula
 """
 from __future__ import annotations
@@ -44,6 +46,37 @@ def fmt_bytes(n: float) -> str:
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.3g} {unit}"
         n /= 1024
     return f"{n:.3g} TiB"
+
+
+# Below these, two results of one computation agree as well as the number format lets them: float64 rounding
+# is 1.1e-16 a step, so a few steps of O(1) numbers stay under 1e-15; float32 and bfloat16 likewise.
+AGREEMENT_FLOOR = {"float64": 1e-15, "float32": 1e-6, "bfloat16": 1e-2}
+
+
+def _short_exponent(text: str) -> str:
+    return text.replace("e-0", "e-").replace("e+0", "e+").replace("e+", "e")
+
+
+def fmt_diff(x: float, dtype: str = "float64") -> str:
+    """A largest difference as a person reads it: under the format's floor it is "< 1e-15" (float64), "< 1e-6"
+    (float32), not "0.0e+00" or "2.2e-16"; above it, two digits: 3.4e-12, 0.021."""
+    floor = AGREEMENT_FLOOR[dtype]
+    x = abs(float(x))
+    if not np.isfinite(x):
+        return str(x)
+    if x < floor:
+        return "< " + _short_exponent(f"{floor:.0e}")
+    return _short_exponent(f"{x:.1e}") if x < 1e-3 else f"{x:.2g}"
+
+
+def sig3(x: float) -> str:
+    """3 significant digits, no exponent for everyday sizes: -14.370999999999997 -> -14.4, 0.0012345 -> 0.00123,
+    2 -> 2, 123456 -> 1.23e5; '-0' never."""
+    x = float(x)
+    if x == 0 or not np.isfinite(x):
+        return "0" if x == 0 else str(x)
+    text = f"{x:.3g}"
+    return _short_exponent(text) if "e" in text else text
 
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")

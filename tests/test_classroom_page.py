@@ -95,7 +95,7 @@ def test_the_demo_streams_prove_the_answers():
     np.testing.assert_array_equal(rec.S_new[2], np.outer([1, 0], [5, 0]))
     rec = step_records(replay_stream(HALF_BETA_STREAM))                   # beta = 0.5: halfway
     np.testing.assert_allclose(rec.output[1], [2, 2.5])
-    state_bytes, kv_bytes_per_token = 16 * 128 * 128 * 4, 2 * 256 * 2 * 4  # Qwen3.5-0.8B, fp32
+    state_bytes, kv_bytes_per_token = 16 * 128 * 128 * 2, 2 * 256 * 2 * 2  # Qwen3.5-0.8B, bf16 as it ships
     crossover = next(e for e in EXERCISES if e.id == "crossover")
     assert t(f"classroom.o_crossover_{crossover.answer}", "en", **crossover.fields()).startswith(
         str(state_bytes // kv_bytes_per_token))

@@ -4,6 +4,7 @@ import json
 import numpy as np
 import pytest
 
+from gdn.i18n import t
 from gdn.lessons import cost
 from tests.apptest import open_app
 
@@ -24,8 +25,9 @@ def test_every_size_matches_the_reference_table():
 
 def test_qwen35_08b_teaching_numbers():
     cfg = SIZES["Qwen3.5-0.8B"]
-    assert cost.state_bytes(cfg) == 16 * 128 * 128 * 4 == 2 ** 20                  # 1 MiB in fp32
-    assert cost.kv_bytes_per_token(cfg) == 2 * 2 * 256 * 4 == 4096                 # 4 KiB per token
+    assert cost.state_bytes(cfg, dtype="fp32") == 16 * 128 * 128 * 4 == 2 ** 20    # 1 MiB in fp32
+    assert cost.kv_bytes_per_token(cfg, dtype="fp32") == 2 * 2 * 256 * 4 == 4096   # 4 KiB per token
+    assert cost.state_bytes(cfg) == 2 ** 19 and cost.kv_bytes_per_token(cfg) == 2048  # bf16, as Qwen3.5 ships
     assert cost.crossover_tokens(cfg) == 256
     assert cost.state_bytes(cfg, batch=3, dtype="bf16") == 3 * 2 ** 19
     assert cost.fmt_bytes(2 ** 20) == "1 MiB" and cost.fmt_bytes(4096) == "4 KiB" and cost.fmt_bytes(12) == "12 B"
@@ -98,17 +100,18 @@ def metrics(at):
 def test_page_controls(lang):
     at = open_app(lang, "app_pages/cost.py")
     assert not at.exception
-    assert metrics(at) == ["786 MiB", "3 GiB", "1 MiB", "4 KiB"]                    # 18 MiB + 6*4 KiB*32768
+    assert metrics(at) == ["393 MiB", "1.5 GiB", "512 KiB", "2 KiB"]                # bf16: 9 MiB + 6*2 KiB*32768
+    assert t("cost.sizes_in", lang, dtype="bf16", s=2) in " ".join(c.value for c in at.caption)   # the format is named
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)
     assert spec["layout"]["xaxis"]["type"] == "log" and spec["layout"]["yaxis"]["type"] == "log"
     assert any("256" in a["text"] for a in spec["layout"]["annotations"])           # the crossover is marked
     formulas = " ".join(m.value for m in at.markdown)                              # real LaTeX, numbers put in
-    assert r"$B \cdot H_v \cdot d_k \cdot d_v \cdot s = 1 \cdot 16 \cdot 128 \cdot 128 \cdot 4\,\mathrm{B} = 1\,\mathrm{MiB}$" in formulas
+    assert r"$B \cdot H_v \cdot d_k \cdot d_v \cdot s = 1 \cdot 16 \cdot 128 \cdot 128 \cdot 2\,\mathrm{B} = 512\,\mathrm{KiB}$" in formulas
     assert r"\frac{H_v \cdot d_k \cdot d_v}{2 \cdot H_{\mathrm{kv}} \cdot d_{\mathrm{head}}} = 256$" in formulas
     assert "H_v·d_k" not in formulas and "head_dim" not in formulas
-    at.segmented_control(key="cost_dtype").set_value("bf16").run()
+    at.segmented_control(key="cost_dtype").set_value("fp32").run()
     at.number_input(key="cost_batch").set_value(8).run()
-    assert metrics(at)[2:] == ["4 MiB", "16 KiB"]
+    assert metrics(at)[2:] == ["8 MiB", "32 KiB"]
     for interval in (0, 1):
         at.select_slider(key="cost_interval").set_value(interval).run()
         assert not at.exception
@@ -139,3 +142,32 @@ def test_browser_cost_slider_changes_a_number(page, app_url):
                            arg=before, timeout=20_000)
     assert metric.inner_text() != before
     assert not page.problems, page.problems
+
+
+def test_every_page_quotes_the_same_bf16_sizes():
+    """Start, cost and classroom quote Qwen3.5-0.8B's per-layer memory through one function, in bf16; here
+    the sizes are multiplied out again from the released config file itself (2 bytes a number)."""
+    from gdn.lessons.classroom import crossover_fields
+    from gdn.lessons.start import memory_per_kind
+    from gdn.qwen35.config import parse_config
+
+    raw = json.loads(cost.SIZES_FILE.read_text(encoding="utf-8"))["sizes"]["Qwen3.5-0.8B"]
+    state = raw["linear_num_value_heads"] * raw["linear_key_head_dim"] * raw["linear_value_head_dim"] * 2
+    kv = 2 * raw["num_key_value_heads"] * raw["head_dim"] * 2
+    assert (state, kv) == (512 * 1024, 2 * 1024)
+    assert cost.SHIPPED_DTYPE == "bf16"
+    assert cost.layer_memory(raw) == {"state": state, "kv_per_token": kv, "dtype": "bf16", "element_bytes": 2}
+    per = memory_per_kind(parse_config({"model_type": "qwen3_5_text", **raw}, source="test"))
+    assert per == {"linear_attention": (state, 0), "full_attention": (0, kv)}
+    f = crossover_fields()
+    assert (f["state"], f["kv"], f["dtype"], f["s"]) == ("512 KiB", "2 KiB", "bf16", 2)
+    for lang in ("zh", "en"):                   # the start page's story and the cost page's metrics say the same
+        start = open_app(lang, "app_pages/start.py", start_shapes="q08")
+        story = next(m.value for m in start.markdown if "bf16" in m.value and "**24**" in m.value)
+        L_gdn, L_attn = 18, 6
+        assert cost.fmt_bytes(L_gdn * state) in story and cost.fmt_bytes(L_attn * kv) in story
+        page = open_app(lang, "app_pages/cost.py")
+        assert metrics(page)[2:] == ["512 KiB", "2 KiB"]
+        assert "bf16" in " ".join(c.value for c in page.caption)
+        lecture = open_app(lang, "app_pages/cost.py", mode="lecture")            # captions hidden: the labels say it
+        assert all("bf16" in m.label for m in lecture.metric[2:])

@@ -16,6 +16,7 @@ def fields(text: str) -> set[str]:
 
 def test_same_namespaces_and_keys_in_every_language():
     files = {lang: sorted(p.name for p in (I18N_DIR / lang).glob("*.json")) for lang in LANGS}
+    assert "glossary.json" in files["zh"]
     assert files["zh"] == files["en"]
     assert table("zh").keys() == table("en").keys()
 

@@ -149,7 +149,8 @@ class ViewContext:
     def predictions(self, **overrides) -> Predictions:
         """Top-3 next tokens at every position (cached per prompt and intervention, shared by all sessions)."""
         key = (self.folder, self.ids, repr(sorted((k, sorted(v.items(), key=repr)) for k, v in overrides.items())))
-        return compute.cached("real_model.pred", key, lambda: predict(self.model, list(self.ids), ask=tuple(self.slots), **overrides))
+        return compute.cached("real_model.pred", key, lambda: predict(self.model, list(self.ids), ask=tuple(self.slots),
+                                                                 same_script=self.demo, **overrides))
 
     def piece(self, token_id: int) -> str:
-        return self.model.tokenizer.decode([int(token_id)])
+        return self.model.tokenizer.piece(int(token_id))        # part of a character: its bytes, ⟨e4 b8⟩

@@ -20,7 +20,7 @@ def story_for(loaded: Loaded, ids: tuple, pieces: list[str], kind: str) -> Story
     """The intervention of STORIES[kind] that flips an answer of this prompt (ids, pieces), or None."""
     slots = answer_slots(pieces, list(ids))
     return compute.cached("real_model.found", (loaded.folder, tuple(ids), kind), pin=True,
-                          compute=lambda: find_story(loaded.model, list(ids), slots, kind))
+                          compute=lambda: find_story(loaded.model, list(ids), slots, kind, same_script=loaded.demo))
 
 
 def preset_stories(loaded: Loaded) -> dict[str, Story | None]:

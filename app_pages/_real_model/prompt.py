@@ -7,7 +7,7 @@ import hashlib
 import streamlit as st
 
 from gdn.qwen35.analysis import gate_run
-from gdn.qwen35.tokenizer import DEFAULT_MAX_TOKENS
+from gdn.qwen35.tokenizer import DEFAULT_MAX_TOKENS, trim_prompt
 from app_pages._real_model import keys
 from app_pages._real_model.context import Loaded, Request, Trace
 from app_pages._real_model.fail import fail
@@ -18,9 +18,18 @@ MAX_UPLOAD_BYTES = 200_000     # prompt files; the server refuses more than serv
 UPLOAD_TYPES = (".txt", ".md")
 UPLOAD_CSS = """<style>
 .st-key-real_model_upload [data-testid="stFileUploaderDropzoneInstructions"] {display: none}
-.st-key-real_model_upload [data-testid="stFileUploaderDropzone"] button {font-size: 0}
-.st-key-real_model_upload [data-testid="stFileUploaderDropzone"] button::after {content: "%s"; font-size: 0.9rem}
-.st-key-real_model_upload [data-testid="stFileUploaderFile"] small {display: none}
+.st-key-real_model_upload [data-testid="stFileUploaderDropzone"] button:not([data-testid="stBaseButton-minimal"])
+  [data-testid="stMarkdownContainer"] {display: none}
+.st-key-real_model_upload [data-testid="stFileUploaderDropzone"] button:not([data-testid="stBaseButton-minimal"])::after
+  {content: "%s"; font-size: 0.9rem}
+.st-key-real_model_upload [data-testid="stFileUploaderDropzone"] {flex-wrap: wrap; gap: 0.5rem}
+.st-key-real_model_upload [data-testid="stFileUploaderDropzone"] > div, .st-key-real_model_upload [data-testid="stFileChips"],
+.st-key-real_model_upload [data-testid="stFileChips"] > div, .st-key-real_model_upload [data-testid="stFileChips"] > div > div
+  {min-width: 0; max-width: 100%%}
+.st-key-real_model_upload [data-testid="stFileChip"] {display: flex; min-width: 0 !important; max-width: 100%% !important;
+  box-sizing: border-box}
+.st-key-real_model_upload [data-testid="stFileChip"] > div {min-width: 0}
+.st-key-real_model_upload [data-testid="stFileChipName"] {overflow: hidden; text-overflow: ellipsis; white-space: nowrap}
 </style>"""   # the widget's own texts (and its "1MB" limit) are English only: ours replace them
 
 
@@ -110,6 +119,15 @@ def last_folder() -> str | None:
     return request.folder if request is not None else None
 
 
+def trimmed_words(removed: dict[str, dict[str, int]]) -> str:
+    """{"end": {"newline": 1}} as "1 line break at the end", in the page's language."""
+    def items(counts):
+        return ui.tr("real_model.trim_list").join(
+            ui.tr(f"real_model.trim_{kind}_1" if n == 1 else f"real_model.trim_{kind}_n", n=n) for kind, n in counts.items())
+    return ui.tr("real_model.trim_and").join(ui.tr(f"real_model.trim_{side}", items=items(removed[side]))
+                                             for side in ("start", "end") if side in removed)
+
+
 def trace(loaded: Loaded, request: Request) -> Trace:
     """Tokenize the request and run every GDN layer's gates (shared caches; the presets pinned)."""
     if not request.text.strip():
@@ -119,9 +137,13 @@ def trace(loaded: Loaded, request: Request) -> Trace:
         fail(ui.tr("real_model.prompt_too_long", kb=-(-n_bytes // 1000), limit=MAX_UPLOAD_BYTES // 1000),
              "prompt_too_long")
     pin = is_preset_text(request.text)
-    # The demo models were trained on text that starts with a space (" the tiger is red ."): without one
-    # the first word falls apart into bytes ("t h e"), so their prompts get one, as in training.
-    model_text = request.text if not loaded.demo or request.text[:1].isspace() else " " + request.text
+    # Blank characters around the prompt go first (a file's trailing newline became a token, graded as the
+    # answer); the page says what went. The demo models were trained on text that starts with a space
+    # (" the tiger is red ."): without one the first word falls apart into bytes, so theirs gets one back.
+    text, removed = trim_prompt(request.text)
+    if removed:                                              # lecture mode hides captions: a callout there
+        (st.info if ui.lecture() else st.caption)(ui.tr("real_model.trimmed", what=trimmed_words(removed)))
+    model_text = " " + text if loaded.demo else text
     text_key = hashlib.sha256(model_text.encode("utf-8")).hexdigest()
     model = loaded.model
     enc = compute.cached("real_model.encode", (loaded.folder, text_key, request.max_tokens), pin=pin,

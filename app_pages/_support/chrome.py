@@ -56,6 +56,15 @@ def _copy_widget(widget_key: str, key: str) -> None:
     st.session_state[key] = st.session_state[widget_key]
 
 
+def chart_button_css() -> str:
+    """Streamlit adds a full-screen button to every chart's toolbar, titled in English and outside plotly.js's
+    locale (figures.toolbar_locale); plotly draws a button's tooltip from its data-title with CSS, so the
+    translated words are put there by CSS."""
+    rules = [f'.js-plotly-plot .plotly .modebar-btn[data-title="{t(f"toolbar.{key}", "en")}"]:after '
+             f'{{content: "{tr(f"toolbar.{key}")}"}}' for key in ("fullscreen", "close_fullscreen")]
+    return "<style>" + "\n".join(rules) + "</style>"
+
+
 def sidebar_chrome() -> None:
     """Language picker and lecture-mode toggle; both are mirrored into the URL so links reopen them."""
     st.session_state["lang"], st.session_state["lecture"] = lang(), lecture()
@@ -66,6 +75,8 @@ def sidebar_chrome() -> None:
                   on_change=_copy_widget, args=("lecture", "_lecture"))
     st.query_params["lang"] = lang()
     st.html(APP_CSS)
+    if lang() != "en":
+        st.html(chart_button_css())
     if lecture():
         st.query_params["mode"] = "lecture"
         st.html(LECTURE_CSS)

@@ -10,8 +10,22 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
+from gdn.i18n import table
 from app_pages._support.caches import BOUNDS
 from app_pages._support.chrome import APP_CSS, lang, lecture, tr
+
+# plotly.js writes its toolbar's tooltips and notices in English; the English table holds its exact
+# sentences (assets/i18n/en/toolbar.json), so a language's translations become a plotly.js locale.
+TOOLBAR = "toolbar."
+
+
+def toolbar_locale(language: str) -> dict:
+    """Config entries that make the chart toolbar speak `language` (none for English, plotly's own)."""
+    if language == "en":
+        return {}
+    english, ours = table("en"), table(language)
+    words = {english[k]: ours[k] for k in english if k.startswith(TOOLBAR)}
+    return {"locale": f"gdn-{language}", "locales": {f"gdn-{language}": {"dictionary": words}}}
 
 
 def fingerprint(value):
@@ -55,7 +69,8 @@ def show_figure(fig: go.Figure, key: str, alt: str, export: bool = True, **event
     """One place that sets how charts are drawn: full width, toolbar PNG at slide resolution (3x),
     and a standalone HTML download that works offline (plotly.js inlined). events: on_select and
     selection_mode, passed to st.plotly_chart; returns its selection event (None without them)."""
-    config = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 3, "filename": key}}
+    config = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 3, "filename": key},
+              **toolbar_locale(lang())}
     event = st.plotly_chart(fig, key=key, config=config, alt=alt, theme=None, **events)
     if export:
         figure_download(key, lambda: fig)

@@ -16,15 +16,29 @@ def no_headings(text: str) -> str:
     return re.sub(r"(?m)^(\s*)#", r"\1\\#", text)
 
 
-def note(text: str, label: str | None = None) -> None:
+def note(text: str, label: str | None = None, answer: str | None = None, fold: bool = True) -> None:
     """Explanatory text: a callout normally, folded away in lecture mode (the teacher says it) under
-    `label` (default: "Explanation")."""
+    `label` (default: "Explanation"); fold=False keeps it a callout there too. answer: the result the text
+    asks the learner to predict, hidden until they ask for it (predict, then reveal)."""
     text = no_headings(text)
-    if lecture():
+    if lecture() and fold:
         with st.expander(label or tr("common.notes")):
             st.markdown(text)
+            if answer:                   # an expander cannot hold another: a popover opens over the page
+                with st.popover(tr("common.reveal"), icon=":material/visibility:", help=tr("common.reveal_help")):
+                    st.markdown(answer)
     else:
         st.info(text, icon=":material/lightbulb:")
+        if answer:
+            with st.expander(tr("common.reveal"), icon=":material/visibility:"):
+                st.markdown(answer)
+
+
+def story(key: str, fold: bool = True, **fields) -> None:
+    """The hint box of `key`: its question shown, its result (the key + "_answer" string, when there is one)
+    behind a reveal, as the classroom page does it."""
+    answer = f"{key}_answer"
+    note(tr(key, **fields), answer=tr(answer, **fields) if answer in table(lang()) else None, fold=fold)
 
 
 def teacher_notes(page: str) -> None:

@@ -33,9 +33,19 @@ def symmetric_range(*arrays: np.ndarray) -> float:
     return float(max(finite, default=1.0)) or 1.0
 
 
+# Hovers show numbers as a person reads them: 3 significant digits, trailing zeros dropped (d3-format), so a
+# value computed as -14.370999999999997 hovers as -14.4. It is the default of every axis and colour value;
+# a hovertemplate's own %{y:...} format wins where one is given.
+HOVER_FORMAT = ".3~g"
+
+
 def base_layout(fig, *, height: int, font_size: int = 14):
+    """The shared layout; called after the traces are added (it also sets their hover number format)."""
     fig.update_layout(height=height, margin=dict(l=10, r=10, t=60, b=10), font=dict(size=font_size, **FONT),
                       paper_bgcolor="white", plot_bgcolor="white", uirevision="keep")
+    fig.update_xaxes(hoverformat=HOVER_FORMAT)
+    fig.update_yaxes(hoverformat=HOVER_FORMAT)
+    fig.update_traces(zhoverformat=HOVER_FORMAT, selector=dict(type="heatmap"))
     return fig
 
 

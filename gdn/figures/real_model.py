@@ -120,7 +120,7 @@ def fig_head_detail(alpha: np.ndarray, beta: np.ndarray, norms: np.ndarray, *, t
                                 (norms, labels["norm"], "#059669", 2)):
         fig.add_trace(go.Scatter(x=token_axis(T), y=y, name=name, mode=mode, line=dict(color=color, width=2),
                                  marker=dict(size=5), customdata=pieces,
-                                 hovertemplate=where + f"{name} = %{{y:.3f}}<extra></extra>"), row=row, col=1)
+                                 hovertemplate=where + f"{name} = %{{y:.3~g}}<extra></extra>"), row=row, col=1)
     fig.update_yaxes(range=[0, 1.05], row=1, col=1)
     fig.update_yaxes(rangemode="tozero", row=2, col=1)
     fig.update_xaxes(title_text=labels["token"], row=2, col=1, **{"title_standoff": 10, **token_ticks(tokens)})
@@ -144,7 +144,7 @@ def fig_state_block(block: np.ndarray, rows: np.ndarray, cols: np.ndarray, *, ti
     dims; token: the token's number as the page shows it (from 1)."""
     zmax = symmetric_range(block)
     hover = (f"{labels['token']} {token} · {labels['layer']} {layer} · {labels['head']} {head}<br>"
-             f"{labels['key']} %{{y}} · {labels['value']} %{{x}}<br>S = %{{z:.4f}}<extra></extra>")
+             f"{labels['key']} %{{y}} · {labels['value']} %{{x}}<br>S = %{{z:.3~g}}<extra></extra>")
     fig = go.Figure(go.Heatmap(z=block, x=[f"v{j}" for j in cols], y=[f"k{i}" for i in rows], zmin=-zmax, zmax=zmax,
                                colorscale=DIVERGING, zmid=0, xgap=1, ygap=1, hovertemplate=hover,
                                colorbar=dict(thickness=12)))
@@ -162,7 +162,7 @@ def fig_head_params(A: np.ndarray, dt_bias: np.ndarray, *, layer: int, titles: d
     for col, (y, color, name) in enumerate(((A, "#7c3aed", "exp(A_log)"), (dt_bias, "#0891b2", "dt_bias")), start=1):
         fig.add_trace(go.Bar(x=list(range(H)), y=y, marker_color=color, name=name, showlegend=False,
                              hovertemplate=f"{labels['layer']} {layer} · {labels['head']} %{{x}}<br>{name} = "
-                                           f"%{{y:.4f}}<extra></extra>"), row=1, col=col)
+                                           f"%{{y:.3~g}}<extra></extra>"), row=1, col=col)
         fig.update_xaxes(title_text=labels["head"], dtick=1 if H <= 32 else None, row=1, col=col)
     fig.update_annotations(font_size=font_size)
     return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=55, b=50))
@@ -195,7 +195,7 @@ def fig_gates_predictions(alpha: np.ndarray, beta: np.ndarray, *, tokens, layer:
                             subplot_titles=[titles["alpha"], titles["beta"], titles["predictions"]])
         for row, (name, z, scale) in enumerate((("α", alpha, ALPHA_COLORS), ("β", beta, BETA_COLORS)), start=1):
             hover = (f"{labels['token']} %{{x}} «%{{customdata}}»<br>{labels['layer']} {layer} · "
-                     f"{labels['head']} %{{y}}<br>{name} = %{{z:.3f}}<extra></extra>")
+                     f"{labels['head']} %{{y}}<br>{name} = %{{z:.3~g}}<extra></extra>")
             fig.add_trace(go.Heatmap(z=z.T, x=token_axis(T), y=list(range(H)), customdata=np.broadcast_to(
                 np.array(pieces, dtype=object), (H, T)), zmin=0, zmax=1, colorscale=scale, hovertemplate=hover,
                 xgap=1 if T <= 64 else 0, ygap=1, colorbar=dict(title=dict(text=name), thickness=12)), row=row, col=1)
@@ -331,7 +331,7 @@ def fig_gate_pair(before: np.ndarray, after: np.ndarray, *, tokens, layer: int, 
                                  showscale=col == 2, colorbar=dict(title=dict(text=name), thickness=12),
                                  xgap=1 if T <= 64 else 0, ygap=1,
                                  hovertemplate=f"{labels['token']} %{{x}} · {labels['head']} %{{y}}<br>{name} = "
-                                               f"%{{z:.3f}}<extra></extra>"), row=1, col=col)
+                                               f"%{{z:.3~g}}<extra></extra>"), row=1, col=col)
         fig.update_xaxes(title_text=labels["token"], row=1, col=col)
     for h in changed:
         fig.add_shape(type="rect", x0=0.5, x1=T + 0.5, y0=h - 0.5, y1=h + 0.5, line=dict(color=ACTIVE, width=3),

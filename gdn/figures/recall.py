@@ -31,7 +31,7 @@ def fig_results(acc: np.ndarray, *, rules, widths, pairs, names: dict[str, str],
         for j in range(len(widths)):
             spread = None if low is None else dict(type="data", symmetric=False, array=(high[i, j] - acc[i, j]) * 100,
                                                    arrayminus=(acc[i, j] - low[i, j]) * 100, thickness=1.5, width=5)
-            seeds = "" if low is None else (f"<br>{labels['seeds_range']} %{{customdata[1]:.1f}}–%{{customdata[2]:.1f}} %")
+            seeds = "" if low is None else (f"<br>{labels['seeds_range']} %{{customdata[1]:.3~g}}–%{{customdata[2]:.3~g}} %")
             bounds = (low, high) if low is not None else (acc, acc)
             fig.add_trace(go.Scatter(     # each rule nudged sideways (log axis) so the seed bars do not overlap
                 x=[n * DODGE ** (i - (len(rules) - 1) / 2) for n in pairs], y=acc[i, j] * 100, name=names[rule],
@@ -78,7 +78,7 @@ def fig_recall(recall: list[np.ndarray], *, titles: list[str], labels: dict[str,
     fig = make_subplots(rows=1, cols=len(recall), subplot_titles=titles, shared_yaxes=True, horizontal_spacing=0.06)
     for j, r in enumerate(recall):
         fig.add_trace(go.Bar(x=[f"{labels['pair']} {i + 1}" for i in range(len(r))], y=r, marker_color="#059669",
-                             showlegend=False, hovertemplate="%{x}: cos = %{y:.3f}<extra></extra>"), row=1, col=j + 1)
+                             showlegend=False, hovertemplate="%{x}: cos = %{y:.3~g}<extra></extra>"), row=1, col=j + 1)
     fig.update_yaxes(range=[min(0.0, float(np.min(np.concatenate(recall)))) - 0.02, 1.02],
                      title_text=labels["recall"], row=1, col=1)
     fig.update_annotations(font_size=font_size)
@@ -97,7 +97,7 @@ def fig_write_step(tables: list[np.ndarray], *, titles: list[str], labels: dict[
                                  y=[f"{labels['key']} {i + 1}" for i in range(K)], zmin=-zmax, zmax=zmax, zmid=0,
                                  colorscale=DIVERGING, showscale=False, text=text, texttemplate="%{text}",
                                  textfont=dict(size=font_size + 2), xgap=2, ygap=2,
-                                 hovertemplate="%{y} · %{x}: %{z:.3f}<extra></extra>"), row=1, col=j + 1)
+                                 hovertemplate="%{y} · %{x}: %{z:.3~g}<extra></extra>"), row=1, col=j + 1)
         fig.update_yaxes(autorange="reversed", showticklabels=j == 0, row=1, col=j + 1)
     fig.update_annotations(font_size=font_size)
     return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=70, t=70, b=40))
@@ -114,7 +114,7 @@ def fig_half_lives(series: dict[str, np.ndarray], *, labels: dict[str, str], fon
         counts, _ = np.histogram(np.clip(h, edges[0], edges[-1]), bins=edges)
         fig.add_trace(go.Bar(x=centres, y=counts / max(1, len(h)) * 100, width=np.diff(edges) * 0.9, name=name,
                              marker_color=color, opacity=0.7,
-                             hovertemplate=f"{name}<br>{labels['half_life']} ≈ %{{x:.3g}}<br>%{{y:.1f}} %<extra></extra>"))
+                             hovertemplate=f"{name}<br>{labels['half_life']} ≈ %{{x:.3g}}<br>%{{y:.3~g}} %<extra></extra>"))
     fig.add_vline(x=1, line=dict(color="#111827", width=1, dash="dot"))
     fig.update_xaxes(type="log", title_text=labels["half_life"])
     fig.update_yaxes(title_text=labels["share_pct"])

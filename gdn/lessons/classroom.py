@@ -35,9 +35,11 @@ def crossover_fields(model: str = "Qwen3.5-0.8B") -> dict:
     cfg = cost.load_sizes()[model]
     n = cost.crossover_tokens(cfg)
     tokens = lambda x: f"{x:,.0f}"
+    per_layer = cost.layer_memory(cfg)
     return {"model": model, "HV": cfg["linear_num_value_heads"], "K": cfg["linear_key_head_dim"],
-            "V": cfg["linear_value_head_dim"], "state": cost.fmt_bytes(cost.state_bytes(cfg)),
-            "Hkv": cfg["num_key_value_heads"], "hd": cfg["head_dim"], "kv": cost.fmt_bytes(cost.kv_bytes_per_token(cfg)),
+            "V": cfg["linear_value_head_dim"], "state": cost.fmt_bytes(per_layer["state"]),
+            "s": per_layer["element_bytes"], "dtype": per_layer["dtype"],
+            "Hkv": cfg["num_key_value_heads"], "hd": cfg["head_dim"], "kv": cost.fmt_bytes(per_layer["kv_per_token"]),
             "n": tokens(n), "quarter": tokens(n / 4), "times16": tokens(16 * n)}
 
 

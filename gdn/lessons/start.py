@@ -156,11 +156,12 @@ def token_values(q: np.ndarray, k: np.ndarray, v: np.ndarray, g: np.ndarray, bet
 
 
 
-def memory_per_kind(cfg, dtype: str = "bf16") -> dict[str, tuple[int, int]]:
+def memory_per_kind(cfg, dtype: str = cost.SHIPPED_DTYPE) -> dict[str, tuple[int, int]]:
     """Per layer of each kind: (bytes it keeps whatever the length, bytes it adds per token).
     A GDN layer keeps its state S [HV, K, V] and adds nothing; a full-attention layer keeps nothing
-    fixed and adds K and V of every token, [Hkv, head_dim] each (gdn.lessons.cost's formulas)."""
+    fixed and adds K and V of every token, [Hkv, head_dim] each (gdn.lessons.cost.layer_memory, the
+    one function the cost page and the classroom quote too)."""
     sizes = {name: getattr(cfg, name) for name in ("linear_num_value_heads", "linear_key_head_dim",
                                                       "linear_value_head_dim", "num_key_value_heads", "head_dim")}
-    return {"linear_attention": (cost.state_bytes(sizes, dtype=dtype), 0),
-            "full_attention": (0, cost.kv_bytes_per_token(sizes, dtype=dtype))}
+    per_layer = cost.layer_memory(sizes, dtype=dtype)
+    return {"linear_attention": (per_layer["state"], 0), "full_attention": (0, per_layer["kv_per_token"])}

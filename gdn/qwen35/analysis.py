@@ -24,6 +24,7 @@ from gdn.qwen35.checkpoint import DTYPE_BYTES, INDEX_FILE, read_header, read_ind
 from gdn.qwen35.config import Qwen35Config, load_config
 from gdn.qwen35.errors import CheckpointError
 from gdn.qwen35.filecaps import TOKENIZER_MAX_BYTES, check_size
+from gdn.qwen35.tokenizer import script_keep
 
 
 @dataclass(frozen=True)
@@ -161,8 +162,9 @@ class StreamingRun:
 
 
 @torch.inference_mode()
-def two_call_run(model, ids, cut: int, kernel: str = "chunk") -> StreamingRun:
-    """Feed ids in one call and in two (split before token cut), carrying the cache or starting over."""
+def two_call_run(model, ids, cut: int, kernel: str = "chunk", same_script: bool = False) -> StreamingRun:
+    """Feed ids in one call and in two (split before token cut), carrying the cache or starting over.
+    same_script: the top-3 only among the tokens in the prompt's script (gdn.qwen35.predict.script_keep)."""
     ids = [int(i) for i in ids]
     if not 1 <= cut < len(ids):
         raise ValueError(f"cut must split the prompt: 1 <= cut < {len(ids)}, got {cut}")
@@ -170,8 +172,10 @@ def two_call_run(model, ids, cut: int, kernel: str = "chunk") -> StreamingRun:
     first = model.trace(ids[:cut], kernel=kernel)
     carried = model.trace(ids[cut:], kernel=kernel, cache=first.cache)
     reset = model.trace(ids[cut:], kernel=kernel)
+    keep = script_keep(model, ids, one.logits.shape[-1]) if same_script else None
+    ranked = lambda p: p if keep is None else p * keep
     top = lambda logits: [(int(i), float(p)) for p, i in
-                          zip(*logits[-1].float().softmax(-1).topk(min(3, logits.shape[-1])))]
+                          zip(*ranked(logits[-1].float().softmax(-1)).topk(min(3, logits.shape[-1])))]
     scale = max(float(one.logits.float().abs().max()), 1e-30)
     states = [(a.final_state - b.final_state).abs().max() for a, b in zip(one.layers, carried.layers)
               if a.kind == "linear_attention"]

@@ -2,13 +2,19 @@
 
 Byte-level BPE splits a Chinese character (3 UTF-8 bytes) across tokens, so decoding one token alone
 gives "\ufffd". Display pieces merge consecutive tokens until their bytes form whole characters: the
-first token of such a group shows the text, the following ones show "" (see `Encoded.group`).
+first token of such a group shows the text, the following ones show "" (see `Encoded.group`). Bytes that
+never form a character are shown as their values, ⟨e4 b8⟩, never as "\ufffd" (`show_bytes`).
 """
 from __future__ import annotations
 
+import codecs
+import re
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
+import numpy as np
+import torch
 from tokenizers import Tokenizer
 
 from gdn.qwen35.errors import CheckpointError
@@ -31,6 +37,49 @@ def _bytes_to_unicode() -> dict[int, str]:
 
 
 UNICODE_TO_BYTE = {c: b for b, c in _bytes_to_unicode().items()}
+
+
+def _bytes_as_hex(err: UnicodeDecodeError) -> tuple[str, int]:
+    return "⟨" + " ".join(f"{b:02x}" for b in err.object[err.start:err.end]) + "⟩", err.end
+
+
+codecs.register_error("gdn_hex", _bytes_as_hex)
+
+
+def show_bytes(data: bytes) -> str:
+    """UTF-8 bytes as text, with any bytes that are no character written as their hex values:
+    b"a\xe4\xb8" -> "a⟨e4 b8⟩" (a Chinese character cut after two of its three bytes)."""
+    return data.decode("utf-8", errors="gdn_hex").replace("⟩⟨", " ")
+
+
+# Letters by script, to keep a bilingual demo's guesses in the prompt's language (same_script_mask)
+SCRIPTS = {"cjk": re.compile(r"[\u3400-\u9fff\uf900-\ufaff]"), "latin": re.compile(r"[A-Za-z\u00c0-\u024f]")}
+
+
+def scripts_of(text: str) -> frozenset[str]:
+    return frozenset(name for name, letters in SCRIPTS.items() if letters.search(text))
+
+
+BLANK_KINDS = {"\n": "newline", " ": "space", "\t": "tab"}     # anything else blank counts as "other"
+
+
+def trim_prompt(text: str) -> tuple[str, dict[str, dict[str, int]]]:
+    """The prompt without the blank characters around it, and what went: {"start" | "end": {kind: count}}
+    with kinds newline (a Windows \r\n counts once), space, tab, other. A trailing newline would otherwise
+    be a token of its own, and the model's guess after it graded as the answer."""
+    trimmed = text.strip()
+    if not trimmed:
+        return "", {}
+    cut = {"start": text[:len(text) - len(text.lstrip())], "end": text[len(text.rstrip()):]}
+    removed = {}
+    for side, blank in cut.items():
+        counts: dict[str, int] = {}
+        for ch in blank.replace("\r\n", "\n"):
+            kind = BLANK_KINDS.get(ch, "newline" if ch == "\r" else "other")
+            counts[kind] = counts.get(kind, 0) + 1
+        if counts:
+            removed[side] = counts
+    return trimmed, removed
 
 
 @dataclass
@@ -69,7 +118,7 @@ class Qwen35Tokenizer:
             except UnicodeDecodeError:
                 if len(pending) < 4 and i + 1 < len(ids):
                     continue                 # an incomplete character: wait for the next token
-                text = pending.decode("utf-8", errors="replace")  # truly invalid bytes: show them honestly
+                text = show_bytes(pending)           # truly invalid bytes: shown as their values, ⟨e4 b8⟩
             pieces[start], pending = text, b""
         return pieces, group
 
@@ -88,9 +137,36 @@ class Qwen35Tokenizer:
     def decode(self, ids: list[int]) -> str:
         return self.tok.decode(list(ids), skip_special_tokens=False)
 
+    def piece(self, i: int) -> str:
+        """One token as text for display; a token that holds part of a character shows its bytes, ⟨e4 b8⟩."""
+        return show_bytes(self.token_bytes(int(i)))
+
+    @cached_property
+    def _piece_scripts(self) -> list[frozenset[str]]:
+        return [scripts_of(self.token_bytes(i).decode("utf-8", errors="ignore")) for i in range(self.vocab_size)]
+
+    def same_script_mask(self, ids: list[int]) -> np.ndarray | None:
+        """[vocab] bool: False for the tokens written in a script the prompt does not use (a Chinese word
+        after an English prompt); None when the prompt uses both scripts or neither (nothing to keep out)."""
+        used = scripts_of(self.decode(ids))
+        if len(used) != 1:
+            return None
+        return np.array([not (s - used) for s in self._piece_scripts])
+
     @property
     def vocab_size(self) -> int:
         return self.tok.get_vocab_size(with_added_tokens=True)
+
+
+def script_keep(model, ids, n_logits: int) -> torch.Tensor | None:
+    """[n_logits] 1.0 for the tokens in the prompt's script, 0.0 for the others and for the output head's
+    padding rows past the tokenizer's vocabulary; None: keep every token."""
+    mask = model.tokenizer.same_script_mask([int(i) for i in ids])
+    if mask is None:
+        return None
+    keep = np.zeros(n_logits, dtype=np.float32)
+    keep[:min(n_logits, mask.size)] = mask[:n_logits]
+    return torch.from_numpy(keep)
 
 
 def load_tokenizer(folder: str | Path, vocab_size: int | None = None) -> Qwen35Tokenizer:

@@ -79,7 +79,7 @@ def gates(c: ViewContext) -> None:
     else:
         fig, alt, marks = layer_figure(c, p, top_tokens, right, c.layer, False)
         ui.show_figure(fig, key=keys.GATES_FIG, alt=alt)
-    st.caption(ui.tr("real_model.guesses_caption"))
+    st.caption(ui.tr("real_model.guesses_caption_same_script" if c.demo else "real_model.guesses_caption"))
     st.html(guesses_html(c, p, dict((t, (a, r)) for t, a, r in right), top_tokens))
     line = [ui.tr("real_model.ran", T=c.T, layers=len(c.run.layers), s=f"{time.perf_counter() - c.started:.2f}")]
     if right:

@@ -8,6 +8,7 @@ import streamlit as st
 from gdn.figures.real_model import fig_head_detail, fig_head_params, fig_kernel_outputs, fig_state_block
 from gdn.ops import CHUNK_SIZE
 from gdn.qwen35.gates import KERNEL_RTOL, head_state, kernels_side_by_side, top_block
+from gdn.units import fmt_diff
 from app_pages._real_model import keys
 from app_pages._real_model.context import ViewContext
 from app_pages._support import compute, ui
@@ -71,8 +72,8 @@ def check(c: ViewContext) -> None:
     for col, name in zip(cols, names):
         col.metric(ui.tr(f"real_model.kernel_{name}"), f"{1000 * result['seconds'][name]:.1f} ms")
         if name != "recurrent":
-            col.caption(ui.tr("real_model.check_diffs", out=f"{result['max_diff_output'][name]:.1e}",
-                              state=f"{result['max_diff_state'][name]:.1e}"))
+            col.caption(ui.tr("real_model.check_diffs", out=fmt_diff(result['max_diff_output'][name], "float32"),
+                              state=fmt_diff(result['max_diff_state'][name], "float32")))
     if "fla" not in names:
         st.caption(ui.tr("real_model.check_no_fla"))
     titles = {n: ui.tr(f"real_model.kernel_{n}") for n in names}
@@ -82,7 +83,7 @@ def check(c: ViewContext) -> None:
     ui.show_figure(fig, key=keys.KERNELS_FIG, alt=ui.tr("real_model.alt_kernels", layer=c.layer, head=c.head))
     rel = result["rel"]["chunk"]
     if rel < KERNEL_RTOL:
-        st.success(ui.tr("real_model.check_agree", rel=f"{rel:.1e}", tol=f"{KERNEL_RTOL:.0e}", T=c.T),
+        st.success(ui.tr("real_model.check_agree", rel=fmt_diff(rel, "float32"), tol=f"{KERNEL_RTOL:.0e}", T=c.T),
                    icon=":material/check_circle:")
     else:
-        st.warning(ui.tr("real_model.check_disagree", rel=f"{rel:.1e}", tol=f"{KERNEL_RTOL:.0e}"), icon=":material/warning:")
+        st.warning(ui.tr("real_model.check_disagree", rel=fmt_diff(rel, "float32"), tol=f"{KERNEL_RTOL:.0e}"), icon=":material/warning:")

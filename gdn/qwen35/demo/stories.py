@@ -77,17 +77,20 @@ class Story:
         return {f"set_{self.gate}": {(self.layer, self.head): self.value}}
 
 
-def find_story(model, ids: list[int], slots: list[tuple[int, int]], kind: str, kernel: str = "chunk") -> Story | None:
+def find_story(model, ids: list[int], slots: list[tuple[int, int]], kind: str, kernel: str = "chunk",
+               same_script: bool = False) -> Story | None:
     """The first intervention of this kind (single heads before whole layers, layers in order) that makes
     the model's first choice differ from an expected answer it got right; None if no single head or
-    layer does it. slots: answer_slots of the prompt."""
+    layer does it. slots: answer_slots of the prompt. same_script: rank guesses as the page shows them
+    (gdn.qwen35.predict)."""
     spec = STORIES[kind]
-    base = predict(model, ids, kernel=kernel, ask=tuple(slots))
+    base = predict(model, ids, kernel=kernel, ask=tuple(slots), same_script=same_script)
     right = [(t, a) for t, a in slots if int(base.top_ids[t, 0]) == a]
     gdn = base.layers
     candidates = [(l, h) for l in gdn for h in range(base.g.shape[-1])] + [(l, None) for l in gdn]
     for layer, head in candidates:
-        p = predict(model, ids, kernel=kernel, ask=tuple(right), **{f"set_{spec['gate']}": {(layer, head): spec["value"]}})
+        p = predict(model, ids, kernel=kernel, ask=tuple(right), same_script=same_script,
+                    **{f"set_{spec['gate']}": {(layer, head): spec["value"]}})
         broken = [(p.prob_of(t, a), t, a) for t, a in right if int(p.top_ids[t, 0]) != a]
         if broken:
             after, t, a = min(broken)
