@@ -17,7 +17,7 @@ from gdn.lessons.compare import (
     two_calls,
 )
 from gdn.lessons.memory import k1_update
-from gdn.lessons.stream import STAGES, step_records
+from gdn.lessons.stream import STAGES, opening_step, step_records
 from gdn.qwen35.analysis import two_call_run
 from gdn.qwen35.sources import TRAINED_PATH
 from app_pages._compare_frames import packed_frames
@@ -48,7 +48,7 @@ def side_by_side(story: str, recs: dict, target: np.ndarray, titles: dict[str, s
     """One stream's versions (recs: column -> StepRecords) stepped together in the browser: tables, vectors,
     readouts, and the rules x tokens error grid."""
     packed = packed_frames(story, recs, target, titles, names, values, value_labels)
-    player("compare", packed, len(target), STAGES)
+    player("compare", packed, len(target), STAGES, opening=opening_step(*recs.values()))
     st.caption(ui.tr("compare.stage_note"))
 
 
