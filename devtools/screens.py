@@ -18,9 +18,12 @@ SCREENS = {"1440x900": "", "1920x1080": "&mode=lecture", "1280x720": "&mode=lect
 VIEWS = {"playground": [("playground_panel", v) for v in ("repeat", "knorm", "capacity", "halflife")],
          "compare": [("compare_variant", v) for v in ("beta_channel", "kda", "stream")],
          "real_model": [("real_model_view", v) for v in ("intervene", "check", "head", "replay", "export")]}
+# Views that draw no figure until the learner acts (or never): the wait is for the page, not a chart.
+NO_CHART = {"classroom", "real_model-intervene", "real_model-check", "real_model-replay", "real_model-export"}
 
 
 def shots(pages: list[str], with_views: bool):
+    """(name, page address, extra query) of every page's default view and, with_views, its linked views."""
     for stop in PATH:
         if pages and stop.url_path not in pages:
             continue
@@ -51,7 +54,7 @@ def main() -> None:
             for name, address, query in shots(pages, args.views):
                 for lang in args.langs.split(","):
                     page.goto(f"{base}/{address}?lang={lang}{SCREENS[size]}{query}")
-                    wait_for_app(page, chart=not name.startswith("classroom"))
+                    wait_for_app(page, chart=name not in NO_CHART)
                     out = args.out / f"{name}-{lang}-{size}.png"
                     page.screenshot(path=out)
                     if args.full:

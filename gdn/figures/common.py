@@ -13,6 +13,7 @@ from gdn.lru import LRU
 DIVERGING = [[0.0, "#1d4ed8"], [0.25, "#93c5fd"], [0.5, "#ffffff"], [0.75, "#fca5a5"], [1.0, "#b91c1c"]]
 SEQUENTIAL = "Viridis"
 ACTIVE = "#f59e0b"        # frame of the panels the current stage acts on
+PLOT_PX = 900             # a chart's plot width to assume where only paper units are known (a 1280 px screen)
 FONT = dict(family="Noto Sans CJK SC, Noto Sans SC, Microsoft YaHei, PingFang SC, sans-serif")
 
 
@@ -31,6 +32,73 @@ def symmetric_range(*arrays: np.ndarray) -> float:
     """One |z| bound shared by all panels, so a colour means the same number everywhere (never 0)."""
     finite = [np.abs(a[np.isfinite(a)]).max() for a in arrays if np.size(a) and np.isfinite(a).any()]
     return float(max(finite, default=1.0)) or 1.0
+
+
+def wide(ch: str) -> bool:
+    """A character drawn one em wide and upright in any writing direction: CJK and full-width forms."""
+    return ord(ch) > 0x2e7f
+
+
+def text_px(text: str, size: float) -> float:
+    """About how wide `text` is drawn at font size `size`: a CJK character is one em, others ~0.62 em."""
+    return size * sum(1.0 if wide(ch) else 0.62 for ch in text)
+
+
+def stacked(text: str) -> str:
+    """A tick label that holds CJK, for a crowded horizontal axis: one line per CJK character (the other
+    characters stay together), so it reads upright under tickangle=0 instead of being turned sideways."""
+    lines, run = [], ""
+    for ch in text:
+        if wide(ch):
+            lines += [run, ch] if run else [ch]
+            run = ""
+        else:
+            run += ch
+    return "<br>".join(lines + ([run] if run else []))
+
+
+def title_note(text: str, font_size: int, *, x_axis: str = "x", y_axis: str = "y", x: float = 0,
+               xanchor: str = "left", xshift: int = 0) -> dict:
+    """A y-axis title as a horizontal annotation just above the top of axis `y_axis` (see horizontal_titles),
+    as plotly stores it; clear of the top tick label, which reaches half a line above the plot."""
+    return dict(text=text, showarrow=False, xref=f"{x_axis} domain", yref=f"{y_axis} domain", x=x, y=1,
+                xanchor=xanchor, xshift=xshift, yanchor="bottom", yshift=round(0.6 * font_size) + 2,
+                font=dict(size=font_size, color="#374151"))
+
+
+def horizontal_titles(fig: go.Figure, font_size: int, automargin: bool = True) -> go.Figure:
+    """Every y-axis title drawn horizontally, just above its axis (Plotly turns y titles sideways, and
+    Chinese must never be): an annotation over the subplot's top-left corner, `font_size` high, clear of
+    the top tick label; ending at the axis line when the room left of the axis holds it (the margin, or
+    the gap to the subplot before), else starting there (at the top-right for a right-hand axis). automargin:
+    Plotly sizes the outer margins from the drawn tick labels and x titles, so no title lands on a tick
+    (figures that compute their margins themselves pass False). Call before the figure's skeleton is made."""
+    layout = fig.layout.to_plotly_json()
+    left_margin = (layout.get("margin") or {}).get("l", 80)
+    ends = [tuple(layout[n].get("domain", (0, 1)))[1] for n in layout if n.startswith("xaxis")]
+
+    def room(x0: float) -> float:
+        """Pixels free left of a subplot starting at x0 (paper units): the margin, or the gap to the
+        subplot before it at a plot width of PLOT_PX."""
+        before = [e for e in ends if e <= x0 + 1e-9]
+        return left_margin if x0 < 0.01 or not before else (x0 - max(before)) * PLOT_PX
+
+    for name in [n for n in layout if n.startswith(("xaxis", "yaxis"))]:
+        axis = fig.layout[name]
+        if automargin:
+            axis.automargin = True
+        if not name.startswith("yaxis") or not axis.title.text:
+            continue
+        anchor = axis.anchor if axis.anchor and axis.anchor != "free" else "x"
+        x_domain = fig.layout[f"xaxis{anchor[1:]}"].domain or (0, 1)
+        # In the left margin, ending at the axis line, when it fits there (clear of any subplot title,
+        # which is centred over the plot); else starting at the axis line, over the plot's top edge.
+        in_margin = axis.side != "right" and text_px(axis.title.text, font_size) + 8 <= room(x_domain[0])
+        x, xanchor, xshift = {"right": (1, "right", 0)}.get(axis.side, (0, "right", -6) if in_margin else (0, "left", 0))
+        fig.add_annotation(title_note(axis.title.text, font_size, x_axis=anchor, y_axis=f"y{name[5:]}", x=x,
+                                      xanchor=xanchor, xshift=xshift))
+        axis.title = None                  # removed, not emptied: a skeleton copy stores no empty title
+    return fig
 
 
 def base_layout(fig, *, height: int, font_size: int = 14):

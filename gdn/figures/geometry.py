@@ -5,7 +5,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from gdn.figures.common import base_layout
+from gdn.figures.common import base_layout, horizontal_titles
 from gdn.lessons.geometry import Scene
 
 K1, K2, ALONG, ACROSS, ERR = "#1d4ed8", "#f59e0b", "#dc2626", "#16a34a", "#dc2626"
@@ -77,5 +77,6 @@ def fig_write_2d(s: Scene, *, labels: dict[str, str], font_size: int = 14, heigh
     fig.update_annotations(selector=dict(text=labels["key_plane"]), font_size=font_size)
     fig.update_annotations(selector=dict(text=labels["value_plane"]), font_size=font_size)
     fig = base_layout(fig, height=height, font_size=font_size)
-    return fig.update_layout(margin=dict(l=50, r=20, t=50, b=90), legend=dict(orientation="h", x=0, y=-0.22,
-                                                                              yanchor="top", font_size=font_size - 2))
+    fig.update_layout(margin=dict(l=50, r=20, t=50, b=90), legend=dict(orientation="h", x=0, y=0, yref="container",
+                                                                       yanchor="bottom", font_size=font_size - 2))
+    return horizontal_titles(fig, font_size)

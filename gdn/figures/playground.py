@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from gdn.figures.common import DIVERGING, base_layout, from_skeleton, numbered, symmetric_range
+from gdn.figures.common import DIVERGING, base_layout, from_skeleton, horizontal_titles, numbered, symmetric_range
 from gdn.units import cell_text
 
 RULE_COLORS = {"linear": "#64748b", "delta": "#1d4ed8", "gated": "#dc2626"}
@@ -58,7 +58,8 @@ def fig_overwrite(readout: np.ndarray, target: np.ndarray, old: np.ndarray, alon
         fig.update_yaxes(tickformat=".0%", zeroline=True, zerolinewidth=2, zerolinecolor="#334155", row=1, col=1)
         fig.update_layout(barmode="relative", bargap=0.35)
         fig.update_annotations(font_size=font_size + 1)
-        return _legend_top(base_layout(fig, height=height, font_size=font_size)).update_layout(margin=dict(l=70, r=20, t=110, b=60))
+        fig = _legend_top(base_layout(fig, height=height, font_size=font_size)).update_layout(margin=dict(l=70, r=20, t=110, b=60))
+        return horizontal_titles(fig, font_size)
 
     key = ("overwrite", tuple(rule_titles), tuple(part_labels), total_label, tuple(row_labels), tuple(titles),
            value_axis, V, font_size, height)
@@ -81,7 +82,8 @@ def fig_repeated(dist: dict[str, np.ndarray], *, rule_titles: dict[str, str], xl
                                      hovertemplate="%{x}: %{y:.4g}<extra></extra>"))
         fig.update_xaxes(title_text=xlabel, dtick=1 if len(steps) <= 21 else None)
         fig.update_yaxes(title_text=ylabel, type="log" if log_y else "linear", tickformat=None if log_y else ".0%")
-        return _legend_top(base_layout(fig, height=height, font_size=font_size)).update_layout(margin=dict(l=70, r=20, t=80, b=60))
+        fig = _legend_top(base_layout(fig, height=height, font_size=font_size)).update_layout(margin=dict(l=70, r=20, t=80, b=60))
+        return horizontal_titles(fig, font_size)
 
     key = ("repeated", tuple(dist), tuple(sorted(rule_titles.items())), xlabel, ylabel, log_y, len(steps), font_size, height)
     return from_skeleton(key, build, [{"x": steps, "y": d} for d in dist.values()])
@@ -120,7 +122,8 @@ def fig_key_norm(c_grid: np.ndarray, factor: np.ndarray, c: float, errors: np.nd
                                showarrow=False, xanchor="left", yanchor="top", bgcolor="#fee2e2",
                                bordercolor="#dc2626", font=dict(size=font_size, color="#991b1b"))
         fig.update_annotations(font_size=font_size + 1, selector=dict(xref="paper"))
-        return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=70, r=20, t=60, b=60))
+        fig = base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=70, r=20, t=60, b=60))
+        return horizontal_titles(fig, font_size)
 
     key = ("key_norm", tuple(sorted(labels.items())), lo, clipped, len(c_grid), font_size, height)
     data = [{"x": c_grid, "y": factor}, {"x": [c], "y": [here], "text": [f"{here:.2f}"]}, {"x": steps, "y": distance}]
@@ -159,7 +162,8 @@ def fig_capacity(Ns: np.ndarray, curves: dict[str, np.ndarray], K: int, N_sel: i
         fig.update_yaxes(tickformat=".0%", rangemode="tozero", row=1, col=2)
         fig.update_layout(barmode="group")
         fig.update_annotations(font_size=font_size + 1)
-        return _legend_top(base_layout(fig, height=height, font_size=font_size)).update_layout(margin=dict(l=70, r=20, t=110, b=60))
+        fig = _legend_top(base_layout(fig, height=height, font_size=font_size)).update_layout(margin=dict(l=70, r=20, t=110, b=60))
+        return horizontal_titles(fig, font_size)
 
     key = ("capacity", tuple(np.asarray(Ns).tolist()), tuple(curves), tuple(sorted(rule_titles.items())),
            tuple(split_labels), tuple(sorted(labels.items())), K, N_sel, font_size, height)
@@ -190,7 +194,8 @@ def fig_half_life(curves: np.ndarray, alphas: list[float], alpha: float, half: f
                                      showlegend=False, textfont=dict(size=font_size + 1)))
         fig.update_xaxes(title_text=labels["n"])
         fig.update_yaxes(title_text=labels["kept"], range=[0, 1.05])
-        return _legend_top(base_layout(fig, height=height, font_size=font_size)).update_layout(margin=dict(l=70, r=20, t=80, b=60))
+        fig = _legend_top(base_layout(fig, height=height, font_size=font_size)).update_layout(margin=dict(l=70, r=20, t=80, b=60))
+        return horizontal_titles(fig, font_size)
 
     key = ("half_life", tuple(alphas), tuple(sorted(labels.items())), len(n), marked, font_size, height)
     data = [{"y": y} for y in curves[:-1]] + [{"y": curves[-1], "name": f"α = {alpha:g}"}]

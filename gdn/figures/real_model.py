@@ -11,7 +11,15 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from gdn.figures.common import ACTIVE, DIVERGING, SEQUENTIAL, base_layout, from_skeleton, symmetric_range
+from gdn.figures.common import (
+    ACTIVE,
+    DIVERGING,
+    SEQUENTIAL,
+    base_layout,
+    from_skeleton,
+    horizontal_titles,
+    symmetric_range,
+)
 from gdn.figures.tables import cell_style, gradient_css, scale_rgb
 
 TICK_TOKENS = 48            # up to this many tokens, the token axis shows the tokens themselves
@@ -134,8 +142,9 @@ def fig_head_detail(alpha: np.ndarray, beta: np.ndarray, norms: np.ndarray, *, t
     # the turned token labels, the standoff and the axis title below the plot (they ran into each other);
     # the figure grows by what they need, so the plots keep their height
     top, bottom = round(3 * font_size) + 16, tick_depth(tokens, font_size) + 10 + round(1.4 * font_size) + 8
-    return base_layout(fig, height=height + bottom - 55 + top - 60, font_size=font_size).update_layout(
+    fig = base_layout(fig, height=height + bottom - 55 + top - 60, font_size=font_size).update_layout(
         margin=dict(l=70, t=top, b=bottom))
+    return horizontal_titles(fig, font_size)
 
 
 def fig_state_block(block: np.ndarray, rows: np.ndarray, cols: np.ndarray, *, title: str, labels: dict[str, str],
@@ -151,7 +160,8 @@ def fig_state_block(block: np.ndarray, rows: np.ndarray, cols: np.ndarray, *, ti
     fig.update_xaxes(title_text=labels["value"], type="category")
     fig.update_yaxes(title_text=labels["key"], autorange="reversed", type="category")
     fig.update_layout(title=dict(text=title))
-    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, b=60))
+    fig = base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, b=60))
+    return horizontal_titles(fig, font_size)
 
 
 def fig_head_params(A: np.ndarray, dt_bias: np.ndarray, *, layer: int, titles: dict[str, str],
@@ -165,7 +175,8 @@ def fig_head_params(A: np.ndarray, dt_bias: np.ndarray, *, layer: int, titles: d
                                            f"%{{y:.4f}}<extra></extra>"), row=1, col=col)
         fig.update_xaxes(title_text=labels["head"], dtick=1 if H <= 32 else None, row=1, col=col)
     fig.update_annotations(font_size=font_size)
-    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=55, b=50))
+    fig = base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=55, b=50))
+    return horizontal_titles(fig, font_size)
 
 
 # ---- the page's main figure: α and β of one layer, and the model's next-token guesses, on one token axis
@@ -221,7 +232,8 @@ def fig_gates_predictions(alpha: np.ndarray, beta: np.ndarray, *, tokens, layer:
         fig.update_xaxes(title_text=labels["token"], title_standoff=10, row=3, col=1)
         fig.update_annotations(font_size=font_size)
         bottom = tick_depth(tokens, tick_size) + 10 + round(1.4 * font_size) + 8        # ticks, standoff, title
-        return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, r=10, t=40, b=bottom))
+        fig = base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, r=10, t=40, b=bottom))
+        return horizontal_titles(fig, font_size)
 
     # Built once per prompt and layer (the marks and hovers name the layer): going back to a layer swaps only
     # the gates and the guesses into its skeleton.
@@ -338,7 +350,8 @@ def fig_gate_pair(before: np.ndarray, after: np.ndarray, *, tokens, layer: int, 
                       row=1, col=2)
     fig.update_yaxes(title_text=labels["head"], autorange="reversed", dtick=1 if H <= 16 else None, row=1, col=1)
     fig.update_annotations(font_size=font_size)
-    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, r=10, t=50, b=40))
+    fig = base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, r=10, t=50, b=40))
+    return horizontal_titles(fig, font_size)
 
 
 def fig_kernel_outputs(outputs: dict[str, np.ndarray], *, tokens, layer: int, head: int, titles: dict[str, str],
@@ -362,7 +375,8 @@ def fig_kernel_outputs(outputs: dict[str, np.ndarray], *, tokens, layer: int, he
         fig.update_xaxes(title_text=labels["token"], row=1, col=col)
     fig.update_yaxes(title_text=labels["value"], autorange="reversed", row=1, col=1)
     fig.update_annotations(font_size=font_size)
-    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, r=10, t=50, b=40))
+    fig = base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, r=10, t=50, b=40))
+    return horizontal_titles(fig, font_size)
 
 
 def token_cards_html(alpha: np.ndarray, beta: np.ndarray, *, tokens, top_tokens, top_p: np.ndarray,

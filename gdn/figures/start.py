@@ -6,7 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from gdn.figures.common import DIVERGING, base_layout, numbered, symmetric_range
+from gdn.figures.common import DIVERGING, base_layout, horizontal_titles, numbered, symmetric_range
 from gdn.units import cell_text
 
 # ---- 1. attention -> linear attention -> one table ------------------------------------------
@@ -53,7 +53,8 @@ def fig_attention_to_table(weights: np.ndarray, o_sum: np.ndarray, o_table: np.n
     fig.update_xaxes(automargin=True)
     fig.update_layout(barmode="group")
     fig = base_layout(fig, height=height, font_size=font_size)
-    return fig.update_layout(margin=dict(l=10, r=10, t=3 * font_size + 30, b=4 * font_size + 10))
+    fig = fig.update_layout(margin=dict(l=10, r=10, t=3 * font_size + 30, b=4 * font_size + 10))
+    return horizontal_titles(fig, font_size)
 
 
 # ---- 2. the Gated DeltaNet block -------------------------------------------------------------
@@ -134,7 +135,8 @@ def fig_block(texts: dict[str, str], hovers: dict[str, str], *, title: str = "",
         xaxis=dict(range=[-0.55, 8.05], visible=False, fixedrange=True),
         yaxis=dict(range=[-4.45, 0.98], visible=False, fixedrange=True)))
     fig = base_layout(fig, height=height, font_size=font_size)
-    return fig.update_layout(margin=dict(l=4, r=4, t=36 if title else 4, b=4), title=dict(text=title, x=0.01))
+    fig = fig.update_layout(margin=dict(l=4, r=4, t=36 if title else 4, b=4), title=dict(text=title, x=0.01))
+    return horizontal_titles(fig, font_size)
 
 
 # ---- 3. the hybrid stack ---------------------------------------------------------------------
@@ -165,4 +167,4 @@ def fig_stack(layer_types: list[str], *, names: dict[str, str], notes: dict[str,
                                          xaxis=dict(range=[-0.05, 3.4], visible=False, fixedrange=True),
                                          yaxis=dict(range=[-0.2, L + 0.2], visible=False, fixedrange=True)))
     fig = base_layout(fig, height=max(160, row_px * L + 20), font_size=font_size)
-    return fig.update_layout(margin=dict(l=4, r=4, t=4, b=4))
+    return horizontal_titles(fig.update_layout(margin=dict(l=4, r=4, t=4, b=4)), font_size)

@@ -1,0 +1,81 @@
+"""Never an axis title on a tick label, never Chinese turned sideways: on every page and view, at the three
+screens a class uses (1440x900; lecture mode at 1920x1080 and 1280x720), in Chinese and in English.
+
+Measured in the drawn page: every Plotly axis title's box (and every annotation's: they title rows and
+axes too) against every tick label's box of its chart; the screen angle of every SVG text and the writing
+mode of every HTML figure's text that holds a CJK character (vertical writing keeps CJK upright unless
+text-orientation turns it sideways)."""
+import pytest
+
+from devtools.app_server import wait_for_app, wait_until_settled
+from devtools.screens import NO_CHART, shots
+
+pytestmark = pytest.mark.browser
+
+# Each page's default view, and the views a page opens through its link (its segmented control).
+VIEWS = list(shots([], with_views=True))
+
+MEASURE = r"""() => {
+  const CJK = /[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]/;
+  const shown = r => r.width > 0.5 && r.height > 0.5;
+  const meets = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+  const name = e => (e.textContent || '').trim().slice(0, 40);
+  const problems = [];
+  document.querySelectorAll('[data-testid="stMain"] .js-plotly-plot').forEach((plot, i) => {
+    const ticks = [...plot.querySelectorAll('g[class$="tick"] text')]
+      .map(e => [e, e.getBoundingClientRect()]).filter(([e, r]) => shown(r) && name(e));
+    const titles = [...plot.querySelectorAll('g[class^="g-"][class$="title"] text, g.annotation text, .cbtitle text')]
+      .map(e => [e, e.getBoundingClientRect()]).filter(([e, r]) => shown(r) && name(e));
+    for (const [t, tr] of titles)
+      for (const [k, kr] of ticks)
+        if (meets(tr, kr)) problems.push(`chart ${i}: title "${name(t)}" on tick "${name(k)}"`);
+    for (const e of plot.querySelectorAll('text')) {
+      if (!CJK.test(e.textContent || '') || !shown(e.getBoundingClientRect())) continue;
+      const m = e.getScreenCTM();
+      if (m && Math.abs(m.b) > 1e-3) problems.push(`chart ${i}: "${name(e)}" rotated`);
+    }
+  });
+  for (const fig of document.querySelectorAll('[data-testid="stMain"] .gdn-figure, [data-testid="stMain"] .gdn-player')) {
+    const walker = document.createTreeWalker(fig, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      if (!CJK.test(n.textContent)) continue;
+      const el = n.parentElement;
+      if (!el.offsetParent && getComputedStyle(el).position !== 'fixed') continue;
+      const s = getComputedStyle(el);
+      const vertical = s.writingMode.startsWith('vertical') || s.writingMode.startsWith('sideways');
+      const sideways = s.writingMode.startsWith('sideways') || (vertical && s.textOrientation.startsWith('sideways'));
+      let turned = false;
+      for (let a = el; a && a !== fig.parentElement; a = a.parentElement) {
+        const t = getComputedStyle(a).transform;
+        if (t && t !== 'none' && Math.abs(new DOMMatrix(t).b) > 1e-3) turned = true;
+      }
+      if (sideways || turned) problems.push(`html: "${name(el)}" turned sideways`);
+    }
+  }
+  return problems;
+}"""
+
+
+def _look(page, where: str, misses: list) -> None:
+    misses += [f"{where}: {p}" for p in page.evaluate(MEASURE)]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("lecture", [False, True], ids=["1440x900", "lecture"])
+def test_no_title_on_a_tick_and_no_sideways_chinese(browser, app_url, lang, lecture):
+    """Lecture mode is measured at 1920x1080, then the same page at 1280x720 (the charts follow the window)."""
+    size = {"width": 1920, "height": 1080} if lecture else {"width": 1440, "height": 900}
+    context = browser.new_context(viewport=size)
+    page = context.new_page()
+    misses = []
+    for name, address, query in VIEWS:
+        page.goto(f"{app_url}/{address}?lang={lang}{'&mode=lecture' if lecture else ''}{query}")
+        wait_for_app(page, chart=name not in NO_CHART)
+        _look(page, f"{name} {size['width']}x{size['height']}", misses)
+        if lecture:
+            page.set_viewport_size({"width": 1280, "height": 720})
+            wait_until_settled(page)
+            _look(page, f"{name} 1280x720", misses)
+            page.set_viewport_size(size)
+    context.close()
+    assert not misses, "\n".join(misses)
