@@ -7,7 +7,7 @@ mode of every HTML figure's text that holds a CJK character (vertical writing ke
 text-orientation turns it sideways)."""
 import pytest
 
-from devtools.app_server import wait_for_app, wait_until_settled
+from devtools.app_server import IDLE, wait_for_app, wait_until_settled
 from devtools.screens import NO_CHART, shots
 
 pytestmark = pytest.mark.browser
@@ -56,6 +56,16 @@ MEASURE = r"""() => {
 }"""
 
 
+def _wait(page, chart: bool) -> None:
+    """The page drawn: its figure, or (a view that draws one only when asked) its heading; then settled."""
+    if chart:
+        wait_for_app(page)
+        return
+    page.wait_for_selector('[data-testid="stMain"] [data-testid="stHeading"]', timeout=60_000)
+    page.wait_for_function(IDLE, timeout=60_000)
+    wait_until_settled(page)
+
+
 def _look(page, where: str, misses: list) -> None:
     misses += [f"{where}: {p}" for p in page.evaluate(MEASURE)]
 
@@ -70,7 +80,7 @@ def test_no_title_on_a_tick_and_no_sideways_chinese(browser, app_url, lang, lect
     misses = []
     for name, address, query in VIEWS:
         page.goto(f"{app_url}/{address}?lang={lang}{'&mode=lecture' if lecture else ''}{query}")
-        wait_for_app(page, chart=name not in NO_CHART)
+        _wait(page, chart=name not in NO_CHART)
         _look(page, f"{name} {size['width']}x{size['height']}", misses)
         if lecture:
             page.set_viewport_size({"width": 1280, "height": 720})

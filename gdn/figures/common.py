@@ -66,6 +66,20 @@ def title_note(text: str, font_size: int, *, x_axis: str = "x", y_axis: str = "y
                 font=dict(size=font_size, color="#374151"))
 
 
+def wrapped(text: str, em: float = 6.0) -> str:
+    """A category label broken into lines of at most about `em` ems (at spaces, or between CJK characters),
+    for tick labels that must stay horizontal: Plotly turns crowded ones sideways by itself."""
+    lines, line = [], ""
+    for word in text.split(" "):
+        for piece in ([word] if not any(map(wide, word)) else list(word)):
+            joined = f"{line}{' ' if line and not wide(piece[0]) and not wide(line[-1]) else ''}{piece}"
+            if line and text_px(joined, 1) > em:
+                lines.append(line)
+                joined = piece
+            line = joined
+    return "<br>".join(lines + [line])
+
+
 def horizontal_titles(fig: go.Figure, font_size: int, automargin: bool = True) -> go.Figure:
     """Every y-axis title drawn horizontally, just above its axis (Plotly turns y titles sideways, and
     Chinese must never be): an annotation over the subplot's top-left corner, `font_size` high, clear of
@@ -87,6 +101,8 @@ def horizontal_titles(fig: go.Figure, font_size: int, automargin: bool = True) -
         axis = fig.layout[name]
         if automargin:
             axis.automargin = True
+        if name.startswith("xaxis") and axis.title.text:     # a line's gap under the tick labels' boxes
+            axis.title.standoff = max(axis.title.standoff or 0, round(0.45 * font_size))
         if not name.startswith("yaxis") or not axis.title.text:
             continue
         anchor = axis.anchor if axis.anchor and axis.anchor != "free" else "x"

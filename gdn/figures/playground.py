@@ -8,7 +8,15 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from gdn.figures.common import DIVERGING, base_layout, from_skeleton, horizontal_titles, numbered, symmetric_range
+from gdn.figures.common import (
+    DIVERGING,
+    base_layout,
+    from_skeleton,
+    horizontal_titles,
+    numbered,
+    symmetric_range,
+    wrapped,
+)
 from gdn.units import cell_text
 
 RULE_COLORS = {"linear": "#64748b", "delta": "#1d4ed8", "gated": "#dc2626"}
@@ -160,6 +168,8 @@ def fig_capacity(Ns: np.ndarray, curves: dict[str, np.ndarray], K: int, N_sel: i
                                  textfont=dict(size=font_size - 2)),
                           row=1, col=2)
         fig.update_yaxes(tickformat=".0%", rangemode="tozero", row=1, col=2)
+        names = [rule_titles[r] for r in curves]               # horizontal, on as many lines as they need
+        fig.update_xaxes(tickangle=0, tickvals=names, ticktext=[wrapped(n) for n in names], row=1, col=2)
         fig.update_layout(barmode="group")
         fig.update_annotations(font_size=font_size + 1)
         fig = _legend_top(base_layout(fig, height=height, font_size=font_size)).update_layout(margin=dict(l=70, r=20, t=110, b=60))

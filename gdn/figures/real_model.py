@@ -18,7 +18,9 @@ from gdn.figures.common import (
     base_layout,
     from_skeleton,
     horizontal_titles,
+    stacked,
     symmetric_range,
+    wide,
 )
 from gdn.figures.tables import cell_style, gradient_css, scale_rgb
 
@@ -34,12 +36,21 @@ def token_axis(T: int) -> list[int]:
 
 
 def token_ticks(tokens, limit: int = TICK_TOKENS) -> dict:
-    """Axis settings for a token axis (token_axis): the pieces themselves when there are few, else numbers."""
+    """Axis settings for a token axis (token_axis): the pieces themselves when there are few, else numbers.
+    Pieces with CJK stand upright, one character a line under their number (never turned sideways);
+    Latin pieces are turned by 60 degrees."""
     T = len(tokens)
     if T > limit:
         return dict(title_standoff=4)
+    if _upright(tokens):
+        text = [f"{i + 1}<br>{stacked(_show(p))}" for i, p in enumerate(tokens)]
+        return dict(tickmode="array", tickvals=token_axis(T), ticktext=text, tickangle=0)
     text = [f"{i + 1}·{_show(p)}" for i, p in enumerate(tokens)]
     return dict(tickmode="array", tickvals=token_axis(T), ticktext=text, tickangle=-60)
+
+
+def _upright(tokens) -> bool:
+    return any(wide(ch) for p in tokens for ch in (p or ""))
 
 
 def tick_depth(tokens, size: int, limit: int = TICK_TOKENS) -> int:
@@ -48,6 +59,8 @@ def tick_depth(tokens, size: int, limit: int = TICK_TOKENS) -> int:
     figure out twice when it is drawn (about half of a new gates figure's drawing time in Chromium)."""
     if len(tokens) > limit:
         return round(1.6 * size)                                        # horizontal indices
+    if _upright(tokens):                                                # stacked lines: the number, then the piece
+        return round(1.25 * size * (1 + max(stacked(_show(p)).count("<br>") + 1 for p in tokens)) + 8)
     width = max(sum(1.0 if ord(ch) > 0x2e7f else 0.62 for ch in f"{i + 1}·{_show(p)}") for i, p in enumerate(tokens))
     return round(size * (width * 0.866 + 0.5) + 8)                      # labels turned by 60 degrees
 
@@ -272,6 +285,7 @@ GATES_CSS = """<style>
 .rm-gates tr.ticks th.tok{text-align:center;padding:0.2em 0 0 0;overflow:hidden}
 .rm-gates tr.ticks.sparse th.tok{overflow:visible}
 .rm-gates tr.ticks th.tok span{writing-mode:vertical-rl;text-orientation:sideways;transform:rotate(180deg);white-space:nowrap}
+.rm-gates tr.ticks th.tok span.up{text-orientation:mixed;transform:none}
 </style>""".replace("MARK_ALPHA", MARK_COLORS["alpha"]).replace("MARK_BETA", MARK_COLORS["beta"])
 
 
@@ -322,8 +336,10 @@ def gates_html(alpha: np.ndarray, beta: np.ndarray, *, tokens, layer: int, top_t
             cells.append(f'<td data-tok="{t}" style="{cell_style(rgb[t, k])}" title="{hover}">{guess if T <= TEXT_TOKENS else ""}</td>')
         rows.append(f'<tr class="guess" data-k="{k + 1}"><th>#{k + 1}</th>{"".join(cells)}</tr>')
     step = 1 if T <= TICK_TOKENS else max(5, 5 * round(T / 24 / 5))                 # every token, or every 5th, 10th...
-    ticks = "".join(f'<th class="tok" data-tok="{t}"><span>{f"{t + 1}·{pieces[t]}" if step == 1 else t + 1 if (t + 1) % step == 0 else ""}'
-                    f"</span></th>" for t in range(T))
+    # a piece with CJK is written upright, top to bottom (class "up"); Latin text is turned to read upwards
+    up = lambda t: ' class="up"' if step == 1 and any(map(wide, tokens[t] or "")) else ""
+    label = lambda t: f"{t + 1}·{pieces[t]}" if step == 1 else t + 1 if (t + 1) % step == 0 else ""
+    ticks = "".join(f'<th class="tok" data-tok="{t}"><span{up(t)}>{label(t)}</span></th>' for t in range(T))
     # every 5th or 10th index is wider than its column: shown over the empty neighbours
     rows.append(f'<tr class="ticks{" sparse" if step > 1 else ""}"><th>{esc(labels["token"])}</th>{ticks}</tr>')
     height = max(0.9, min(1.9, 16 / H))                                  # a few heads get tall rows, 16 heads short ones
