@@ -2,7 +2,7 @@
 screens a class uses (1440x900; lecture mode at 1920x1080 and 1280x720), in Chinese and in English.
 
 Measured in the drawn page: every Plotly axis title's box (and every annotation's: they title rows and
-axes too) against every tick label's box of its chart; the screen angle of every SVG text and the writing
+axes too) against every tick label's box of its chart and against the other titles; the screen angle of every SVG text and the writing
 mode of every HTML figure's text that holds a CJK character (vertical writing keeps CJK upright unless
 text-orientation turns it sideways)."""
 import pytest
@@ -20,15 +20,29 @@ MEASURE = r"""() => {
   const shown = r => r.width > 0.5 && r.height > 0.5;
   const meets = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
   const name = e => (e.textContent || '').trim().slice(0, 40);
+  // a text's box without its line box's leading (a fifth of its height above and below): where the ink is
+  const ink = e => { const r = e.getBoundingClientRect(), d = r.height / 5;
+                     return {left: r.left, right: r.right, top: r.top + d, bottom: r.bottom - d, width: r.width, height: r.height}; };
   const problems = [];
   document.querySelectorAll('[data-testid="stMain"] .js-plotly-plot').forEach((plot, i) => {
     const ticks = [...plot.querySelectorAll('g[class$="tick"] text')]
-      .map(e => [e, e.getBoundingClientRect()]).filter(([e, r]) => shown(r) && name(e));
+      .map(e => [e, ink(e)]).filter(([e, r]) => shown(r) && name(e));
+    // a title of several lines: each line's own box (the text's box also spans the gaps between them)
+    const lines = e => { const l = [...e.querySelectorAll('tspan.line')]; return l.length ? l : [e]; };
     const titles = [...plot.querySelectorAll('g[class^="g-"][class$="title"] text, g.annotation text, .cbtitle text')]
-      .map(e => [e, e.getBoundingClientRect()]).filter(([e, r]) => shown(r) && name(e));
-    for (const [t, tr] of titles)
+      .flatMap(lines).map(e => [e, ink(e)]).filter(([e, r]) => shown(r) && name(e));
+    // the y titles drawn horizontally (gdn.figures.common.title_note): just above a plot area's top edge,
+    // starting at its left edge or ending a few px left of it
+    const areas = [...plot.querySelectorAll('rect.nsewdrag')].map(e => e.getBoundingClientRect());
+    const yTitle = r => areas.some(a => r.bottom <= a.top + 2 && r.bottom > a.top - 40 &&
+                                        (Math.abs(r.left - a.left) < 3 || Math.abs(r.right - a.left + 6) < 3));
+    titles.forEach(([t, tr], j) => {
       for (const [k, kr] of ticks)
         if (meets(tr, kr)) problems.push(`chart ${i}: title "${name(t)}" on tick "${name(k)}"`);
+      for (const [u, ur] of titles.slice(j + 1))           // nor a y title on another title (a subplot's)
+        if ((yTitle(tr) || yTitle(ur)) && !t.contains(u) && !u.contains(t) && meets(tr, ur))
+          problems.push(`chart ${i}: title "${name(t)}" on title "${name(u)}"`);
+    });
     for (const e of plot.querySelectorAll('text')) {
       if (!CJK.test(e.textContent || '') || !shown(e.getBoundingClientRect())) continue;
       const m = e.getScreenCTM();

@@ -13,7 +13,7 @@ from gdn.lru import LRU
 DIVERGING = [[0.0, "#1d4ed8"], [0.25, "#93c5fd"], [0.5, "#ffffff"], [0.75, "#fca5a5"], [1.0, "#b91c1c"]]
 SEQUENTIAL = "Viridis"
 ACTIVE = "#f59e0b"        # frame of the panels the current stage acts on
-PLOT_PX = 900             # a chart's plot width to assume where only paper units are known (a 1280 px screen)
+PLOT_PX = 1000            # a chart's plot width to assume where only paper units are known (a 1280 px screen)
 FONT = dict(family="Noto Sans CJK SC, Noto Sans SC, Microsoft YaHei, PingFang SC, sans-serif")
 
 
@@ -97,6 +97,7 @@ def horizontal_titles(fig: go.Figure, font_size: int, automargin: bool = True) -
         before = [e for e in ends if e <= x0 + 1e-9]
         return left_margin if x0 < 0.01 or not before else (x0 - max(before)) * PLOT_PX
 
+    grown = False                              # the top margin grows once, for all top-row titles together
     for name in [n for n in layout if n.startswith(("xaxis", "yaxis"))]:
         axis = fig.layout[name]
         if automargin:
@@ -111,10 +112,29 @@ def horizontal_titles(fig: go.Figure, font_size: int, automargin: bool = True) -
         # which is centred over the plot); else starting at the axis line, over the plot's top edge.
         in_margin = axis.side != "right" and text_px(axis.title.text, font_size) + 8 <= room(x_domain[0])
         x, xanchor, xshift = {"right": (1, "right", 0)}.get(axis.side, (0, "right", -6) if in_margin else (0, "left", 0))
+        if not in_margin:
+            grown = _make_room_above(fig, x_domain, axis.domain or (0, 1), font_size, grow=not grown) or grown
         fig.add_annotation(title_note(axis.title.text, font_size, x_axis=anchor, y_axis=f"y{name[5:]}", x=x,
                                       xanchor=xanchor, xshift=xshift))
         axis.title = None                  # removed, not emptied: a skeleton copy stores no empty title
     return fig
+
+
+def _make_room_above(fig: go.Figure, x_domain, y_domain, font_size: int, grow: bool) -> bool:
+    """A y title over the plot's top edge takes the line a subplot title (or the figure's title) sat on:
+    those move one line up, and a top-row plot's top margin grows by that line."""
+    line = round(0.6 * font_size) + 2 + round(1.3 * font_size)       # the title's lift (title_note) and its line
+    for note in fig.layout.annotations:        # make_subplots' titles: paper-placed, centred over the subplot
+        if (note.yref in (None, "paper") and note.xref in (None, "paper") and note.y is not None and note.x is not None
+                and abs(note.y - y_domain[1]) < 0.02 and x_domain[0] - 1e-6 <= note.x <= x_domain[1] + 1e-6):
+            note.yshift = (note.yshift or 0) + line
+    if not (grow and y_domain[1] > 0.98):
+        return False
+    top = fig.layout.margin.t if fig.layout.margin.t is not None else 60
+    fig.layout.margin.t = top + line
+    if fig.layout.title.text:                  # the figure's own title: at the top edge, above both lines
+        fig.layout.title.update(yref="container", y=1, yanchor="top", pad=dict(t=6))
+    return True
 
 
 def base_layout(fig, *, height: int, font_size: int = 14):

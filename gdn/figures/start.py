@@ -44,7 +44,10 @@ def fig_attention_to_table(weights: np.ndarray, o_sum: np.ndarray, o_table: np.n
     fig.update_xaxes(type="category")
     fig.update_yaxes(type="category", row=1, col=3)
     fig.update_xaxes(title_text=labels["token_axis"], row=1, col=1)
-    fig.update_xaxes(title_text=f"{labels['value_axis']}<br><sub>{labels['diff']}</sub>", row=1, col=2)
+    fig.update_xaxes(title_text=labels["value_axis"], row=1, col=2)
+    # the check under the middle panel's title, a line of its own (a second title line sat on the ticks)
+    fig.add_annotation(text=labels["diff"], showarrow=False, xref="x2 domain", x=0.5, yref="y2 domain", y=0,
+                       yanchor="top", yshift=-round(3.3 * font_size), font=small)
     fig.update_xaxes(title_text=labels["value_axis"], row=1, col=3)
     fig.update_yaxes(title_text=labels["key_axis"], row=1, col=3)
     fig.update_yaxes(range=[0, 1.3 * weights.max()], row=1, col=1, showticklabels=False)
