@@ -113,21 +113,21 @@ def horizontal_titles(fig: go.Figure, font_size: int, automargin: bool = True) -
         in_margin = axis.side != "right" and text_px(axis.title.text, font_size) + 8 <= room(x_domain[0])
         x, xanchor, xshift = {"right": (1, "right", 0)}.get(axis.side, (0, "right", -6) if in_margin else (0, "left", 0))
         if not in_margin:
-            grown = _make_room_above(fig, x_domain, axis.domain or (0, 1), font_size, grow=not grown) or grown
+            grown = _make_room_above(fig, axis.domain or (0, 1), font_size, grow=not grown) or grown
         fig.add_annotation(title_note(axis.title.text, font_size, x_axis=anchor, y_axis=f"y{name[5:]}", x=x,
                                       xanchor=xanchor, xshift=xshift))
         axis.title = None                  # removed, not emptied: a skeleton copy stores no empty title
     return fig
 
 
-def _make_room_above(fig: go.Figure, x_domain, y_domain, font_size: int, grow: bool) -> bool:
-    """A y title over the plot's top edge takes the line a subplot title (or the figure's title) sat on:
-    those move one line up, and a top-row plot's top margin grows by that line."""
+def _make_room_above(fig: go.Figure, y_domain, font_size: int, grow: bool) -> bool:
+    """A y title over the plot's top edge takes the line the subplot titles of its row (or the figure's
+    title) sat on: those move one line up, and a top-row plot's top margin grows by that line (once: grow)."""
     line = round(0.6 * font_size) + 2 + round(1.3 * font_size)       # the title's lift (title_note) and its line
-    for note in fig.layout.annotations:        # make_subplots' titles: paper-placed, centred over the subplot
-        if (note.yref in (None, "paper") and note.xref in (None, "paper") and note.y is not None and note.x is not None
-                and abs(note.y - y_domain[1]) < 0.02 and x_domain[0] - 1e-6 <= note.x <= x_domain[1] + 1e-6):
-            note.yshift = (note.yshift or 0) + line
+    for note in fig.layout.annotations:        # make_subplots' titles of this row: paper-placed at its top edge
+        if (note.yref in (None, "paper") and note.xref in (None, "paper") and note.y is not None
+                and abs(note.y - y_domain[1]) < 0.02 and not note.yshift):
+            note.yshift = line
     if not (grow and y_domain[1] > 0.98):
         return False
     top = fig.layout.margin.t if fig.layout.margin.t is not None else 60
