@@ -7,7 +7,7 @@ import streamlit as st
 from gdn.figures import playground as figs
 from gdn.lessons import playground as ex
 from gdn.lessons.compare import RULES
-from gdn.units import half_life
+from app_pages._playground_toys import halflife_panel, knorm_panel, repeat_panel
 from app_pages._support import ui
 from app_pages._support.caches import BOUNDS
 
@@ -72,58 +72,6 @@ def overwrite_panel():
 
 
 @st.fragment
-def repeat_panel():
-    controls, chart = beside()
-    fs, lecture, rule_name = ui.font_size(), ui.lecture(), rule_names()
-    slider = sliders("repeat")
-    with controls:
-        beta, alpha = slider("beta", 0.0, 1.0, 0.5, 0.01), slider("alpha", 0.0, 1.0, 1.0, 0.01)
-        T = slider("writes", 1, 20, 8)
-    dist = repeated(T, beta=beta, alpha=alpha)
-    with chart:
-        fig = figs.fig_repeated(dist, rule_titles=rule_name, xlabel=ui.tr("playground.rw_x"),
-                                ylabel=ui.tr("playground.rw_y"), font_size=fs, height=460 if lecture else 380)
-        ui.show_figure(fig, key="playground_rw_fig", alt=ui.tr("playground.rw_alt"))
-        metrics({ui.tr("playground.rw_metric", rule=rule_name[r], T=T): f"{dist[r][-1]:.1%}" for r in RULES})
-        ui.note(ui.tr("playground.rw_story"))
-
-
-@st.fragment
-def knorm_panel():
-    controls, chart = beside()
-    fs, lecture = ui.font_size(), ui.lecture()
-    slider = sliders("knorm")
-    with controls:
-        # beta in [0, 2): the "negative eigenvalue" opt-in. Off, beta stays in Qwen3.5's [0, 1].
-        negative = st.toggle(ui.tr("playground.kn_negative"), key=ui.bound("playground_knorm_negative"),
-                             bind="query-params", help=ui.tr("playground.kn_negative_help"))
-        beta_max = 1.99 if negative else 1.0
-        if st.session_state.get("playground_knorm_beta", 0.0) > beta_max:    # turned off above 1: back in range
-            st.session_state["playground_knorm_beta"] = beta_max
-        knorm, beta = slider("knorm", 0.1, 3.0, 1.0, 0.05), slider("beta", 0.0, beta_max, 1.0, 0.01)
-        T = slider("writes", 1, 30, 10)
-    grid = np.linspace(0.0, 3.0, 121)
-    errors, clipped = ex.clip_for_display(repeated(T, beta=beta, knorm=knorm)["delta"])
-    labels = {n: ui.tr(f"playground.kn_{n}") for n in ("factor_title", "error_title", "factor", "knorm", "distance",
-                                                       "shrink", "overshoot", "diverge", "clipped")}
-    labels["writes"] = ui.tr("playground.rw_x")
-    x = beta * knorm ** 2
-    state = ("none" if np.isclose(x, 0) else "exact" if np.isclose(x, 1) else "edge" if np.isclose(x, 2) else
-             "shrink" if x < 1 else "overshoot" if x < 2 else "diverge")
-    with chart:
-        fig = figs.fig_key_norm(grid, ex.along_k_factor(grid, beta), knorm, errors, clipped=clipped, labels=labels,
-                                font_size=fs, height=500 if lecture else 420)
-        ui.show_figure(fig, key="playground_kn_fig", alt=ui.tr("playground.kn_alt"))
-        metrics({ui.tr("playground.kn_new_term"): f"× {knorm:.2f}", ui.tr("playground.kn_correction"): f"× {knorm ** 2:.2f}",
-                 ui.tr("playground.kn_factor_metric"): f"{1 - x:.2f}"})
-        show = {"diverge": st.error, "edge": st.warning, "overshoot": st.warning, "none": st.info}.get(state, st.success)
-        show(ui.tr(f"playground.kn_state_{state}", x=f"{x:.2f}"))
-        if negative:
-            st.info(ui.tr("playground.kn_negative_note", beta=f"{beta:.2f}", eig=f"{1 - beta:.2f}"), icon=":material/science:")
-        ui.note(ui.tr("playground.kn_story"))
-
-
-@st.fragment
 def capacity_panel():
     controls, chart = beside()
     fs, lecture, rule_name = ui.font_size(), ui.lecture(), rule_names()
@@ -153,28 +101,6 @@ def capacity_panel():
         st.dataframe(table, hide_index=True, key="playground_cap_table")
         ui.note(ui.tr("playground.cap_story"))
         st.caption(ui.tr("playground.cap_protocol", seed=int(seed)))
-
-
-@st.fragment
-def halflife_panel():
-    controls, chart = beside()
-    fs, lecture = ui.font_size(), ui.lecture()
-    slider = sliders("halflife")
-    alpha = slider("alpha", 0.0, 1.0, 0.97, 0.01, where=controls, label="playground.hl_alpha")
-    half = half_life(alpha)
-    refs = [a for a in (0.5, 0.9, 0.97, 0.99) if not np.isclose(a, alpha)]
-    curves = ex.decay_curves([*refs, alpha], 100)
-    labels = {"n": ui.tr("playground.hl_n"), "kept": ui.tr("playground.hl_kept"), "half_at": ui.tr("playground.hl_half_at")}
-    text = (ui.tr("playground.hl_never") if np.isinf(half) else ui.tr("playground.hl_at_once") if half == 0
-            else ui.tr("playground.hl_tokens", n=f"{half:.1f}"))
-    with controls:
-        st.metric(ui.tr("playground.hl_half"), text)
-        for n in (10, 50):
-            st.metric(ui.tr("playground.hl_after", n=n), f"{curves[-1, n]:.3g}")
-    with chart:
-        fig = figs.fig_half_life(curves, refs, alpha, half, labels=labels, font_size=fs, height=460 if lecture else 380)
-        ui.show_figure(fig, key="playground_hl_fig", alt=ui.tr("playground.hl_alt"))
-        ui.note(ui.tr("playground.hl_story"))
 
 
 PANELS = {"overwrite": overwrite_panel, "repeat": repeat_panel, "knorm": knorm_panel, "capacity": capacity_panel,

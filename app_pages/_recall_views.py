@@ -27,7 +27,7 @@ def rule_names() -> dict[str, str]:
 
 def figure_labels() -> dict[str, str]:
     keys = ("pairs", "accuracy", "accuracy_pct", "step", "loss", "recall", "pair", "key", "value", "half_life",
-            "share_pct", "norm_title")
+            "share_pct", "norm_title", "seeds_range")
     return {k: ui.tr(f"recall.{k}") for k in keys} | {"norm": ui.tr("recall.norm_title"), "token": "t",
                                                      "layer": ui.tr("recall.layer"), "head": "head"}
 
@@ -38,23 +38,31 @@ def shipped_results() -> tuple[dict, dict]:
     return data, results.best_cells(data["rows"])
 
 
+def steps_text(data: dict) -> str:
+    """'2000 (width 16), 1500 (width 32), ...': the sweep fits each width's step count to its time."""
+    steps = {}
+    for r in data["rows"]:
+        steps.setdefault(r["d"], r["steps_done"])
+    return ", ".join(ui.tr("recall.steps_of_width", steps=n, d=d) for d, n in sorted(steps.items()))
+
+
 def results_view() -> None:
     data, cells = shipped_results()
     cfg = data["config"]
     rules, widths, pairs = cfg["rules"], cfg["widths"], cfg["pairs"]
-    acc = results.grid(cells, rules, widths, pairs)
-    fig = fig_results(acc, rules=rules, widths=widths, pairs=pairs, names=rule_names(),
+    acc, low, high = (results.grid(cells, rules, widths, pairs, key) for key in ("accuracy", "low", "high"))
+    fig = fig_results(acc, low=low, high=high, rules=rules, widths=widths, pairs=pairs, names=rule_names(),
                       titles=[ui.tr("recall.width_panel", d=d) for d in widths], labels=figure_labels(),
                       font_size=ui.font_size(), height=520 if ui.lecture() else 420)
     ui.show_figure(fig, key="recall_results", alt=ui.tr("recall.results_alt"), fit_top=222)
-    st.caption(ui.tr("recall.results_caption", tests=cfg["test_sequences"], T=cfg["seq_len"], steps=cfg["steps"],
-                     minutes=data["wall_seconds"] / 60, done=len(data["rows"]), runs=data["runs"]))
+    st.caption(ui.tr("recall.results_caption", tests=cfg["test_sequences"], T=cfg["seq_len"], steps=steps_text(data),
+                     seeds=len(cfg["seeds"]), lrs=", ".join(f"{x:g}" for x in cfg["lrs"]), batch=cfg["batch"],
+                     minutes=data["wall_seconds"] / 60, done=len(data["rows"]), stacks=len(data["stacks"])))
     with st.expander(ui.tr("recall.table_title"), icon=":material/table:"):
         col = lambda k: ui.tr(f"recall.col_{k}")
         st.table([{col("rule"): rule_names()[r], col("d"): d, col("pairs"): n,
-                   col("acc"): f"{c['accuracy'] * 100:.1f} %", col("lr"): f"{c['lr']:g}",
-                   col("lrs"): ", ".join(f"{x:g}" for x in sorted(c["lrs_tried"])), col("seeds"): c["seeds"],
-                   col("steps"): c["steps"]}
+                   col("acc"): f"{c['accuracy'] * 100:.1f} %", col("seed_range"): f"{c['low'] * 100:.1f}–{c['high'] * 100:.1f} %",
+                   col("lr"): f"{c['lr']:g}", col("seeds"): c["seeds"], col("steps"): c["steps"]}
                   for (r, d, n), c in sorted(cells.items(), key=lambda kv: (rules.index(kv[0][0]), kv[0][1], kv[0][2]))],
                  hide_index=True)
     ui.note(ui.tr("recall.papers"))
@@ -82,12 +90,14 @@ def train_view() -> None:
             if acc is not None:
                 c["acc_steps"].append(step)
                 c["acc"].append(acc)
-            done = (QUICK_RULES.index(rule) * QUICK["steps"] + step) / (len(QUICK_RULES) * QUICK["steps"])
-            bar.progress(min(done, 1.0), text=ui.tr("recall.training", rule=names[rule], step=step,
-                                                     steps=QUICK["steps"], loss=loss))
+            if rule != QUICK_RULES[-1]:                 # the rules step together: report once all have
+                return
+            losses = " · ".join(f"{names[r]} {curves[r]['loss'][-1]:.3f}" for r in QUICK_RULES)
+            bar.progress(min(step / QUICK["steps"], 1.0), text=ui.tr("recall.training", step=step,
+                                                                     steps=QUICK["steps"], losses=losses))
             if time.perf_counter() - last[0] > REDRAW_EVERY or acc is not None:
                 last[0] = time.perf_counter()
-                chart.plotly_chart(training_figure(curves), key=f"recall_live_{rule}_{step}", theme=None)
+                chart.plotly_chart(training_figure(curves), key=f"recall_live_{step}", theme=None)
 
         rows = run_quick(QUICK_RULES, seconds=QUICK_SECONDS, on_step=on_step)
         progress.empty()
@@ -112,7 +122,9 @@ def trained_trace(pairs: int = 8, seq_len: int = 40):
 
 def inside_view() -> None:
     tokens, layers, asked, right, pairs = trained_trace()
-    st.markdown(ui.tr("recall.inside_intro", pairs=pairs, asked=asked, right=right))
+    about = inspect.shipped_metadata()
+    st.markdown(ui.tr("recall.inside_intro", pairs=pairs, asked=asked, right=right, lr=about["lr"],
+                      steps=about["steps"], test=float(about["accuracy"]) * 100))
     layer = ui.linked(st.segmented_control, ui.tr("recall.layer"), [1, 2], key="recall_layer", default=1, required=True)
     lt = layers[layer - 1]
     labels = figure_labels()
@@ -123,7 +135,9 @@ def inside_view() -> None:
     rec = fig_recall([l.recall for l in layers], titles=[ui.tr("recall.recall_title_layer", layer=i + 1) for i in range(len(layers))],
                      labels=labels, font_size=ui.font_size(), height=340 if ui.lecture() else 300)
     ui.show_figure(rec, key="recall_pairs", alt=ui.tr("recall.recall_alt"))
-    ui.note(ui.tr("recall.inside_note"))
+    alphas = " · ".join(ui.tr("recall.alpha_range", layer=i + 1, low=float(lt.alpha.min()), high=float(lt.alpha.max()))
+                        for i, lt in enumerate(layers))
+    ui.note(ui.tr("recall.inside_note", alphas=alphas))
 
 
 def step_view() -> None:

@@ -1,6 +1,7 @@
 """The start page's live block diagram: each box's shape and live values, what a click on it opens."""
 import numpy as np
 
+from gdn.figures.start import DELTA_RULE
 from gdn.lessons import start as lesson
 from gdn.lessons.cost import load_sizes
 from gdn.qwen35 import parse_config
@@ -41,21 +42,19 @@ def box_texts(cfg, live: dict, piece: str, t: int) -> dict[str, str]:
                           cos=f"{live['cos_qk']:.2f}"),
               "alpha": f"g = {live['g']:.3f},  α = {live['alpha']:.3f},  {half}", "beta": f"β = {live['beta']:.3f}",
               "delta": ui.tr("start.v_state", s=f"{live['state_norm']:.2f}")}
-    return {b: f"<b>{ui.tr(f'start.box_{b}', W=cfg.linear_conv_kernel_dim)}</b><br>{shapes[b]}"
+    return {b: f"<b>{ui.tr(f'start.box_{b}', W=cfg.linear_conv_kernel_dim, rule=DELTA_RULE)}</b><br>{shapes[b]}"
                + (f"<br><i>{values[b]}</i>" if b in values else "") for b in boxes}
 
 
 def box_hovers(cfg) -> dict[str, str]:
-    """What a click opens, and the checkpoint tensors the box reads."""
+    """What a click opens, and the checkpoint tensors the box reads (plain text: a box's tooltip)."""
     page = lambda b: ui.tr(f"nav.{path.stop_of(TARGETS.get(b, ON_REAL_MODEL)[0]).key}")
-    tensors = lambda box: "".join(f"<br>{n} {lesson.shape_text(s)}" for n, s in box.weights.items())
+    tensors = lambda box: "".join(f"\n{n} {lesson.shape_text(s)}" for n, s in box.weights.items())
     return {b: ui.tr("start.opens", page=page(b)) + tensors(box) for b, box in lesson.block_shapes(cfg).items()}
 
 
-def open_clicked(event) -> None:
-    """A click on a box selects one of its invisible markers: open the page that explains the box."""
-    points = event.selection.points if event else []
-    if points:
-        box = points[0].get("customdata")
-        target, params = TARGETS.get(box[0] if isinstance(box, list) else box, ON_REAL_MODEL)
+def open_clicked(box: str | None) -> None:
+    """A click on a box (the explorer's data-open value): open the page that explains the box."""
+    if box:
+        target, params = TARGETS.get(box, ON_REAL_MODEL)
         path.go(path.stop_of(target).file, **params)

@@ -1,48 +1,33 @@
 """Start here (开始): attention -> one table, the whole Gated DeltaNet block of Qwen3.5 as a live diagram
 (click a box to open its page), the 3:1 hybrid stack, and the learning path."""
 
-import numpy as np
 import streamlit as st
 
-from gdn.figures.start import fig_attention_to_table, fig_block, fig_stack
+from gdn.figures.start import block_html, stack_html
 from gdn.i18n import prompt
 from gdn.lessons import start as lesson
 from gdn.qwen35.sources import DEMO_PATH, TRAINED_PATH
 from gdn.units import fmt_bytes
+from app_pages import _start_attention as attention
 from app_pages._real_model.prompt import last_folder
 from app_pages._start_block import box_hovers, box_texts, chosen_config, live_arrays, open_clicked
 from app_pages._support import compute, path, ui
+from app_pages._support.explorer import explorer, pack_grid
 
-KD = VD = 3                                           # the toy example's key and value sizes
 DEMO = str(TRAINED_PATH if TRAINED_PATH.is_dir() else DEMO_PATH)
-fs, lecture = ui.font_size(), ui.lecture()
+lecture = ui.lecture()
 
 st.title(ui.tr("start.title"))
 st.caption(ui.tr("start.intro"))
 
 # ---- 1. softmax attention -> drop the softmax -> one table -------------------------------------
-@st.fragment
 def attention_section():
-    c = st.columns([2, 2, 5])
-    T = ui.linked(c[0].select_slider, ui.tr("start.T"), list(range(1, 13)), key="start_T", default=6)
-    seed = ui.linked_int(c[1], ui.tr("start.seed"), 0, 9999, 0, key="start_seed")
+    """No server-side widget: the sliders, the numbers-kept line and the hovers answer in the browser."""
     if not lecture:                                        # in lecture mode under the figure: it starts higher
-        c[2].markdown(ui.tr("start.qkv"))
-    ex = lesson.example(T=T, K=KD, V=VD, seed=seed)
-    weights, _ = lesson.softmax_read(ex.q, ex.k, ex.v)
-    o_sum, S = lesson.linear_read(ex.q, ex.k, ex.v), lesson.table(ex.k, ex.v)
-    o_table = lesson.table_read(S, ex.q)
-    diff = float(np.abs(o_sum - o_table).max())
-    labels = {n: ui.tr(f"start.att_{n}") for n in ("t1", "t2", "t3", "token", "token_axis", "sum", "table", "value_axis",
-                                                    "key_axis")}
-    labels["diff"] = ui.tr("start.att_diff", x=f"{diff:.1e}")
-    fig = ui.shared_figure(fig_attention_to_table, weights, o_sum, o_table, S, labels=labels, font_size=fs,
-                           height=470 if lecture else 380)
-    ui.show_figure(fig, key="start_attention_fig", alt=ui.tr("start.att_alt", T=T))
+        st.markdown(ui.tr("start.qkv"))
+    attention.render()
     if lecture:
         st.markdown(ui.tr("start.qkv"))
-    kept = lesson.numbers_kept(T, KD, VD)
-    st.markdown(ui.tr("start.kept", T=T, kv=kept["kv_cache"], table=kept["table"], K=KD, V=VD))
     st.page_link("app_pages/cost.py", label=ui.tr("start.cost_link"), icon=":material/memory:",
                  query_params=path.chrome_params())
     ui.note(ui.tr("start.att_story"))
@@ -76,13 +61,10 @@ def layer_sections():
                                                 lambda: live_arrays(model, ids, layer)), t=t, head=head)
     cfg = chosen_config(shapes_from, model, loaded)
     texts, hovers = box_texts(cfg, live, pieces[t], t), box_hovers(cfg)
-    # The boxes are drawn in the figure's own units: text must fit them at 1280 px wide (lecture) and 1440 px with
-    # the sidebar open, so it cannot grow with the room (the legend-size text is in the hover and the caption).
-    size = dict(font_size=14, height=660) if lecture else dict(font_size=12, height=540)
-    fig = ui.shared_figure(fig_block, texts, hovers, skip_label=ui.tr("start.skip"),
-                           chunk_label=ui.tr("start.chunk_note"), **size)
-    open_clicked(ui.show_figure(fig, key="start_block_fig", alt=ui.tr("start.block_alt"), on_select="rerun",
-                                selection_mode="points"))
+    # HTML whose text scales with the diagram (gdn/figures/start.py): full width, nothing clipped at any size
+    diagram = block_html(texts, hovers, skip_label=ui.tr("start.skip"), chunk_label=ui.tr("start.chunk_note"),
+                         alt=ui.tr("start.block_alt"))
+    open_clicked(explorer("start_block", [], pack_grid([], lambda: diagram)))
     st.caption(ui.tr("start.block_caption", model=ui.tr(f"start.shapes_{shapes_from}"), hv=model.cfg.linear_num_value_heads,
                      d=model.cfg.hidden_size, layer=layer, head=head, kh=live["key_head"]))
     ui.note(ui.tr("start.block_story"))
@@ -97,10 +79,8 @@ def stack_section(cfg, model_name: str) -> None:
              "full_attention": ui.tr("start.stack_attn", per_token=fmt_bytes(per["full_attention"][1]))}
     names = {k: ui.tr(f"start.stack_{k}") for k in ("linear_attention", "full_attention")}
     c = st.columns([3, 2])
-    fig = ui.shared_figure(fig_stack, list(cfg.layer_types), names=names, notes=notes, font_size=fs,
-                           row_px=26 if lecture else 20)
-    with c[0]:
-        ui.show_figure(fig, key="start_stack_fig", alt=ui.tr("start.stack_alt", L=cfg.num_hidden_layers))
+    c[0].html(stack_html(list(cfg.layer_types), names=names, notes=notes,
+                         alt=ui.tr("start.stack_alt", L=cfg.num_hidden_layers), lecture=lecture))
     n_gdn, n_attn = cfg.n_layers_of("linear_attention"), cfg.n_layers_of("full_attention")
     c[1].markdown(ui.tr("start.stack_story", model=model_name, L=cfg.num_hidden_layers, gdn=n_gdn, attn=n_attn,
                         fixed=fmt_bytes(n_gdn * per["linear_attention"][0]),

@@ -11,7 +11,8 @@ measured in the same rounds: pages take turns with it, one interaction each.
     python bench/bench_browser.py [--rounds 10] [--server-cpus 0] [--browser-cpus 1] [--threads N]
     python bench/bench_browser.py --smoke     # 1 round, two pages (tests/test_bench_smoke.py runs it)
 Goals (docs/architecture.md, Quality bars): p50 of every page <= 1.5x the trivial page's p50; the stepping pages (memory table,
-compare: the frame player answers in the browser) <= 0.4x, sending no websocket message per press.
+compare: the frame player answers in the browser) and the explorer's sliders (start, the playground's half-life and
+repeated-writes toys) <= 0.4x, sending no websocket message per press.
 """
 from __future__ import annotations
 
@@ -91,6 +92,12 @@ CASES = [
     Case("trivial", None, slider("trivial_f")),
     Case("memory_table (next/prev key)", "memory_table?lang=en"),
     Case("playground (beta slider)", "playground?lang=en", slider("playground_overwrite_beta"), ("ArrowLeft", "ArrowRight")),
+    # the explorer's toys and the start page's first figure answer in the browser (app_pages/_support/explorer.py)
+    Case("playground_halflife (alpha slider)", "playground?lang=en&playground_panel=halflife",
+         ".gdn-x-playground_halflife_alpha", ("ArrowLeft", "ArrowRight")),
+    Case("playground_repeat (beta slider)", "playground?lang=en&playground_panel=repeat",
+         ".gdn-x-playground_repeat_beta", ("ArrowLeft", "ArrowRight")),
+    Case("start (T slider)", "start?lang=en", ".gdn-x-start_T"),
     Case("compare (next/prev key)", "compare?lang=en"),
     Case("chunking (token slider)", "chunking?lang=en", slider("chunking_t")),
     Case("cost (context slider)", "cost?lang=en", slider("cost_T"), ("ArrowLeft", "ArrowRight"), steps=3),
@@ -169,7 +176,7 @@ def main() -> None:
               f"{messages[name]:.1f} messages sent per press)")
     for name, ts in times.items():
         if name != "trivial":
-            goal = "0.4x" if name.startswith(("memory_table", "compare")) else "1.5x"
+            goal = "0.4x" if name.startswith(("memory_table", "compare", "start", "playground_")) else "1.5x"
             print(f"ratio browser {name}: page p50 / trivial p50 = {statistics.median(t for _, t in ts) / base:.2f}x "
                   f"(goal <= {goal})")
 

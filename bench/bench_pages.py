@@ -27,6 +27,7 @@ from gdn.figures import compare as fc
 from gdn.figures import cost as fco
 from gdn.figures import memory as fm
 from gdn.figures import playground as fp
+from gdn.figures import playground_html as fph
 from gdn.figures import real_model as frm
 from gdn.lessons import chunking as ce
 from gdn.lessons import cost
@@ -50,8 +51,9 @@ def overwrite(i):
 
 
 def repeat(i):
-    return fp.fig_repeated(ex.repeated_writes(8 + i % 12, beta=0.3 + i / 100), rule_titles=RULE_TITLES,
-                           xlabel="t", ylabel="d")
+    """One frame of the repeated-writes toy (HTML: the page builds its grid once, then answers in the browser)."""
+    return fph.repeated_html(ex.repeated_writes(8 + i % 12, beta=0.3 + i / 100), rule_titles=RULE_TITLES,
+                             labels={"x": "t", "y": "d"}, metrics=[])
 
 
 def knorm(i):
@@ -59,13 +61,15 @@ def knorm(i):
     errors, clipped = ex.clip_for_display(ex.repeated_writes(30, beta=1.0, knorm=0.5 + i / 10)["delta"])
     labels = dict.fromkeys(["factor_title", "error_title", "factor", "knorm", "distance", "shrink", "overshoot",
                             "diverge", "clipped", "writes"], "x")
-    return fp.fig_key_norm(grid, ex.along_k_factor(grid, 1.0), 0.5 + i / 10, errors, clipped=clipped, labels=labels)
+    return fph.key_norm_html(grid, ex.along_k_factor(grid, 1.0), 0.5 + i / 10, errors, clipped=clipped, state="shrink",
+                             labels=labels, metrics=[], notes=[])
 
 
 def halflife(i):
+    """One frame of the half-life toy (HTML: the page builds all 101 once, then answers in the browser)."""
     alpha = 0.5 + i / 50
-    return fp.fig_half_life(ex.decay_curves([0.5, 0.9, 0.99, alpha], 100), [0.5, 0.9, 0.99], alpha,
-                            half_life(alpha), labels={"n": "n", "kept": "k", "half_at": "{n}"})
+    return fph.half_life_html(ex.decay_curves([0.5, 0.9, 0.99, alpha], 100), [0.5, 0.9, 0.99], alpha,
+                              half_life(alpha), labels={"n": "n", "kept": "k", "half_at": "{n}"}, metrics=[])
 
 
 FIXED = {}

@@ -126,7 +126,7 @@ def test_every_chart_on_the_pages_fits_its_data(page, params):
 
 # ---- skeletons (gdn.figures.common.from_skeleton): a warm skeleton gives the figure a cold build gives ----
 
-SKELETON_CASES = ["overwrite", "repeat", "knorm", "halflife", "capacity_toy", "compare", "memory_step", "memory_timeline",
+SKELETON_CASES = ["overwrite", "capacity_toy", "compare", "memory_step", "memory_timeline",
                   "cost_slider"]
 
 

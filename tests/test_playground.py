@@ -8,7 +8,8 @@ import torch
 from gdn.lessons import playground as ex
 from gdn.ops import recurrent_gated_delta_rule
 from gdn.units import half_life
-from tests.apptest import open_app
+from tests.apptest import open_app, player_payload
+from tests.htmlview import select
 
 # docs/teaching-content.md §4 (seed 0, d_k = d_v = 128): N -> (linear, delta, delta recent 16, delta oldest 16), in %
 REFERENCE = {256: (143, 100, 31, 131), 1024: (283, 131, 33, 145)}
@@ -167,9 +168,6 @@ def assert_clean(at):
 EXTREMES = {
     "overwrite": [("alpha", 0.0), ("alpha", 1.0), ("beta", 0.0), ("beta", 1.0), ("knorm", 3.0), ("dk", 2), ("dv", 8),
                   ("pairs", 8), ("pairs", 1)],
-    "repeat": [("alpha", 0.0), ("beta", 0.0), ("beta", 1.0), ("writes", 20), ("writes", 1)],
-    "knorm": [("knorm", 3.0), ("beta", 0.0), ("beta", 1.0), ("knorm", 0.1), ("writes", 30)],
-    "halflife": [("alpha", 0.0), ("alpha", 1.0)],
 }
 
 
@@ -189,24 +187,65 @@ def test_page_geometry_angle_and_key_norm_warnings():
     at = open_app("en", "app_pages/playground.py", playground_geometry="angle", playground_overwrite_angle="0")
     assert_clean(at)
     assert any("|cos|" in c.value and "1.00" in c.value for c in at.caption)   # |cos| = 1 at 0 degrees
-    at = open_app("en", "app_pages/playground.py", playground_panel="knorm", playground_knorm_knorm="3.0",
-                  playground_knorm_writes="30")
-    assert_clean(at)
-    assert len(at.error) == 1 and "diverges" in at.error[0].value
-    assert any("clipped" in json.dumps(s) for s in charts(at))
-    assert at.metric[2].value == "-8.00"
-    at.slider(key="playground_knorm_knorm").set_value(1.2).run()
-    assert len(at.warning) == 1 and "overshoots" in at.warning[0].value
-    at.slider(key="playground_knorm_beta").set_value(0.0).run()              # beta = 0: nothing is written
-    assert not at.warning and not at.error and any("nothing is written" in i.value for i in at.info)
+
+def toy(at, name: str) -> tuple[dict, dict]:
+    """A browser-side toy (app_pages/_playground_toys.py): (the explorer's data, {"i,j,k": html})."""
+    return player_payload(at, f"playground_{name}_explorer")
+
+
+def metric_values(markup: str) -> dict[str, str]:
+    return {n.attrs["data-metric"]: n.children[1].text for n in select(markup, class_="metric")}
 
 
 def test_page_half_life_numbers():
     at = open_app("zh", "app_pages/playground.py", playground_panel="halflife", playground_halflife_alpha="0.9")
     assert_clean(at)
-    assert [m.value for m in at.metric] == ["6.6 个词元", "0.349", "0.00515"]
-    at.slider(key="playground_halflife_alpha").set_value(1.0).run()
-    assert at.metric[0].value == "永不遗忘"
+    data, frames = toy(at, "halflife")
+    values = data["controls"][0]["values"]
+    assert len(frames) == len(values) == 101 and values[data["index"][0]] == "0.9"      # the link's α is shown
+    assert list(metric_values(frames[str(values.index("0.9"))]).values()) == ["6.6 个词元", "0.349", "0.00515"]
+    assert metric_values(frames[str(values.index("1.0"))])["half"] == "永不遗忘"
+    assert metric_values(frames["0"])["half"] == "下一个词元就全忘"
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_half_life_frames_draw_alpha_to_the_n(lang):
+    """Every frame's red curve is alpha^n at its own alpha (read back from the SVG's pixels), and its
+    half-life mark sits on the ½ line at ln 0.5 / ln alpha."""
+    from gdn.figures.svg_chart import BOTTOM, LEFT, RIGHT, TOP, H, W
+    _, frames = toy(open_app(lang, "app_pages/playground.py", playground_panel="halflife"), "halflife")
+    for i in (10, 50, 90, 97, 99):
+        alpha = i / 100
+        chosen, = select(frames[str(i)], data_series="chosen")
+        xy = np.array([[float(v) for v in p.split(",")] for p in chosen.attrs["points"].split()])
+        n = (xy[:, 0] - LEFT) / (W - LEFT - RIGHT) * 100
+        kept = (H - BOTTOM - xy[:, 1]) / (H - TOP - BOTTOM) * 1.05
+        np.testing.assert_allclose(kept, alpha ** n, atol=0.004)
+        mark, = select(frames[str(i)], class_="mark")
+        assert (float(mark.attrs["cx"]) - LEFT) / (W - LEFT - RIGHT) * 100 == pytest.approx(np.log(0.5) / np.log(alpha), abs=0.1)
+
+
+def test_repeated_writes_frames_match_the_recurrence_at_every_grid_point():
+    """The grid's metrics are each rule's distance after T writes, recomputed here without the lesson:
+    the delta rule closes a fraction beta of the gap per write (gated: after fading by alpha), linear
+    attention adds beta v."""
+    at = open_app("en", "app_pages/playground.py", playground_panel="repeat")
+    assert_clean(at)
+    data, frames = toy(at, "repeat")
+    betas, alphas, writes = ([float(v) for v in c["values"]] for c in data["controls"])
+    assert len(frames) == len(betas) * len(alphas) * len(writes)
+    v = np.array([3.0, 4.0])
+    for key in ("0,0,0", "5,6,7", "10,3,10", "3,1,4", "10,0,2"):
+        b, a, T = (g[int(i)] for g, i in zip((betas, alphas, writes), key.split(",")))
+        lin, delta, gated = np.zeros(2), np.zeros(2), np.zeros(2)
+        for _ in range(int(T)):
+            lin = lin + b * v
+            delta = delta + b * (v - delta)
+            gated = a * gated
+            gated = gated + b * (v - gated)
+        want = [f"{np.linalg.norm(x - v) / 5:.1%}" for x in (lin, delta, gated)]
+        assert list(metric_values(frames[key]).values()) == want, key
+        assert "NaN" not in frames[key] and "inf" not in frames[key]
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -249,13 +288,43 @@ def test_negative_eigenvalue_opt_in_is_the_key_norm_overshoot():
     at = open_app("en", "app_pages/playground.py", playground_panel="knorm")
     assert_clean(at)
     at.toggle(key="playground_knorm_negative").set_value(True).run()
-    at.slider(key="playground_knorm_beta").set_value(1.5).run()
-    assert_clean(at)
-    assert len(at.warning) == 1 and "overshoots" in at.warning[0].value
-    assert any("1 − β = -0.50" in i.value for i in at.info)
+    data, frames = toy(at, "knorm")
+    norms, betas, writes = (c["values"] for c in data["controls"])
+    assert betas[-1] == "1.9"                                          # the opt-in's wider beta
+    frame = frames[f"{norms.index('1.0')},{betas.index('1.5')},{writes.index('10')}"]
+    state, *notes = select(frame, class_="gdn-callout")
+    assert state.attrs["data-state"] == "overshoot" and "warning" in state.classes
+    assert "1 − β = -0.50" in notes[0].text
+    at.session_state["playground_knorm_beta"] = 1.5                     # as the relay would set it
     at.toggle(key="playground_knorm_negative").set_value(False).run()    # back off: beta returns into [0, 1]
     assert_clean(at)
-    assert at.slider(key="playground_knorm_beta").value == 1.0
+    assert at.session_state["playground_knorm_beta"] == 1.0
+    assert toy(at, "knorm")[0]["controls"][1]["values"][-1] == "1.0"
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_key_norm_frames_name_the_regime_and_the_numbers_of_their_grid_point(lang):
+    """Each frame's metrics are c, c^2 and 1 - beta c^2 at its own point, its message names the regime of
+    beta c^2 (checked against the thresholds 1 and 2 written out here), and an exploding run is flagged."""
+    at = open_app(lang, "app_pages/playground.py", playground_panel="knorm")
+    assert_clean(at)
+    data, frames = toy(at, "knorm")
+    norms, betas, writes = ([float(v) for v in c["values"]] for c in data["controls"])
+    assert len(frames) == len(norms) * len(betas) * len(writes)
+    for key, frame in frames.items():
+        i, j, k = map(int, key.split(","))
+        c, b = norms[i], betas[j]
+        m = metric_values(frame)
+        x = b * c * c
+        assert (m["new_term"], m["correction"]) == (f"× {c:.2f}", f"× {c * c:.2f}")
+        assert float(m["factor"]) == pytest.approx(1 - x, abs=0.005 + 1e-9)
+        want = ("none" if abs(x) < 1e-9 else "exact" if abs(x - 1) < 1e-9 else "edge" if abs(x - 2) < 1e-9
+                else "shrink" if x < 1 else "overshoot" if x < 2 else "diverge")
+        state, = [n for n in select(frame, class_="gdn-callout") if "data-state" in n.attrs]
+        assert state.attrs["data-state"] == want, key
+        flagged = [n for n in select(frame, class_="gdn-callout") if "data-state" not in n.attrs and "error" in n.classes]
+        assert bool(flagged) == (abs(1 - x) ** writes[k] > 1e6), key         # distance |1 - x|^t, clipped at 1e6
+        assert "NaN" not in frame and "inf" not in frame.lower().replace("info", "")
 
 
 @pytest.mark.parametrize("geometry", ["random", "orthogonal"])
@@ -268,3 +337,24 @@ def test_streams_cut_from_one_draw_are_the_reference_streams(geometry):
         got = ex._cached_stream(N, K, V, 11, geometry)
         want = ex.capacity_stream(N, K, V, seed=11, geometry=geometry)
         assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1]), (N, K, V)
+
+
+@pytest.mark.parametrize("panel", ["halflife", "repeat", "knorm"])
+def test_every_toy_frame_draws_its_lines_inside_the_plot(panel):
+    """At every grid point, every line and mark lies inside its chart's axes (the ranges follow the data)."""
+    from gdn.figures.svg_chart import BOTTOM, LEFT, RIGHT, TOP
+    _, frames = toy(open_app("en", "app_pages/playground.py", playground_panel=panel), panel)
+    for key, frame in frames.items():
+        for svg in select(frame, role="img"):
+            if svg.tag != "svg":
+                continue
+            w, h = (float(v) for v in svg.attrs["viewbox"].split()[2:])
+            for node in svg.children:
+                if node.tag == "polyline":
+                    xy = np.array([[float(v) for v in p.split(",")] for p in node.attrs["points"].split()])
+                elif node.tag == "circle":
+                    xy = np.array([[float(node.attrs["cx"]), float(node.attrs["cy"])]])
+                else:
+                    continue
+                assert (xy[:, 0] >= LEFT - 0.1).all() and (xy[:, 0] <= w - RIGHT + 0.1).all(), (key, node.attrs)
+                assert (xy[:, 1] >= TOP - 0.1).all() and (xy[:, 1] <= h - BOTTOM + 0.1).all(), (key, node.attrs)

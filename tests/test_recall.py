@@ -1,5 +1,6 @@
 """The recall experiment: MQAR data, the tiny models' memories against independent loops, a model that
 learns, the write as a gradient step, the gates' half-lives, the shipped results and the page (zh, en)."""
+import json
 import math
 
 import numpy as np
@@ -7,6 +8,7 @@ import pytest
 import torch
 
 from gdn.recall import gate_init, results
+from gdn.recall.batched import in_stack_order, questions, train_stack
 from gdn.recall.data import FILLER, IGNORE, Vocab, mqar_batch
 from gdn.recall.models import RULES, build_model, decayed_linear_attention, memory_read
 from gdn.recall.train import RunConfig, train
@@ -94,6 +96,46 @@ def test_deltanet_learns_a_tiny_setting_and_is_deterministic():
     assert row["final_loss"] < math.log(6) - 0.5
 
 
+def test_a_stack_trains_each_member_exactly_as_it_would_train_alone():
+    """Six members differing in rule, pairs, learning rate and seed, trained as one stack, against train()
+    on each alone (torch's AdamW, nn.Linear / nn.Conv1d modules, full-sequence logits): the same weights,
+    loss, accuracy and accuracy curve. float64 weights, so only the float32 loss and gates round."""
+    base = dict(d=8, seq_len=16, steps=6, batch=8, keys=10, values=8, test_sequences=16, eval_every=3)
+    members = [("gdn", 3, 1e-2, 0), ("softmax", 2, 3e-3, 1), ("linear", 3, 1e-2, 1), ("decay", 2, 3e-2, 0),
+               ("deltanet", 3, 1e-2, 2), ("gdn", 2, 3e-3, 1)]
+    cfgs = in_stack_order([RunConfig(rule=r, pairs=n, lr=lr, seed=s, **base) for r, n, lr, s in members])
+    assert [c.rule for c in cfgs] == ["softmax", "linear", "decay", "deltanet", "gdn", "gdn"]
+    torch.set_num_threads(1)
+    dtype = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    try:
+        stack, rows = train_stack(cfgs)
+        for m, (cfg, row) in enumerate(zip(cfgs, rows)):
+            alone, want = train(cfg)
+            weights = alone.state_dict()
+            got = stack.unstack(m)
+            assert set(got) == set(weights)
+            for key, w in weights.items():
+                torch.testing.assert_close(got[key].double(), w, rtol=0, atol=1e-5, msg=f"{cfg.rule} {key}")
+            assert row["final_loss"] == pytest.approx(want["final_loss"], rel=1e-6)
+            assert row["accuracy"] == want["accuracy"] and row["curve"] == [tuple(p) for p in want["curve"]]
+    finally:
+        torch.set_default_dtype(dtype)
+    with pytest.raises(ValueError, match="stack order"):
+        train_stack(cfgs[::-1])
+    with pytest.raises(ValueError, match="share"):
+        train_stack([cfgs[0], RunConfig(rule="gdn", **{**base, "d": 16})])
+
+
+def test_question_positions_come_first_in_order_and_padding_asks_nothing():
+    targets = torch.full((2, 10), IGNORE)
+    targets[0, [2, 7]] = 5
+    targets[1, [1, 4, 8]] = 6
+    where = questions(targets, 3)
+    assert where[0, :2].tolist() == [2, 7] and targets[0, where[0, 2]] == IGNORE
+    assert where[1].tolist() == [1, 4, 8]
+
+
 def test_the_write_is_one_gradient_step_on_the_memory_pages_example():
     w = memory_page_example(1.0)
     # independent: decayed table 0.5 * [[3, 1], [-1, 2]], key (1, 0) reads (1.5, 0.5), v = (5, 0)
@@ -134,8 +176,66 @@ def test_best_cells_take_the_best_learning_rate_averaged_over_seeds():
             for lr, s, a in ((1e-3, 0, 0.9), (1e-3, 1, 0.5), (1e-2, 0, 0.8), (1e-2, 1, 0.7))]
     cell = results.best_cells(rows)[("gdn", 8, 4)]
     assert cell["lr"] == 1e-2 and cell["accuracy"] == pytest.approx(0.75) and cell["seeds"] == 2
+    assert (cell["low"], cell["high"]) == (0.7, 0.8)
+
+
+def shipped_runs() -> list[dict]:
+    path = results.RESULTS.parent / "runs.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_the_shipped_sweep_has_every_run_of_its_grid_once_and_its_curves_end_at_its_accuracy():
     shipped = results.load()
-    assert {r["rule"] for r in shipped["rows"]} == set(shipped["config"]["rules"])
+    cfg = shipped["config"]
+    grid = {(r, d, n, s, lr) for r in cfg["rules"] for d in cfg["widths"] for n in cfg["pairs"]
+            for s in cfg["seeds"] for lr in cfg["lrs"]}
+    keys = [(r["rule"], r["d"], r["pairs"], r["seed"], r["lr"]) for r in shipped["rows"]]
+    assert len(keys) == len(set(keys)) == shipped["runs"] and set(keys) == grid
+    for r in shipped["rows"]:
+        assert r["seq_len"] == cfg["seq_len"] and r["batch"] == cfg["batch"] and 0 <= r["accuracy"] <= 1
+        assert r["steps_done"] == r["steps"] and cfg["min_steps"] <= r["steps"] <= cfg["max_steps"]
+    runs = {(r["rule"], r["d"], r["pairs"], r["seed"], r["lr"]): r for r in shipped_runs()}
+    assert set(runs) == grid
+    for key, row in zip(keys, shipped["rows"]):
+        steps, acc = runs[key]["curve"][-1]
+        assert steps == row["steps"] and acc == row["accuracy"]          # the final score is the last eval's
+
+
+def best_mean(rows, rule, d, pairs) -> float:
+    """Independent of results.best_cells: the best learning rate's mean over seeds, by plain loops."""
+    by_lr = {}
+    for r in rows:
+        if (r["rule"], r["d"], r["pairs"]) == (rule, d, pairs):
+            by_lr.setdefault(r["lr"], []).append(r["accuracy"])
+    return max(sum(a) / len(a) for a in by_lr.values())
+
+
+def test_the_notes_claims_hold_in_the_shipped_results():
+    """The page's note and REPORT.md: inside capacity DeltaNet leads linear attention by far; past it
+    (pairs >= width) linear attention is ahead, with the numbers the note quotes."""
+    rows = results.load()["rows"]
+    for d, n in ((32, 8), (32, 16), (64, 8), (64, 16), (64, 32)):
+        assert best_mean(rows, "deltanet", d, n) >= 0.98
+        assert best_mean(rows, "linear", d, n) < best_mean(rows, "deltanet", d, n) - 0.3
+    note = {lang: json.loads((results.RESULTS.parents[1] / "i18n" / lang / "recall.json").read_text(encoding="utf-8"))["papers"]
+            for lang in ("en", "zh")}
+    for d in (32, 64):
+        lin, delta = best_mean(rows, "linear", d, 64), best_mean(rows, "deltanet", d, 64)
+        assert lin > delta
+        for text in note.values():
+            assert f"{lin * 100:.0f} %" in text and f"{delta * 100:.0f} %" in text
+    assert all(best_mean(rows, "softmax", d, n) > 0.99 for d in (32, 64) for n in (8, 16, 32, 64))
+
+
+def test_the_shipped_gdn_writes_its_pairs_at_the_value_tokens():
+    """The inside view's note: in layer 2, beta on a pair's value token is about twice beta on its key."""
+    from gdn.recall import inspect
+    assert float(inspect.shipped_metadata()["accuracy"]) > 0.95
+    tokens, _ = inspect.example(8, 40)
+    layers, _ = inspect.trace(inspect.load_shipped(), tokens, 8)
+    beta = layers[1].beta[:16]
+    assert beta[1::2].mean() > 1.5 * beta[0::2].mean()
+    assert layers[1].alpha.min() > 0.99
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -152,3 +252,21 @@ def test_recall_page_shows_results_and_trains_in_both_languages(lang, monkeypatc
     run = at.session_state["recall_quick_run"]
     assert set(run["rows"]) == set(quick.QUICK_RULES) and all(r["steps_done"] == 4 for r in run["rows"].values())
     assert at.success and ("DeltaNet" in at.success[0].value)
+
+
+def test_the_sweep_fits_whole_eval_intervals_into_the_time_and_merges_what_the_widths_wrote(tmp_path):
+    from gdn.recall import sweep
+    cfg = {"rules": ["linear", "gdn"], "widths": [8, 16], "pairs": [2], "seeds": [0], "lrs": [1e-2], "seq_len": 16,
+           "batch": 4, "min_steps": 100, "max_steps": 1000, "test_sequences": 8, "eval_every": 50, "inspect": [16, 2, 0]}
+    # 100 s left at 0.2 s a step: FIT_SHARE of 500 steps, cut to whole eval intervals
+    want = int(100 * sweep.FIT_SHARE / 0.2) // 50 * 50
+    assert sweep.fitted_steps(cfg, 0.2, 100.0) == want
+    assert sweep.fitted_steps(cfg, 10.0, 100.0) == 100 and sweep.fitted_steps(cfg, 1e-4, 100.0) == 1000
+    members = sweep.members(cfg, 8, 300)
+    assert [c.rule for c in members] == ["linear", "gdn"] and {c.steps for c in members} == {300}
+    row = lambda c, acc: {**c.__dict__, "steps_done": 300, "accuracy": acc, "final_loss": 1.0, "seconds": 2.0,
+                          "curve": [[300, acc]], "loss_curve": [[300, 1.0]]}
+    (tmp_path / "width8.json").write_text(json.dumps({"d": 8, "seconds": 2.0, "rows": [row(c, 0.5) for c in members]}))
+    summary = sweep.merge(cfg, tmp_path)                    # width 16 never wrote: its rows are simply absent
+    assert summary["runs"] == 4 and len(summary["rows"]) == 2 and summary["stacks"] == [{"d": 8, "seconds": 2.0}]
+    assert json.loads((tmp_path / "results.json").read_text())["rows"][0]["accuracy"] == 0.5

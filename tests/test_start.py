@@ -8,14 +8,17 @@ import pytest
 import torch
 from safetensors import safe_open
 
-from gdn.figures.start import LAYOUT, fig_attention_to_table, fig_block
+from gdn.figures.memory import CLOSED_FORM_HTML
+from gdn.figures.start import DELTA_RULE, LAYOUT, block_html, stack_html
+from gdn.figures.start_attention import attention_html
 from gdn.lessons import start as lesson
 from gdn.lessons.cost import load_sizes
 from gdn.ops.inputs import l2_normalize
 from gdn.qwen35 import load_model, parse_config
 from gdn.qwen35.checkpoint import layer_shapes
 from gdn.qwen35.sources import DEMO_PATH, TRAINED_PATH
-from tests.apptest import arr, open_app
+from tests.apptest import open_app, player_payload
+from tests.htmlview import elements, select
 
 MODELS = [pytest.param(DEMO_PATH, id="demo-random"), pytest.param(TRAINED_PATH, id="demo-trained")]
 PROMPT = json.loads(open("assets/prompts/real_model.json", encoding="utf-8").read())["recall"]
@@ -149,37 +152,84 @@ def test_live_values_equal_the_trace():
 
 # ---- figures ---------------------------------------------------------------------------------
 
-def test_block_figure_has_one_click_target_set_per_box():
-    texts = {b: b for b in LAYOUT}
-    fig = fig_block(texts, {b: f"open {b}" for b in LAYOUT})
-    targets = fig.data[-1]
-    assert set(targets.customdata) == set(LAYOUT)
-    for box, x, y in zip(targets.customdata, targets.x, targets.y):   # every marker sits inside its box
-        cx, cy, w, h, _ = LAYOUT[box]
-        assert abs(x - cx) < w / 2 and abs(y - cy) < h / 2
-    assert fig.layout.clickmode == "event+select" and fig.layout.dragmode is False
+def number(text: str) -> float:
+    return float(text.strip().replace("−", "-"))
 
 
-def test_attention_figure_shows_both_reads():
-    ex = lesson.example(T=4, seed=1)
-    w, _ = lesson.softmax_read(ex.q, ex.k, ex.v)
-    S = lesson.table(ex.k, ex.v)
-    labels = {"t1": "1", "t2": "{sum} = {table}", "t3": "3", "token": "k{j}", "token_axis": "j", "sum": "sum", "table": "table",
-              "value_axis": "v", "key_axis": "k", "diff": "diff"}
-    fig = fig_attention_to_table(w, lesson.linear_read(ex.q, ex.k, ex.v), lesson.table_read(S, ex.q), S, labels=labels)
-    assert len(fig.data[0].y) == 4
-    np.testing.assert_allclose(fig.data[1].y, fig.data[2].y, atol=1e-12)
+def test_block_diagram_has_one_click_target_per_box_inside_the_drawing():
+    markup = block_html({b: f"<b>{b}</b><br><i>x < 1</i>" for b in LAYOUT}, {b: f"open {b}" for b in LAYOUT})
+    boxes = select(markup, class_="blk-box")
+    assert [n.attrs["data-open"] for n in boxes] == list(LAYOUT)
+    for node in boxes:                                               # every box lies inside the drawing
+        style = dict(p.split(":") for p in node.attrs["style"].split(";"))
+        left, top, width, height = (float(style[k].rstrip("%")) for k in ("left", "top", "width", "height"))
+        assert left >= 0 and top >= 0 and left + width <= 100 and top + height <= 100, node.attrs
+        assert node.attrs["title"] == f"open {node.attrs['data-open']}"
+    assert "x &lt; 1" in markup and "<b>delta</b>" in markup          # text escaped, the few tags kept
+
+
+def test_the_diagram_writes_the_memory_pages_update_rule():
+    plain = lambda markup: re.sub(r"\s+", "", "".join(n.text for n in elements(markup)[:1]))
+    assert plain(CLOSED_FORM_HTML) in plain(f"<div>{DELTA_RULE}</div>")
+    assert "S<sub>t−1</sub>" in DELTA_RULE and "S<sub>t</sub><sup>⊤</sup>q" in DELTA_RULE   # S is d_k x d_v, read S^T q
+
+
+def test_stack_rows_run_top_down_with_each_note_beside_the_first_layer_of_its_kind():
+    kinds = ["linear_attention"] * 3 + ["full_attention"]
+    markup = stack_html(kinds * 2, names={"linear_attention": "GDN {i}", "full_attention": "attn {i}"},
+                        notes={"linear_attention": "fixed<br>state", "full_attention": "grows"})
+    rows = select(markup, class_="stk-row")
+    assert [r.children[0].text for r in rows] == [f"{'attn' if i % 4 == 3 else 'GDN'} {i}" for i in reversed(range(8))]
+    notes = {r.children[0].text: r.children[1].text for r in rows if r.children[1].text}
+    assert notes == {"GDN 0": "fixedstate", "attn 3": "grows"}
+
+
+LABELS = {"t1": "1", "t2": "{sum} = {table}", "t3": "3", "token": "k<sub>{j}</sub>", "token_axis": "j",
+          "value_axis": "v", "key_axis": "k", "diff": "diff", "share": "share {j}", "hint": "hint"}
+
+
+@pytest.mark.parametrize("T,seed", [(1, 0), (4, 1), (12, 7)])
+def test_attention_figure_links_each_tokens_weight_term_and_share(T, seed):
+    """Token j's bar, row and shares all carry data-link=j, with its own numbers: checked against a
+    softmax, dot products and outer products computed here."""
+    ex = lesson.example(T=T, seed=seed)
+    r = lesson.reads(ex)
+    markup = attention_html(r.weights, r.scores, r.terms, r.o_sum, r.o_table, r.S, r.outer, labels=LABELS)
+    scores = ex.k @ ex.q
+    softmax = np.exp(scores / np.sqrt(3)) / np.exp(scores / np.sqrt(3)).sum()
+    for j in range(T):
+        bar, = select(markup, class_="att-bar", data_link=str(j))
+        assert float(bar.attrs["data-w"]) == pytest.approx(softmax[j], rel=1e-12)
+        assert number(bar.children[0].text) == pytest.approx(softmax[j], abs=0.005)
+        row, = select(markup, class_="term", data_link=str(j))
+        cells = [number(n.text) for n in row.children[1:]]
+        np.testing.assert_allclose(cells, [scores[j], *(scores[j] * ex.v[j])], atol=0.005)
+        shares = np.array([number(n.text) for n in select(markup, class_="share", data_link=str(j))])
+        np.testing.assert_allclose(shares, np.outer(ex.k[j], ex.v[j]).ravel(), atol=0.005)
+        assert len(select(markup, class_="att-term", data_link=str(j))) == 1
+    totals = lambda name: [number(n.text) for n in select(markup, data_total=name)]
+    np.testing.assert_allclose(totals("sum"), (scores[:, None] * ex.v).sum(0), atol=0.005)
+    np.testing.assert_allclose(totals("table"), totals("sum"), atol=1e-12)
+    whole = [number(n.text) for n in select(markup, class_="whole")]
+    np.testing.assert_allclose(whole, (ex.k.T @ ex.v).ravel(), atol=0.005)
+
+
+def test_numbers_never_print_minus_zero():
+    from gdn.figures.start_attention import num
+    assert (num(-0.001), num(-0.5), num(0.004)) == ("0.00", "−0.50", "0.00")
 
 
 # ---- the page --------------------------------------------------------------------------------
 
-def charts(at):
-    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+def explorer_frames(at, key: str) -> tuple[dict, dict]:
+    """The explorer mounted under `key` (app_pages/_support/explorer.py): (its data, {"i,j": html})."""
+    return player_payload(at, key)
 
 
-def box_text(spec, box: str) -> str:
-    cx, cy, *_ = LAYOUT[box]
-    return next(a["text"] for a in spec["layout"]["annotations"] if a.get("x") == cx and a.get("y") == cy)
+def box_text(at, box: str) -> str:
+    _, frames = explorer_frames(at, "start_block_explorer")
+    node, = select(frames[""], data_open=box)
+    return node.text
 
 
 @pytest.mark.parametrize("lang,title", [("zh", "从这里开始"), ("en", "Start here")])
@@ -187,36 +237,36 @@ def test_root_opens_the_start_page_in_both_languages(lang, title):
     at = open_app(lang)
     assert not at.exception, [e.value for e in at.exception]
     assert at.title[0].value.startswith(title)
-    specs = charts(at)
-    assert len(specs) == 3                                           # attention -> table, block, stack
-    weights = arr(specs[0]["data"][0]["y"])
-    assert len(weights) == 6 and weights.sum() == pytest.approx(1.0)
-    block = specs[1]
-    assert "[T, 6144]" in box_text(block, "in_qkv")                  # 0.8B shapes when nothing is loaded
-    stack = specs[2]["layout"]["shapes"]
-    assert len(stack) == 24
+    data, frames = explorer_frames(at, "start_attention_explorer")
+    assert len(frames) == 12 * 20 and data["index"] == [5, 0]        # T = 1..12 x 20 examples, T = 6 shown
+    weights = [float(n.attrs["data-w"]) for n in select(frames["5,0"], class_="att-bar")]
+    assert len(weights) == 6 and sum(weights) == pytest.approx(1.0)
+    assert "[T, 6144]" in box_text(at, "in_qkv")                     # 0.8B shapes when nothing is loaded
+    stack = [e for e in at.get("html") if "gdn-stack" in e.proto.body]
+    assert len(select(stack[0].proto.body, class_="stk-row")) == 24
 
 
 def test_live_values_on_the_page_are_the_traced_ones():
     at = open_app("en", start_layer="1", start_head="2", start_t="5", start_shapes="demo")
     assert not at.exception
-    block = charts(at)[1]
     cfg = load_model(TRAINED_PATH).cfg
     qkv = 2 * cfg.linear_num_key_heads * cfg.linear_key_head_dim + cfg.linear_num_value_heads * cfg.linear_value_head_dim
-    assert f"[T, {qkv}]" in box_text(block, "in_qkv")                # the trained demo's own sizes
+    assert f"[T, {qkv}]" in box_text(at, "in_qkv")                # the trained demo's own sizes
     model = load_model(TRAINED_PATH)
     trace = model.trace(model.tokenizer.encode(PROMPT["en"]).ids)
     beta = float(trace.layers[1].beta[5, 2])
     alpha = float(trace.layers[1].alpha[5, 2])
-    assert f"β = {beta:.3f}" in box_text(block, "beta")
-    assert f"α = {alpha:.3f}" in box_text(block, "alpha")
-    shown = re.search(r"‖S_t‖ = ([0-9.]+)", box_text(block, "delta")).group(1)
+    assert f"β = {beta:.3f}" in box_text(at, "beta")
+    assert f"α = {alpha:.3f}" in box_text(at, "alpha")
+    shown = re.search(r"‖S_t‖ = ([0-9.]+)", box_text(at, "delta")).group(1)
     assert float(shown) == pytest.approx(float(trace.layers[1].state_norms[5, 2]), abs=0.006)
 
 
 def test_links_reopen_the_example_and_bad_values_fall_back():
     at = open_app("en", start_T="3", start_seed="7")
-    assert len(arr(charts(at)[0]["data"][0]["y"])) == 3 and at.session_state["start_seed"] == 7
+    data, frames = explorer_frames(at, "start_attention_explorer")
+    assert data["index"] == [2, 7] and at.session_state["start_seed"] == 7
+    assert len(select(frames["2,7"], class_="att-bar")) == 3
     kinds = list(load_model(TRAINED_PATH).cfg.layer_types)
     attention = kinds.index("full_attention")
     at = open_app("zh", start_T="99", start_seed="1e400", start_shapes="x", start_layer=str(attention), start_t="-1",

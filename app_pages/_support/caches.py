@@ -52,6 +52,8 @@ BOUNDS = {                    # max_entries of the streamlit caches in app_pages
     "playground.lessons": 64,
     "player.memory": 256,
     "player.compare": 64,
+    "explorer.start": 8,
+    "explorer.playground": 16,
 }
 
 STREAMLIT = {
@@ -77,6 +79,10 @@ STREAMLIT = {
                            "Packed: every frame of the memory page's player, gzipped", "_memory_frames.py"),
     "player.compare": Cache(BOUNDS["player.compare"], "(example name, language, lecture)",
                             "Packed: every frame of the compare page's player and its error grid", "_compare_frames.py"),
+    "explorer.start": Cache(BOUNDS["explorer.start"], "(language, lecture)",
+                            "Packed: the start page's first figure at every T and example", "_start_attention.py"),
+    "explorer.playground": Cache(BOUNDS["explorer.playground"], "(language, lecture), one cache per toy",
+                                 "Packed: a playground toy at every point of its slider grid", "_playground_toys.py"),
     "live.store": Cache("one per server", "()", "the live class's Store: its connection pool to GDN_CLASS_DB",
                         "_live.py"),
     "chunking.reference": Cache("one per server", "()", "the shipped timing curve, the live timing store (2 caches)",

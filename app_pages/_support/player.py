@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass
 
 import streamlit as st
 
-from app_pages._support import ui
+from app_pages._support import explorer, ui
 
 # The stylesheet rides in the script, which puts it in the page's head once: a component drawn into the
 # page (isolate_styles=False, so the tables get the app's CSS) has its css= applied nowhere.
@@ -133,12 +133,18 @@ def _heard() -> None:
         st.session_state[f"_player_synced_{prefix}"] = (t, stage)
 
 
+def _heard_values() -> None:
+    """An explorer's values (app_pages/_support/explorer.py), sent the same way as a player's position."""
+    explorer.heard((st.session_state["gdn_player_relay"] or {}).get("values") or {})
+
+
 def relay() -> None:
     """Mount once per run, outside any fragment (app.py): what a player sends through it arrives in the
     same full run as the click that made it send (a fragment's message would scope that run to the fragment).
     It also links hovers across figures: every element marked data-tok="t" lights up with the others of
     token t, and a card slot (.gdn-tok-slot) shows token t's card."""
-    _relay(key="gdn_player_relay", on_position_change=_heard, width="content", height=0)
+    _relay(key="gdn_player_relay", on_position_change=_heard, on_values_change=_heard_values, width="content",
+           height=0)
 
 
 def player(prefix: str, packed: Packed, n_tokens: int, stages: tuple[str, ...],

@@ -11,6 +11,7 @@ from gdn.figures.common import DIVERGING, base_layout, horizontal_titles, symmet
 
 RULE_COLORS = {"softmax": "#6b7280", "linear": "#dc2626", "decay": "#d97706", "deltanet": "#2563eb", "gdn": "#059669"}
 RULE_DASH = {"softmax": "dot"}
+DODGE = 1.07           # the results figure moves rule i of n by DODGE^(i - (n-1)/2) along its log pairs axis
 
 
 def legend_top(font_size: int) -> int:
@@ -20,20 +21,32 @@ def legend_top(font_size: int) -> int:
 
 
 def fig_results(acc: np.ndarray, *, rules, widths, pairs, names: dict[str, str], titles: list[str],
-                labels: dict[str, str], font_size: int = 14, height: int = 400) -> go.Figure:
-    """acc: [rules, widths, pairs] best-lr accuracy (NaN: not run). One panel per width, x = pairs."""
+                labels: dict[str, str], low: np.ndarray | None = None, high: np.ndarray | None = None,
+                font_size: int = 14, height: int = 400) -> go.Figure:
+    """acc: [rules, widths, pairs] best-lr accuracy (NaN: not run); low / high the same cells' worst and
+    best seed, drawn as a bar from one to the other. One panel per width, x = pairs, and a dashed line
+    where the pairs equal the width (past it a width-d memory holds more pairs than it has dimensions)."""
     fig = make_subplots(rows=1, cols=len(widths), subplot_titles=titles, shared_yaxes=True, horizontal_spacing=0.06)
     for i, rule in enumerate(rules):
         for j in range(len(widths)):
-            fig.add_trace(go.Scatter(
-                x=list(pairs), y=acc[i, j] * 100, name=names[rule], legendgroup=rule, showlegend=j == 0,
-                mode="lines+markers", line=dict(color=RULE_COLORS[rule], width=3, dash=RULE_DASH.get(rule)),
-                marker=dict(size=9),
-                hovertemplate=f"{names[rule]}<br>{labels['pairs']} %{{x}}<br>{labels['accuracy']} %{{y:.1f}} %<extra></extra>"),
+            spread = None if low is None else dict(type="data", symmetric=False, array=(high[i, j] - acc[i, j]) * 100,
+                                                   arrayminus=(acc[i, j] - low[i, j]) * 100, thickness=1.5, width=5)
+            seeds = "" if low is None else (f"<br>{labels['seeds_range']} %{{customdata[1]:.1f}}–%{{customdata[2]:.1f}} %")
+            bounds = (low, high) if low is not None else (acc, acc)
+            fig.add_trace(go.Scatter(     # each rule nudged sideways (log axis) so the seed bars do not overlap
+                x=[n * DODGE ** (i - (len(rules) - 1) / 2) for n in pairs], y=acc[i, j] * 100, name=names[rule],
+                legendgroup=rule, showlegend=j == 0, mode="lines+markers",
+                line=dict(color=RULE_COLORS[rule], width=3, dash=RULE_DASH.get(rule)), marker=dict(size=9),
+                error_y=spread, customdata=np.stack([np.asarray(pairs, float), bounds[0][i, j] * 100,
+                                                     bounds[1][i, j] * 100], -1),
+                hovertemplate=f"{names[rule]}<br>{labels['pairs']} %{{customdata[0]:.0f}}<br>{labels['accuracy']} "
+                              f"%{{y:.1f}} %{seeds}<extra></extra>"),
                 row=1, col=j + 1)
-        for j in range(len(widths)):
-            fig.update_xaxes(type="log", tickvals=list(pairs), ticktext=[str(p) for p in pairs],
-                             title_text=labels["pairs"], row=1, col=j + 1)
+    for j, d in enumerate(widths):
+        fig.update_xaxes(type="log", tickvals=list(pairs), ticktext=[str(p) for p in pairs],
+                         title_text=labels["pairs"], row=1, col=j + 1)
+        if min(pairs) <= d <= max(pairs):
+            fig.add_vline(x=d, line=dict(color="#9ca3af", width=1.5, dash="dash"), row=1, col=j + 1)
     fig.update_yaxes(range=[-3, 103], title_text=labels["accuracy_pct"], row=1, col=1)
     fig.update_annotations(font_size=font_size)
     fig.update_layout(legend=dict(orientation="h", yref="container", y=1, yanchor="top", x=0, xanchor="left"))

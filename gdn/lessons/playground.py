@@ -144,6 +144,14 @@ def along_k_factor(knorm: np.ndarray, beta: float) -> np.ndarray:
     return 1.0 - beta * np.asarray(knorm, dtype=float) ** 2
 
 
+def norm_regime(beta: float, knorm: float) -> str:
+    """What repeated writes do for x = beta ||k||^2 (the factor along k is 1 - x): none (x = 0), shrink
+    (x < 1), exact (x = 1), overshoot (1 < x < 2), edge (x = 2: flips forever) or diverge (x > 2)."""
+    x = beta * knorm ** 2
+    return ("none" if np.isclose(x, 0) else "exact" if np.isclose(x, 1) else "edge" if np.isclose(x, 2) else
+            "shrink" if x < 1 else "overshoot" if x < 2 else "diverge")
+
+
 def clip_for_display(x: np.ndarray, limit: float = EXPLODE) -> tuple[np.ndarray, bool]:
     """Finite values no larger than limit (inf and nan become limit), and whether any were clipped."""
     x = np.asarray(x, dtype=float)

@@ -59,6 +59,37 @@ def table_read(S: np.ndarray, q: np.ndarray) -> np.ndarray:
     return S.T @ q
 
 
+def linear_terms(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The sum's parts, token by token: (scores q·k_j [T], terms (q·k_j) v_j [T, V]); terms sum to linear_read."""
+    scores = k @ q                                             # [T]
+    return scores, scores[:, None] * v
+
+
+def outer_products(k: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Each token's share of the table, k_j v_j^T: k [T, K], v [T, V] -> [T, K, V]; they sum to table(k, v)."""
+    return k[:, :, None] * v[:, None, :]
+
+
+@dataclass(frozen=True)
+class Reads:
+    """Everything the start page's first figure shows for one example (shapes as in the functions above)."""
+    weights: np.ndarray      # [T] softmax weights
+    scores: np.ndarray       # [T] q·k_j
+    terms: np.ndarray        # [T, V] (q·k_j) v_j
+    o_sum: np.ndarray        # [V] sum of the terms
+    o_table: np.ndarray      # [V] S^T q
+    S: np.ndarray            # [K, V]
+    outer: np.ndarray        # [T, K, V] k_j v_j^T
+
+
+def reads(ex: Example) -> Reads:
+    weights, _ = softmax_read(ex.q, ex.k, ex.v)
+    scores, terms = linear_terms(ex.q, ex.k, ex.v)
+    S = table(ex.k, ex.v)
+    return Reads(weights=weights, scores=scores, terms=terms, o_sum=linear_read(ex.q, ex.k, ex.v),
+                 o_table=table_read(S, ex.q), S=S, outer=outer_products(ex.k, ex.v))
+
+
 def numbers_kept(T: int, K: int, V: int) -> dict[str, int]:
     """How many numbers each form keeps after T tokens (one head): the KV cache grows, the table does not."""
     return {"kv_cache": T * (K + V), "table": K * V}

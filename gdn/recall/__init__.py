@@ -3,7 +3,9 @@
     data.py        the MQAR sequences (pairs, then the keys asked again)
     models.py      tiny models that differ only in their memory: softmax, linear, decay, deltanet, gdn
     train.py       one training run and its test-set accuracy
-    sweep.py       the shipped grid, trained in parallel on a GPU (assets/recall/)
+    stacked.py     many models of one width as one: a leading model axis on every weight, one launch for all
+    batched.py     training a stack: every member exactly as train.py would train it alone
+    sweep.py       the shipped grid, one stack per width on a GPU (assets/recall/)
     quick.py       the small CPU setting of the page's "train one now" (python -m gdn.recall --quick)
     inspect.py     a trained model's gates, memory size and per-pair recall on one sequence
     write_step.py  the delta-rule write as one gradient step on 1/2 ||S^T k - v||^2

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from safetensors import safe_open
 from safetensors.torch import load_file
 
 from gdn.ops import state_norm_scan
@@ -37,6 +38,12 @@ def load_shipped(path: Path = SHIPPED, d: int = SHIPPED_WIDTH) -> RecallModel:
     model = RecallModel(Vocab().size, d, "gdn")
     model.load_state_dict(load_file(str(path)))
     return model.eval()
+
+
+def shipped_metadata(path: Path = SHIPPED) -> dict[str, str]:
+    """What the sweep wrote beside the weights: lr, seed, steps and test accuracy (strings)."""
+    with safe_open(str(path), "pt") as f:
+        return dict(f.metadata() or {})
 
 
 def example(pairs: int = 8, seq_len: int = 40, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:

@@ -1,5 +1,7 @@
 """The shipped sweep (assets/recall/results.json) as the page's tables: per (rule, width, pairs), the best
-learning rate's accuracy (averaged over the seeds that ran at that rate), as the papers report sweeps."""
+learning rate's accuracy (averaged over the seeds that ran at that rate), as the papers report sweeps,
+with the lowest and highest seed at that rate (MQAR training either leaves chance or stays there, so
+two seeds of one cell can differ by the whole scale)."""
 from __future__ import annotations
 
 import json
@@ -16,7 +18,8 @@ def load(path: Path = RESULTS) -> dict:
 
 
 def best_cells(rows: list[dict]) -> dict[tuple[str, int, int], dict]:
-    """(rule, d, pairs) -> {"accuracy": mean over seeds at the best lr, "lr", "seeds", "lrs_tried", "steps"}."""
+    """(rule, d, pairs) -> {"accuracy": mean over seeds at the best lr, "low" / "high": its worst and best
+    seed, "lr", "seeds", "lrs_tried", "steps"}."""
     by_lr = defaultdict(list)
     for r in rows:
         by_lr[(r["rule"], r["d"], r["pairs"], r["lr"])].append(r)
@@ -26,16 +29,18 @@ def best_cells(rows: list[dict]) -> dict[tuple[str, int, int], dict]:
         cell = cells.setdefault((rule, d, pairs), {"accuracy": -1.0, "lrs_tried": []})
         cell["lrs_tried"].append(lr)
         if acc > cell["accuracy"]:
-            cell.update(accuracy=acc, lr=lr, seeds=len(runs), steps=min(r["steps_done"] for r in runs))
+            accs = [r["accuracy"] for r in runs]
+            cell.update(accuracy=acc, low=min(accs), high=max(accs), lr=lr, seeds=len(runs),
+                        steps=min(r["steps_done"] for r in runs))
     return cells
 
 
-def grid(cells: dict, rules, widths, pairs) -> np.ndarray:
-    """[rules, widths, pairs] accuracy, NaN where no run finished."""
+def grid(cells: dict, rules, widths, pairs, key: str = "accuracy") -> np.ndarray:
+    """[rules, widths, pairs] of a cell's `key` (accuracy, low, high), NaN where no run finished."""
     out = np.full((len(rules), len(widths), len(pairs)), np.nan)
     for i, r in enumerate(rules):
         for j, d in enumerate(widths):
             for k, n in enumerate(pairs):
                 if (r, d, n) in cells:
-                    out[i, j, k] = cells[(r, d, n)]["accuracy"]
+                    out[i, j, k] = cells[(r, d, n)][key]
     return out

@@ -1,87 +1,148 @@
-"""The shipped MQAR results: every (rule, width, pairs, seed, learning rate) of a config, trained in
-parallel worker processes, one result row per run written as it finishes.
+"""The shipped MQAR sweep: every rule x pairs x learning rate x seed of one width trained as ONE stack
+(gdn/recall/batched.py), one worker process per width sharing the GPU.
 
-    python -m gdn.recall.sweep --config assets/recall/config.json --out /tmp/recall --workers 12 --minutes 9
+    python -m gdn.recall.sweep --config assets/recall/config.json --out /tmp/recall --seconds 420
 
-Writes runs.jsonl (every run, loss curve included, appended as runs finish, so a run cut short by the
-time limit loses nothing already done), results.json (the rows the page reads) and, for the config's
-"inspect" setting, the trained Gated DeltaNet model of each learning rate as safetensors. On one GPU
-the tiny models leave it mostly idle (each step is a few hundred small kernel launches), so several
-processes share it; each uses one CPU thread.
+The step count is fitted to the time: each worker first times a few steps of its stack, then trains
+every member for the same number of steps (a multiple of eval_every, between the config's min_steps and
+max_steps) so that it ends inside --seconds; a hard stop later than that cuts a stack at one step for all
+its members (their rows then say steps_done < steps). Every eval_every steps each worker rewrites
+width<d>.json (all its rows with their curves so far), so a run killed from outside still leaves every
+curve up to its last eval. At the end a worker saves its best-learning-rate Gated DeltaNet of the
+config's "inspect" setting, and the parent merges the widths into results.json (merge() does the same
+from the width files alone).
 """
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
+import math
 import multiprocessing as mp
-import os
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 import torch
 from safetensors.torch import save_file
 
-from gdn.recall.train import RunConfig, train
+from gdn.recall.batched import in_stack_order, train_stack
+from gdn.recall.train import RunConfig
 
 ROW_KEYS = ("rule", "d", "pairs", "seq_len", "seed", "lr", "steps", "steps_done", "batch", "accuracy",
             "final_loss", "seconds")
+CALIBRATION_STEPS = (3, 13)        # time steps 3..13 (the first ones pay for allocation and warm-up)
+FIT_SHARE = 0.85                   # of the time left, what the fitted steps may fill (evals, contention)
+HARD_STOP_GRACE = 45.0             # seconds past --seconds before a stack is cut
 
 
-def runs_of(config: dict) -> list[RunConfig]:
-    """Every run of the grid in priority order: every setting once at the config's first learning rate
-    and first seed, then the other learning rates, then the other seeds (a time limit cuts the least
-    needed runs); within a round the costliest settings first."""
-    grid = itertools.product(config["rules"], config["widths"], config["pairs"], config["seeds"], config["lrs"])
-    runs = [RunConfig(rule=r, d=d, pairs=n, seq_len=config["seq_len"], steps=config["steps"], batch=config["batch"],
-                      lr=lr, seed=s, eval_every=config.get("eval_every", 0), test_sequences=config["test_sequences"])
-            for r, d, n, s, lr in grid]
-    rank = lambda c: (config["seeds"].index(c.seed), config["lrs"].index(c.lr), -c.pairs, -c.d, c.rule)
-    return sorted(runs, key=rank)
+def members(config: dict, d: int, steps: int, **overrides) -> list[RunConfig]:
+    """The stack of width d: every rule x pairs x seed x learning rate, in stack order."""
+    base = dict(d=d, seq_len=config["seq_len"], steps=steps, batch=config["batch"], eval_every=config["eval_every"],
+                test_sequences=config["test_sequences"]) | overrides
+    return in_stack_order([RunConfig(rule=r, pairs=n, lr=lr, seed=s, **base) for r in config["rules"]
+                           for n in config["pairs"] for s in config["seeds"] for lr in config["lrs"]])
 
 
-def _work(job):
-    cfg, device, deadline, inspect, out = job
+def _sync(device):
+    if str(device).startswith("cuda"):
+        torch.cuda.synchronize()
+
+
+def seconds_per_step(config: dict, d: int, device) -> float:
+    """Time CALIBRATION_STEPS of the real stack (weights thrown away afterwards)."""
+    first, last = CALIBRATION_STEPS
+    stamps = {}
+
+    def on_step(step, _):
+        if step in (first, last):
+            _sync(device)
+            stamps[step] = time.perf_counter()
+
+    train_stack(members(config, d, last, eval_every=0, test_sequences=8), device=device, on_step=on_step)
+    return (stamps[last] - stamps[first]) / (last - first)
+
+
+def fitted_steps(config: dict, per_step: float, seconds_left: float) -> int:
+    every = config["eval_every"]
+    steps = int(seconds_left * FIT_SHARE / per_step) // every * every
+    return max(config["min_steps"], min(config["max_steps"], steps))
+
+
+def _write(path: Path, data) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data), encoding="utf-8")
+    tmp.replace(path)                                   # a reader never sees half a file
+
+
+def train_width(config: dict, d: int, device, start: float, seconds: float, out: Path) -> None:
     torch.set_num_threads(1)
-    if time.time() > deadline:
-        return None
-    model, row = train(cfg, device=device, should_stop=lambda: time.time() > deadline)
-    if inspect and cfg.rule == "gdn" and (cfg.d, cfg.pairs, cfg.seed) == tuple(inspect):
-        state = {k: v.detach().float().cpu().contiguous() for k, v in model.state_dict().items()}
-        save_file(state, str(Path(out) / f"gdn_d{cfg.d}_pairs{cfg.pairs}_seed{cfg.seed}_lr{cfg.lr:g}.safetensors"))
-    return row
+    torch.manual_seed(0)
+    per_step = seconds_per_step(config, d, device)
+    steps = fitted_steps(config, per_step, start + seconds - time.time())
+    cfgs = members(config, d, steps)
+    print(f"width {d}: {len(cfgs)} models, {per_step * 1e3:.1f} ms per step -> {steps} steps", flush=True)
+    began, report = time.time(), {"d": d, "models": len(cfgs), "calibrated_ms_per_step": per_step * 1e3}
+    curves = [[] for _ in cfgs]
+
+    def on_eval(step, accs):
+        for c, a in zip(curves, accs):
+            c.append((step, a))
+        rows = [{**asdict(cfg), "steps_done": step, "accuracy": a, "curve": curve, "partial": True}
+                for cfg, a, curve in zip(cfgs, accs, curves)]
+        _write(out / f"width{d}.json", report | {"seconds": round(time.time() - began, 1), "rows": rows})
+        best = max(accs)
+        print(f"width {d}: step {step}/{steps} ({time.time() - start:.0f} s) best member {best:.3f}", flush=True)
+
+    model, rows = train_stack(cfgs, device=device, on_eval=on_eval,
+                              should_stop=lambda: time.time() > start + seconds + HARD_STOP_GRACE)
+    _write(out / f"width{d}.json", report | {"seconds": round(time.time() - began, 1), "rows": rows})
+    inspect_d, inspect_pairs, inspect_seed = config["inspect"]
+    if d == inspect_d:
+        picks = [m for m, c in enumerate(cfgs) if (c.rule, c.pairs, c.seed) == ("gdn", inspect_pairs, inspect_seed)]
+        best = max(picks, key=lambda m: rows[m]["accuracy"])
+        c = cfgs[best]
+        save_file(model.unstack(best), str(out / f"gdn_d{d}_pairs{c.pairs}.safetensors"),
+                  metadata={"lr": f"{c.lr:g}", "seed": str(c.seed), "steps": str(rows[best]["steps_done"]),
+                            "accuracy": f"{rows[best]['accuracy']:.4f}"})
+    print(f"width {d}: done in {time.time() - began:.0f} s", flush=True)
+
+
+def merge(config: dict, out: Path, extra: dict | None = None) -> dict:
+    """results.json from the width files: the rows the page reads, with the stacks' timings."""
+    widths = [json.loads((out / f"width{d}.json").read_text(encoding="utf-8"))
+              for d in config["widths"] if (out / f"width{d}.json").exists()]
+    rows = [{k: r.get(k) for k in ROW_KEYS} | {"curve": r["curve"], "loss_curve": r.get("loss_curve", [])}
+            for w in widths for r in w["rows"]]
+    summary = {"config": config, "stacks": [{k: v for k, v in w.items() if k != "rows"} for w in widths],
+               "runs": math.prod(len(config[k]) for k in ("rules", "widths", "pairs", "seeds", "lrs")),
+               "rows": rows} | (extra or {})
+    _write(out / "results.json", summary)
+    return summary
 
 
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--config", required=True)
     p.add_argument("--out", required=True)
-    p.add_argument("--workers", type=int, default=max(1, (os.cpu_count() or 2) - 2))
-    p.add_argument("--minutes", type=float, default=18.0, help="stop starting and cut runs after this long")
+    p.add_argument("--seconds", type=float, default=420.0, help="every width's training ends by then")
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     args = p.parse_args(argv)
+    start = time.time()
     config = json.loads(Path(args.config).read_text(encoding="utf-8"))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    start = time.time()
-    deadline = start + 60 * args.minutes
-    jobs = [(cfg, args.device, deadline, config.get("inspect"), str(out)) for cfg in runs_of(config)]
-    rows = []
-    with mp.get_context("spawn").Pool(args.workers) as pool, open(out / "runs.jsonl", "a", encoding="utf-8") as log:
-        for row in pool.imap_unordered(_work, jobs):
-            if row is None:
-                continue
-            rows.append(row)
-            log.write(json.dumps(row) + "\n")
-            log.flush()
-            print(f"{time.time() - start:6.0f}s {row['rule']:9s} d={row['d']:3d} pairs={row['pairs']:3d} "
-                  f"lr={row['lr']:g} seed={row['seed']} acc={row['accuracy']:.3f} ({row['seconds']:.0f}s, "
-                  f"{row['steps_done']} steps)", flush=True)
-    summary = {"config": config, "device": torch.cuda.get_device_name() if args.device == "cuda" else "cpu",
-               "workers": args.workers, "wall_seconds": round(time.time() - start, 1), "torch": torch.__version__,
-               "runs": len(jobs), "rows": [{k: r[k] for k in ROW_KEYS} for r in rows]}
-    (out / "results.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
-    print(f"done: {len(rows)} of {len(jobs)} runs in {summary['wall_seconds']} s")
+    ctx = mp.get_context("spawn")
+    workers = [ctx.Process(target=train_width, args=(config, d, args.device, start, args.seconds, out))
+               for d in sorted(config["widths"], reverse=True)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    device = torch.cuda.get_device_name() if args.device == "cuda" else "cpu"
+    summary = merge(config, out, {"device": device, "torch": torch.__version__,
+                                  "wall_seconds": round(time.time() - start, 1)})
+    print(f"done: {len(summary['rows'])} rows in {summary['wall_seconds']} s; exit codes "
+          f"{[w.exitcode for w in workers]}", flush=True)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,126 @@
+"""Playground toys answered in the browser: the explorer (app_pages/_support/explorer.py) gets the toy
+drawn at every value of its sliders, so a move paints in the next frame and reruns nothing. The numbers at
+each grid point come from gdn.lessons.playground, as the server-side panels' do."""
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from gdn.figures.playground_html import half_life_html, key_norm_html, repeated_html
+from gdn.lessons import playground as ex
+from gdn.lessons.compare import RULES
+from gdn.units import half_life
+from app_pages._support import ui
+from app_pages._support.caches import BOUNDS
+from app_pages._support.explorer import Control, Packed, explorer, pack_grid
+
+ALPHAS = tuple(round(0.01 * i, 2) for i in range(101))        # the half-life toy's α: 0, 0.01, ..., 1
+REFERENCES = (0.5, 0.9, 0.97, 0.99)
+# The repeated-writes toy's grid: 11 x 7 x 11 = 847 frames (the slow α values are the interesting ones).
+RW_BETAS = tuple(round(0.1 * i, 1) for i in range(11))
+RW_ALPHAS = (0.0, 0.5, 0.8, 0.9, 0.95, 0.99, 1.0)
+RW_WRITES = (1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20)
+# The key-norm toy's grid: 13 x 11 x 4 = 572 frames (13 x 20 x 4 with β up to 1.9, the opt-in).
+KN_NORMS = (0.1, 0.25, 0.5, 0.75, 0.9, 1.0, 1.1, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0)
+KN_BETAS = tuple(round(0.1 * i, 1) for i in range(11))
+KN_BETAS_NEGATIVE = tuple(round(0.1 * i, 1) for i in range(20))
+KN_WRITES = (5, 10, 20, 30)
+C_GRID = np.linspace(0.0, 3.0, 61)
+
+
+def half_life_text(half: float) -> str:
+    return (ui.tr("playground.hl_never") if np.isinf(half) else ui.tr("playground.hl_at_once") if half == 0
+            else ui.tr("playground.hl_tokens", n=f"{half:.1f}"))
+
+
+def half_life_frame(alpha: float) -> str:
+    """The half-life toy at one α: the half-life, α^10 and α^50, and the decay curves."""
+    half = half_life(alpha)
+    refs = [a for a in REFERENCES if not np.isclose(a, alpha)]
+    curves = ex.decay_curves([*refs, alpha], 100)
+    metrics = [("half", ui.tr("playground.hl_half"), half_life_text(half))]
+    metrics += [(f"after{n}", ui.tr("playground.hl_after", n=n), f"{curves[-1, n]:.3g}") for n in (10, 50)]
+    labels = {"n": ui.tr("playground.hl_n"), "kept": ui.tr("playground.hl_kept"), "half_at": ui.tr("playground.hl_half_at")}
+    return half_life_html(curves, refs, alpha, half, labels=labels, metrics=metrics, alt=ui.tr("playground.hl_alt"))
+
+
+def half_life_controls() -> list[Control]:
+    return [Control("playground_halflife_alpha", ui.tr("playground.hl_alpha"), ALPHAS, tuple(f"{a:.2f}" for a in ALPHAS),
+                    0.97)]
+
+
+@st.cache_resource(max_entries=BOUNDS["explorer.playground"], show_spinner=False)
+def _half_life_packed(language: str, lecture: bool) -> Packed:
+    return pack_grid(half_life_controls(), half_life_frame)
+
+
+@st.fragment
+def halflife_panel():
+    explorer("playground_halflife", half_life_controls(), _half_life_packed(ui.lang(), ui.lecture()), side=True)
+    ui.note(ui.tr("playground.hl_story"))
+
+
+def repeated_frame(beta: float, alpha: float, T: int) -> str:
+    """The repeated-writes toy at one grid point: each rule's distance to v after every write."""
+    dist = ex.repeated_writes(T, beta=beta, alpha=alpha)
+    names = {r: ui.tr(f"playground.rule_{r}") for r in RULES}
+    metrics = [(r, ui.tr("playground.rw_metric", rule=names[r], T=T), f"{dist[r][-1]:.1%}") for r in RULES]
+    return repeated_html(dist, rule_titles=names, labels={"x": ui.tr("playground.rw_x"), "y": ui.tr("playground.rw_y")},
+                         metrics=metrics, alt=ui.tr("playground.rw_alt"))
+
+
+def repeat_controls() -> list[Control]:
+    fmt = lambda xs, f: tuple(f.format(x) for x in xs)
+    return [Control("playground_repeat_beta", ui.tr("playground.beta"), RW_BETAS, fmt(RW_BETAS, "{:.1f}"), 0.5),
+            Control("playground_repeat_alpha", ui.tr("playground.alpha"), RW_ALPHAS, fmt(RW_ALPHAS, "{:g}"), 1.0),
+            Control("playground_repeat_writes", ui.tr("playground.writes"), RW_WRITES, fmt(RW_WRITES, "{}"), 8, play=True)]
+
+
+@st.cache_resource(max_entries=BOUNDS["explorer.playground"], show_spinner=False)
+def _repeat_packed(language: str, lecture: bool) -> Packed:
+    return pack_grid(repeat_controls(), repeated_frame)
+
+
+@st.fragment
+def repeat_panel():
+    explorer("playground_repeat", repeat_controls(), _repeat_packed(ui.lang(), ui.lecture()), side=True)
+    ui.note(ui.tr("playground.rw_story"))
+
+
+def key_norm_frame(knorm: float, beta: float, T: int, negative: bool) -> str:
+    """The key-norm toy at one grid point: the factor 1 - beta c^2 and the distance over T writes."""
+    errors, clipped = ex.clip_for_display(ex.repeated_writes(T, beta=beta, knorm=knorm)["delta"])
+    names = ("factor_title", "error_title", "factor", "knorm", "distance", "shrink", "overshoot", "diverge", "clipped")
+    labels = {n: ui.tr(f"playground.kn_{n}") for n in names} | {"writes": ui.tr("playground.rw_x")}
+    x = beta * knorm ** 2
+    state = ex.norm_regime(beta, knorm)
+    metrics = [("new_term", ui.tr("playground.kn_new_term"), f"× {knorm:.2f}"),
+               ("correction", ui.tr("playground.kn_correction"), f"× {knorm ** 2:.2f}"),
+               ("factor", ui.tr("playground.kn_factor_metric"), f"{1 - x:.2f}")]
+    notes = [ui.tr(f"playground.kn_state_{state}", x=f"{x:.2f}")]
+    if negative:
+        notes.append(ui.tr("playground.kn_negative_note", beta=f"{beta:.2f}", eig=f"{1 - beta:.2f}"))
+    return key_norm_html(C_GRID, ex.along_k_factor(C_GRID, beta), knorm, errors, clipped=clipped, state=state,
+                         labels=labels, metrics=metrics, notes=notes, alt=ui.tr("playground.kn_alt"))
+
+
+def key_norm_controls(negative: bool) -> list[Control]:
+    betas = KN_BETAS_NEGATIVE if negative else KN_BETAS
+    return [Control("playground_knorm_knorm", ui.tr("playground.knorm"), KN_NORMS, tuple(f"{c:g}" for c in KN_NORMS), 1.0),
+            Control("playground_knorm_beta", ui.tr("playground.beta"), betas, tuple(f"{b:.1f}" for b in betas), 1.0),
+            Control("playground_knorm_writes", ui.tr("playground.writes"), KN_WRITES, tuple(map(str, KN_WRITES)), 10)]
+
+
+@st.cache_resource(max_entries=BOUNDS["explorer.playground"], show_spinner=False)
+def _key_norm_packed(language: str, lecture: bool, negative: bool) -> Packed:
+    return pack_grid(key_norm_controls(negative), lambda c, b, T: key_norm_frame(c, b, T, negative))
+
+
+@st.fragment
+def knorm_panel():
+    # beta in [0, 2): the "negative eigenvalue" opt-in, a new grid (a rerun). Off, beta stays in Qwen3.5's [0, 1].
+    negative = st.toggle(ui.tr("playground.kn_negative"), key=ui.bound("playground_knorm_negative"),
+                         bind="query-params", help=ui.tr("playground.kn_negative_help"))
+    explorer("playground_knorm", key_norm_controls(negative), _key_norm_packed(ui.lang(), ui.lecture(), negative),
+             side=True)
+    ui.note(ui.tr("playground.kn_story"))

@@ -1,0 +1,127 @@
+"""The explorer: a figure whose few discrete controls and linked hovers are answered in the browser.
+
+The frame player (player.py) steps a token x stage stream; the explorer answers sliders with a small
+discrete domain. Python draws the figure's HTML at every point of the grid of the controls' values (the
+lesson code computes every number), sends all of it at once, gzip-packed, and assets/explorer/explorer.js
+only swaps the HTML of the chosen point, so a slider move paints in the next animation frame and sends
+nothing to the server. Inside a figure, every element marked data-link="x" lights up (class gdn-lit)
+while any element with the same mark is pointed at or focused; an element marked data-open="x" sends x
+to Python when clicked (the one case that reruns: it opens another page).
+
+Where the values live, as for the player:
+- the address bar: the browser writes each control's ?<key>= (left out at its default) at every move;
+- st.session_state[<key>]: Python's copy, sent through the player's relay (player.py, mounted outside
+  every fragment) only just before a click or Enter outside the explorer, so a share link, a page switch
+  or another widget's run sees the values on screen;
+- a value set by Python (a new link, a classroom demo) bumps "_explorer_seq_<id>" and the browser follows.
+"""
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+import itertools
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import streamlit as st
+
+from app_pages._support import ui
+from app_pages._support.url_state import seed_from_url, sync_to_url
+
+EXPLORER_JS = (f"const EXPLORER_CSS = {json.dumps((ui.ASSETS / 'explorer' / 'explorer.css').read_text(encoding='utf-8'))};\n"
+               + (ui.ASSETS / "explorer" / "explorer.js").read_text(encoding="utf-8"))
+_component = st.components.v2.component("gdn_explorer", js=EXPLORER_JS, isolate_styles=False)
+PLAY_MS = 900               # one value per tick when a control plays
+DOMAINS = "_explorer_domains"   # session key: {explorer id: {control key: [options]}}, what the relay may set
+
+
+@dataclass(frozen=True)
+class Control:
+    """One slider of the explorer: its session and URL key, its label, its discrete values (the URL holds
+    str(value)) and how each is shown; play: a ▶ button that walks through the values."""
+    key: str
+    label: str
+    options: tuple
+    labels: tuple[str, ...]
+    default: object
+    play: bool = False
+
+
+@dataclass(frozen=True)
+class Packed:
+    """The grid's HTML ready to send: gz is base64 of gzip(JSON {"i,j,...": html}); hash names it."""
+    gz: str
+    hash: str
+    n_frames: int
+
+
+def grid_points(controls: list[Control]):
+    """Every point of the controls' grid as (its name "i,j,...", the values at it), first control slowest."""
+    for idx in itertools.product(*(range(len(c.options)) for c in controls)):
+        yield ",".join(map(str, idx)), tuple(c.options[i] for c, i in zip(controls, idx))
+
+
+def pack_grid(controls: list[Control], draw: Callable[..., str]) -> Packed:
+    """draw(*values) -> the figure's HTML at one grid point, called at every point. Gzip: neighbouring
+    points repeat most of their markup, so a few hundred frames pack to tens of KB."""
+    frames = {name: draw(*values) for name, values in grid_points(controls)}
+    body = json.dumps(frames, ensure_ascii=False, separators=(",", ":")).encode()
+    return Packed(gz=base64.b64encode(gzip.compress(body, 6, mtime=0)).decode("ascii"),
+                  hash=hashlib.sha1(body).hexdigest()[:16], n_frames=len(frames))
+
+
+def values(explorer_id: str, controls: list[Control]) -> tuple:
+    """Python's copy of the controls' values (seeded from the link, kept valid), and the sequence number
+    the browser follows when they moved without it."""
+    for c in controls:
+        seed_from_url(c.key, list(c.options), c.default)
+    state = st.session_state
+    chosen = tuple(state[c.key] for c in controls)
+    index = tuple(c.options.index(v) for c, v in zip(controls, chosen))
+    if state.get(f"_explorer_synced_{explorer_id}") != index:
+        state[f"_explorer_seq_{explorer_id}"] = state.get(f"_explorer_seq_{explorer_id}", 0) + 1
+        state[f"_explorer_synced_{explorer_id}"] = index
+    return chosen
+
+
+def heard(sent: dict) -> None:
+    """The relay's message {id, values: {key: str(value)}}: Python's copy follows the browser (no new seq:
+    the browser already shows it). Only keys and values the explorer offered are taken."""
+    try:
+        explorer_id, moved = str(sent["id"]), dict(sent["values"])
+    except (KeyError, TypeError, ValueError):
+        return
+    domains = st.session_state.get(DOMAINS, {}).get(explorer_id, {})
+    for key, text in moved.items():
+        match = [o for o in domains.get(key, ()) if str(o) == str(text)]
+        if match:
+            st.session_state[key] = match[0]
+    keys = list(domains)
+    if keys and all(k in st.session_state for k in keys):
+        st.session_state[f"_explorer_synced_{explorer_id}"] = tuple(
+            list(domains[k]).index(st.session_state[k]) for k in keys)
+
+
+def explorer(explorer_id: str, controls: list[Control], packed: Packed, *, alt: str = "",
+             controls_below: bool = False, side: bool = False):
+    """Mount the explorer at Python's values (see values()). side: the sliders in a narrow column left of
+    the figure (the playground's layout). Returns the data-open value of a clicked element, else None."""
+    values(explorer_id, controls)
+    state = st.session_state
+    state.setdefault(DOMAINS, {})[explorer_id] = {c.key: list(c.options) for c in controls}
+    for c in controls:
+        sync_to_url(c.key, c.default)
+    data = {
+        "id": explorer_id, "seq": state[f"_explorer_seq_{explorer_id}"],
+        "index": [c.options.index(state[c.key]) for c in controls],
+        "controls": [{"key": c.key, "label": c.label, "values": [str(o) for o in c.options], "labels": list(c.labels),
+                      "default": str(c.default), "play": c.play} for c in controls],
+        "labels": {"play": ui.tr("common.play"), "pause": ui.tr("common.pause")},
+        "alt": alt, "below": controls_below, "side": side, "lecture": ui.lecture(), "playMs": PLAY_MS,
+        "hash": packed.hash, "gz": packed.gz,
+    }
+    result = _component(key=f"{explorer_id}_explorer", data=data, width="stretch", height="content",
+                        on_open_change=lambda: None)
+    return getattr(result, "open", None)

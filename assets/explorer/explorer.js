@@ -1,0 +1,207 @@
+// The explorer (app_pages/_support/explorer.py): a figure whose discrete sliders and linked hovers are
+// answered in the browser. Python drew the figure's HTML at every point of the sliders' grid; this file
+// only picks the point's HTML and swaps it in (it computes no number), lights the elements linked to the
+// one pointed at, writes the values into the address bar, and hands them to Python (through the player's
+// relay) only when a click elsewhere may need them.
+//
+// Payload (data): id, seq, index [one per control], controls [{key, label, values, labels, default, play}],
+// labels {play, pause}, alt, below, lecture, playMs, hash, gz (base64 gzip of JSON {"i,j": html}).
+export default function ({ data, parentElement, setTriggerValue }) {
+  addStyle();
+  const registry = (window.__gdnExplorers ??= { views: new Map() });
+  installFlush(registry);
+  let view = registry.views.get(data.id);
+  if (!view) {
+    view = { id: data.id, index: null, seq: null, hash: null, frames: {}, timer: null, moved: false, lit: null };
+    registry.views.set(data.id, view);
+  }
+  view.data = data;
+  view.open = setTriggerValue;
+  if (view.host !== parentElement || !view.root?.isConnected) build(view, parentElement);
+  load(view).then(() => {
+    if (view.seq !== data.seq || !view.index || view.index.length !== data.index.length) {
+      view.seq = data.seq;                       // a new mount, or Python moved the values on purpose
+      view.index = [...data.index];
+    }
+    show(view);
+  });
+  return () => stopPlaying(view);
+}
+
+function addStyle() {
+  // EXPLORER_CSS is prepended by explorer.py (assets/explorer/explorer.css).
+  let style = document.getElementById("gdn-explorer-css");
+  if (!style) {
+    style = document.createElement("style");
+    style.id = "gdn-explorer-css";
+    document.head.appendChild(style);
+  }
+  if (style.textContent !== EXPLORER_CSS) style.textContent = EXPLORER_CSS;
+}
+
+async function load(view) {
+  const { hash, gz } = view.data;
+  if (view.hash === hash) return;
+  const bytes = Uint8Array.from(atob(gz), (c) => c.charCodeAt(0));
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+  view.frames = JSON.parse(await new Response(stream).text());
+  view.hash = hash;
+  view.shown = null;
+}
+
+function el(tag, className, parent) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+// ---- the controls and the figure ------------------------------------------------------------------
+
+function build(view, host) {
+  stopPlaying(view);
+  host.replaceChildren();
+  const { controls, below } = view.data;
+  const root = el("div", `gdn-explorer${view.data.side ? " side" : ""}`, host);
+  const bar = el("div", "gdn-explorer-bar");
+  view.figure = el("div", "gdn-explorer-figure gdn-figure");
+  root.append(...(below ? [view.figure, bar] : [bar, view.figure]));
+  view.sliders = controls.map((c, i) => {
+    const box = el("label", "gdn-explorer-control", bar);
+    el("span", "gdn-explorer-label", box).textContent = c.label;
+    const row = el("span", "gdn-explorer-row", box);
+    const input = el("input", `gdn-explorer-slider gdn-x-${c.key}`, row);
+    Object.assign(input, { type: "range", min: "0", max: String(c.values.length - 1), step: "1" });
+    input.addEventListener("input", () => move(view, i, Number(input.value)));
+    const out = el("output", "gdn-explorer-value", row);
+    let play = null;
+    if (c.play) {
+      play = el("button", "gdn-explorer-play", row);
+      play.type = "button";
+      play.addEventListener("click", (e) => { e.preventDefault(); togglePlay(view, i); });
+    }
+    return { input, out, play };
+  });
+  // Linked hovers: pointing at (or focusing) an element marked data-link="x" lights every one marked x.
+  const linkOf = (e) => e.target.closest?.("[data-link]")?.dataset.link ?? null;
+  view.figure.addEventListener("pointerover", (e) => light(view, linkOf(e)));
+  view.figure.addEventListener("pointerleave", () => light(view, null));
+  view.figure.addEventListener("focusin", (e) => light(view, linkOf(e)));
+  view.figure.addEventListener("focusout", () => light(view, null));
+  view.figure.addEventListener("click", (e) => {
+    const target = e.target.closest?.("[data-open]");
+    if (target) view.open("open", target.dataset.open);
+  });
+  view.root = root;
+  view.host = host;
+}
+
+function light(view, link) {
+  if (link === view.lit) return;
+  view.lit = link;
+  paintLit(view);
+}
+
+function paintLit(view) {
+  for (const node of view.figure.querySelectorAll(".gdn-lit")) node.classList.remove("gdn-lit");
+  if (view.lit !== null) {
+    for (const node of view.figure.querySelectorAll(`[data-link="${CSS.escape(view.lit)}"]`)) node.classList.add("gdn-lit");
+  }
+  view.figure.classList.toggle("gdn-linking", view.lit !== null);
+  view.figure.dataset.lit = view.lit ?? "";
+}
+
+function move(view, control, to) {
+  if (!view.index) return;
+  view.index[control] = to;
+  view.moved = true;
+  show(view);
+}
+
+function show(view) {
+  const { controls, alt, labels } = view.data;
+  const name = view.index.join(",");
+  if (view.shown !== name && view.frames[name] !== undefined) {
+    view.figure.innerHTML = view.frames[name];
+    view.shown = name;
+    if (view.lit !== null && !view.figure.querySelector(`[data-link="${CSS.escape(view.lit)}"]`)) view.lit = null;
+    paintLit(view);                              // the light stays on the same link across a move
+  }
+  if (alt) view.figure.setAttribute("aria-label", alt);
+  view.root.classList.toggle("lecture", !!view.data.lecture);
+  controls.forEach((c, i) => {
+    const { input, out, play } = view.sliders[i];
+    input.value = String(view.index[i]);
+    input.setAttribute("aria-valuetext", c.labels[view.index[i]]);
+    out.textContent = c.labels[view.index[i]];
+    if (play) {
+      const playing = view.timer && view.timer.control === i;
+      play.textContent = playing ? `❚❚ ${labels.pause}` : `▶ ${labels.play}`;
+      play.setAttribute("aria-pressed", String(!!playing));
+    }
+  });
+  writeAddress(view);
+}
+
+// ---- playing: walk one control through its values ---------------------------------------------------
+
+function togglePlay(view, control) {
+  if (view.timer) {
+    const same = view.timer.control === control;
+    stopPlaying(view);
+    if (same) return show(view);
+  }
+  const last = view.data.controls[control].values.length - 1;
+  if (view.index[control] >= last) move(view, control, 0);
+  const id = setInterval(() => {
+    if (!view.root.isConnected || view.index[control] >= last) { stopPlaying(view); return show(view); }
+    move(view, control, view.index[control] + 1);
+  }, view.data.playMs);
+  view.timer = { id, control };
+  show(view);
+}
+
+function stopPlaying(view) {
+  if (!view.timer) return;
+  clearInterval(view.timer.id);
+  view.timer = null;
+}
+
+// ---- the address bar and Python ----------------------------------------------------------------------
+
+function writeAddress(view) {
+  const url = new URL(window.location.href);
+  view.data.controls.forEach((c, i) => {
+    const value = c.values[view.index[i]];
+    if (value === c.default) url.searchParams.delete(c.key);
+    else url.searchParams.set(c.key, value);
+  });
+  if (url.href !== window.location.href) window.history.replaceState(window.history.state, "", url.href);
+}
+
+function currentValues(view) {
+  return Object.fromEntries(view.data.controls.map((c, i) => [c.key, c.values[view.index[i]]]));
+}
+
+// Just before a click or Enter outside every explorer (Share, another page, a server-side widget), the
+// moved values go to Python through the relay (app_pages/_support/player.py, mounted outside every
+// fragment), so they arrive in the same run as that click.
+function installFlush(registry) {
+  if (registry.flush) return;
+  const CONTROL = 'button, a, input, select, textarea, label, [role="button"], [role="tab"], [role="slider"], [role="option"], [role="spinbutton"]';
+  const outside = (node) => ![...registry.views.values()].some((v) => v.root?.contains(node));
+  registry.flush = () => {
+    const relay = window.__gdnPlayers?.relay;
+    for (const view of registry.views.values()) {
+      if (!view.moved || !view.root?.isConnected || !relay) continue;
+      view.moved = false;
+      relay("values", { id: view.id, values: currentValues(view) });
+    }
+  };
+  document.addEventListener("pointerdown", (e) => {
+    if (e.target.closest?.(CONTROL) && outside(e.target)) registry.flush();
+  }, true);
+  window.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && outside(document.activeElement)) registry.flush();
+  }, true);
+}

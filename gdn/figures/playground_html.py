@@ -1,0 +1,91 @@
+"""The playground toys answered in the browser: each frame's HTML (a row of numbers and an SVG chart),
+drawn by Python at every point of the toy's slider grid (app_pages/_playground_toys.py).
+
+Pure: arrays from gdn.lessons.playground in, HTML out; every label arrives translated.
+"""
+from __future__ import annotations
+
+import html
+
+import numpy as np
+
+from gdn.figures.svg_chart import Axes, Line, Mark, line_chart, nice_ticks
+
+CHOSEN = "#dc2626"
+RULE_COLOURS = {"linear": "#64748b", "delta": "#1d4ed8", "gated": "#dc2626"}    # as the Plotly toys
+REFERENCE_COLOURS = ("#64748b", "#0ea5e9", "#a855f7", "#16a34a")
+
+
+def metrics_html(values: list[tuple[str, str, str]]) -> str:
+    """(name, label, value) cards in a row: data-metric=name for tests and tools."""
+    return '<div class="gdn-metrics">' + "".join(
+        f'<div class="metric" data-metric="{html.escape(n)}"><div class="label">{html.escape(label)}</div>'
+        f'<div class="value">{html.escape(value)}</div></div>' for n, label, value in values) + "</div>"
+
+
+def half_life_html(curves: np.ndarray, refs: list[float], alpha: float, half: float, *, labels: dict[str, str],
+                   metrics: list[tuple[str, str, str]], alt: str = "") -> str:
+    """curves: [len(refs) + 1, n + 1] alpha^n for the reference alphas, the chosen one last; half: its
+    half-life in tokens (marked on the ½ line when inside the chart). labels: n, kept, half_at (with {n})."""
+    n = np.arange(curves.shape[1])
+    lines = [Line(n, y, REFERENCE_COLOURS[i % 4], 1.6, "5 4", f"α = {a:g}", f"ref{i}") for i, (a, y) in enumerate(zip(refs, curves[:-1]))]
+    lines.append(Line(n, curves[-1], CHOSEN, 4.0, "", f"α = {alpha:g}", "chosen"))
+    marks = (Mark(float(half), 0.5, labels["half_at"].format(n=f"{half:.1f}"), CHOSEN),) \
+        if np.isfinite(half) and half <= n[-1] else ()
+    axes = Axes((0, float(n[-1])), (0, 1.05), tuple(range(0, int(n[-1]) + 1, 10)), (0, 0.25, 0.5, 0.75, 1.0),
+                x_title=labels["n"], y_title=labels["kept"], hlines=((0.5, "½"),))
+    return (f'<div class="gdn-toy" data-toy="halflife">{metrics_html(metrics)}'
+            f'{line_chart(lines, axes, marks=marks, alt=alt)}</div>')
+
+
+def repeated_html(dist: dict[str, np.ndarray], *, rule_titles: dict[str, str], labels: dict[str, str],
+                  metrics: list[tuple[str, str, str]], alt: str = "") -> str:
+    """dist: rule -> [T + 1] relative distance to v after each write (entry 0: the empty table).
+    labels: x, y (axis titles)."""
+    steps = np.arange(len(next(iter(dist.values()))))
+    top = max(1.0, max(float(np.max(d)) for d in dist.values())) * 1.05
+    lines = [Line(steps, d, RULE_COLOURS[r], 3.0, "7 5" if r == "gated" else "", rule_titles[r], r) for r, d in dist.items()]
+    marks = tuple(Mark(float(steps[-1]), float(d[-1]), "", RULE_COLOURS[r]) for r, d in dist.items())
+    x_ticks = tuple(range(0, int(steps[-1]) + 1, 1 if steps[-1] <= 10 else 2))
+    axes = Axes((0, max(1.0, float(steps[-1]))), (0, top), x_ticks, nice_ticks(0, top), x_title=labels["x"],
+                y_title=labels["y"], y_format="{:.0%}")
+    return (f'<div class="gdn-toy" data-toy="repeat">{metrics_html(metrics)}'
+            f'{line_chart(lines, axes, marks=marks, alt=alt)}</div>')
+
+
+ZONE_COLOURS = {"shrink": "#dcfce7", "overshoot": "#fef3c7", "diverge": "#fee2e2"}   # as the Plotly toy
+PAIR = (400, 300)          # the drawing units of each of two charts side by side
+STATE_CLASS = {"diverge": "error", "edge": "warning", "overshoot": "warning", "none": "info"}   # else success
+
+
+def key_norm_html(c_grid: np.ndarray, factor: np.ndarray, c: float, errors: np.ndarray, *, clipped: bool,
+                  state: str, labels: dict[str, str], metrics: list[tuple[str, str, str]], notes: list[str],
+                  alt: str = "") -> str:
+    """Left: the factor (1 - beta c^2) along k against the key norm c, zones converge / overshoot / diverge,
+    the current c marked; right: |distance to v| per repeated write on a log axis (already clipped by
+    gdn.lessons.playground.clip_for_display; `clipped` writes a warning). state: the lesson's name for
+    beta c^2 (shrink, exact, overshoot, edge, diverge, none), its message first in notes (plain text)."""
+    lo = min(-3.0, float(factor.min()) - 0.3)
+    here = float(np.interp(c, c_grid, factor))
+    bands = ((1.0, 0.0, ZONE_COLOURS["shrink"], labels["shrink"]), (0.0, -1.0, ZONE_COLOURS["overshoot"], labels["overshoot"]),
+             (-1.0, lo, ZONE_COLOURS["diverge"], labels["diverge"]))
+    left = line_chart([Line(c_grid, factor, "#0f172a", 3.0, name="factor")],
+                      Axes((0, float(c_grid[-1])), (lo, 1.3), nice_ticks(0, float(c_grid[-1]), 6), nice_ticks(lo, 1.3, 5),
+                           x_title=labels["knorm"], y_title=labels["factor"], bands=bands),
+                      marks=(Mark(c, here, f"{here:.2f}", CHOSEN),), alt=labels["factor_title"], size=PAIR)
+    steps, distance = np.arange(len(errors)), np.maximum(np.abs(errors), 1e-16)
+    k_lo, k_hi = int(np.floor(np.log10(distance.min()))), max(1, int(np.ceil(np.log10(distance.max()))))
+    every = max(1, (k_hi - k_lo + 5) // 6)
+    right = line_chart([Line(steps, distance, RULE_COLOURS["delta"], 3.0, name="distance")],
+                       Axes((0, max(1.0, float(steps[-1]))), (10.0 ** k_lo, 10.0 ** k_hi),
+                            nice_ticks(0, max(1.0, float(steps[-1])), 6),
+                            tuple(10.0 ** k for k in range(k_lo, k_hi + 1, every)), x_title=labels["writes"],
+                            y_title=labels["distance"], log_y=True),
+                       alt=labels["error_title"], size=PAIR)
+    warn = f'<div class="gdn-callout error">{html.escape(labels["clipped"])}</div>' if clipped else ""
+    callouts = "".join(f'<div class="gdn-callout {STATE_CLASS.get(state, "success") if i == 0 else "info"}"'
+                       f'{f" data-state={chr(34)}{state}{chr(34)}" if i == 0 else ""}>{html.escape(n)}</div>'
+                       for i, n in enumerate(notes))
+    return (f'<div class="gdn-toy" data-toy="knorm" role="group" aria-label="{html.escape(alt)}">{metrics_html(metrics)}'
+            f'<div class="gdn-toy-pair"><div><h4>{html.escape(labels["factor_title"])}</h4>{left}</div>'
+            f'<div><h4>{html.escape(labels["error_title"])}</h4>{right}{warn}</div></div>{callouts}</div>')
