@@ -3,7 +3,7 @@ screens a class uses (1440x900; lecture mode at 1920x1080 and 1280x720), in Chin
 
 Measured in the drawn page: every Plotly axis title's box (and every annotation's: they title rows and
 axes too) against every tick label's box of its chart and against the other titles; the screen angle of every SVG text and the writing
-mode of every HTML figure's text that holds a CJK character (vertical writing keeps CJK upright unless
+mode of every HTML (and SVG chart) figure's text that holds a CJK character (vertical writing keeps CJK upright unless
 text-orientation turns it sideways)."""
 import pytest
 
@@ -49,7 +49,8 @@ MEASURE = r"""() => {
       if (m && Math.abs(m.b) > 1e-3) problems.push(`chart ${i}: "${name(e)}" rotated`);
     }
   });
-  for (const fig of document.querySelectorAll('[data-testid="stMain"] .gdn-figure, [data-testid="stMain"] .gdn-player')) {
+  const html = ['.gdn-figure', '.gdn-player', '.gdn-svgchart', '.gdn-toy'].map(c => `[data-testid="stMain"] ${c}`).join(', ');
+  for (const fig of document.querySelectorAll(html)) {
     const walker = document.createTreeWalker(fig, NodeFilter.SHOW_TEXT);
     for (let n = walker.nextNode(); n; n = walker.nextNode()) {
       if (!CJK.test(n.textContent)) continue;
@@ -58,7 +59,8 @@ MEASURE = r"""() => {
       const s = getComputedStyle(el);
       const vertical = s.writingMode.startsWith('vertical') || s.writingMode.startsWith('sideways');
       const sideways = s.writingMode.startsWith('sideways') || (vertical && s.textOrientation.startsWith('sideways'));
-      let turned = false;
+      const m = el instanceof SVGGraphicsElement ? el.getScreenCTM() : null;     // an SVG chart's own text
+      let turned = !!m && Math.abs(m.b) > 1e-3;
       for (let a = el; a && a !== fig.parentElement; a = a.parentElement) {
         const t = getComputedStyle(a).transform;
         if (t && t !== 'none' && Math.abs(new DOMMatrix(t).b) > 1e-3) turned = true;
