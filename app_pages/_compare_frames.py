@@ -12,12 +12,21 @@ import numpy as np
 import streamlit as st
 
 from gdn.figures.compare import VECTOR_ROWS, compare_step_html, error_grid_html
-from gdn.lessons.compare import disagreements, nearest_labels, readout_error
-from gdn.lessons.stream import STAGES, StepRecords
+from gdn.lessons.compare import (
+    COMPARE_PRESETS,
+    RULES,
+    VARIANT_PRESETS,
+    VARIANTS,
+    disagreements,
+    nearest_labels,
+    readout_error,
+    run_all,
+)
+from gdn.lessons.stream import STAGES, StepRecords, opening_step, step_records
 from gdn.units import cell_text
 from app_pages._support import ui
 from app_pages._support.caches import BOUNDS
-from app_pages._support.player import Frame, Packed, pack
+from app_pages._support.player import Frame, Packed, Variant, pack
 
 
 def _html(text: str) -> str:
@@ -79,3 +88,51 @@ def packed_frames(story: str, recs: dict[str, StepRecords], target: np.ndarray, 
     """story: the example's name (its token labels are compare.tok_<story>_<t>); the rest as the page has it.
     Cached per example, language and mode: the example's name fixes its streams."""
     return _packed(story, ui.lang(), ui.lecture(), recs, target, titles, names, values, tuple(value_labels))
+
+
+@st.cache_data
+def compare_run(preset: str):
+    p = COMPARE_PRESETS[preset]()
+    return p, run_all(p.stream)
+
+
+@st.cache_data
+def variant_run(name: str):
+    p = VARIANT_PRESETS[name]()
+    return p.target, {col: step_records(s) for col, s in p.streams.items()}
+
+
+def _story(text: str) -> str:
+    """A variant's story under its frames; folded in lecture mode, as every explanation is (ui.note)."""
+    body = _html(text)
+    return f"<details><summary>{html.escape(ui.tr('common.notes'))}</summary>{body}</details>" if ui.lecture() else body
+
+
+def variant_opening(preset: str, name: str) -> tuple[int, str]:
+    """(token from 1, stage) where a fresh visit opens variant `name` (the rules on `preset`, or a variant
+    preset): the first frame at which its streams' tables part ways (gdn.lessons.stream.opening_step)."""
+    recs = variant_run(name)[1] if name in VARIANT_PRESETS else compare_run(preset)[1]
+    return opening_step(*recs.values())
+
+
+def compare_variants(preset: str) -> list[Variant]:
+    """Every variant of the page, in the order of the bar: the three rules on the chosen example and each
+    variant preset with their frames (the browser switches between them), then the two-call variant,
+    which the server draws (it runs the trained model)."""
+    out = []
+    for name in VARIANTS:
+        label = ui.tr(f"compare.variant_{name}")
+        if name == "rules":
+            p, recs = compare_run(preset)
+            titles = {r: f"<b>{ui.tr(f'compare.rule_short_{r}')}</b><br>{ui.tr(f'compare.rule_{r}')}" for r in RULES}
+            packed = packed_frames(preset, recs, p.target, titles, {r: ui.tr(f"compare.rule_short_{r}") for r in RULES},
+                                   p.values, p.value_labels)
+            out.append(Variant(name, label, packed, len(p.target), _story(ui.tr(f"compare.story_{preset}"))))
+        elif name in VARIANT_PRESETS:
+            target, recs = variant_run(name)
+            titles = {c: f"<b>{ui.tr(f'compare.col_{c}')}</b><br>{ui.tr(f'compare.col_{c}_rule')}" for c in recs}
+            packed = packed_frames(name, recs, target, titles, {c: ui.tr(f"compare.col_{c}") for c in recs})
+            out.append(Variant(name, label, packed, len(target), _story(ui.tr(f"compare.story_{name}"))))
+        else:
+            out.append(Variant(name, label, None))
+    return out

@@ -47,10 +47,12 @@ def overwrite_panel():
     with controls:
         geometry = ui.linked(st.selectbox, ui.tr("playground.geometry"), ex.GEOMETRIES, key="playground_geometry",
                              default="orthogonal", format_func=ui.label_maker("playground.geometry_"))
-        angle = slider("angle", 0, 180, 60) if geometry == "angle" else 90
-        n, K, V = slider("pairs", 1, 8, 3), slider("dk", 2, 8, 3), slider("dv", 1, 8, 3)
+        # the sliders people drag first, then those that set the example's shape: on a 1280x720
+        # projector alpha, beta and the key norm stay on the first screen
         alpha, beta = slider("alpha", 0.0, 1.0, 1.0, 0.01), slider("beta", 0.0, 1.0, 1.0, 0.01)
         knorm = slider("knorm", 0.1, 3.0, 1.0, 0.05)
+        angle = slider("angle", 0, 180, 60) if geometry == "angle" else 90
+        n, K, V = slider("pairs", 1, 8, 3), slider("dk", 2, 8, 3), slider("dv", 1, 8, 3)
     ow = overwrite(n, K, V, geometry=geometry, angle_deg=float(angle), alpha=alpha, beta=beta, knorm=knorm)
     with chart:
         labels = [ui.tr(f"playground.ow_{p}") for p in ("old", "interference", "missed")]

@@ -8,48 +8,23 @@ from gdn.figures.compare import fig_transpose_bug, fig_two_calls
 from gdn.i18n import prompt
 from gdn.lessons.compare import (
     COMPARE_PRESETS,
-    RULES,
-    VARIANT_PRESETS,
     VARIANTS,
     bug_stream,
     gated_final_state,
-    run_all,
     two_calls,
 )
 from gdn.lessons.memory import k1_update
-from gdn.lessons.stream import STAGES, opening_step, step_records
+from gdn.lessons.stream import STAGES
 from gdn.qwen35.analysis import two_call_run
 from gdn.qwen35.sources import TRAINED_PATH
-from app_pages._compare_frames import packed_frames
+from app_pages._compare_frames import compare_variants, variant_opening
 from app_pages._support import compute, ui
-from app_pages._support.player import player
+from app_pages._support.player import chosen_variant, player
 
 st.title(ui.tr("compare.title"))
 st.caption(ui.tr("compare.intro"))
-variant = ui.linked(st.segmented_control, ui.tr("compare.variant"), VARIANTS, key="compare_variant", default="rules",
-                    required=True, format_func=ui.label_maker("compare.variant_"), label_visibility="collapsed")
+variant = chosen_variant("compare", VARIANTS)      # switched in the browser (the player's variant bar)
 axis = {"key": ui.tr("common.key_dim"), "value": ui.tr("common.value_dim"), "dim": ui.tr("common.dim")}
-
-
-@st.cache_data
-def compare_run(preset: str):
-    p = COMPARE_PRESETS[preset]()
-    return p, run_all(p.stream)
-
-
-@st.cache_data
-def variant_run(name: str):
-    p = VARIANT_PRESETS[name]()
-    return p.target, {col: step_records(s) for col, s in p.streams.items()}
-
-
-def side_by_side(story: str, recs: dict, target: np.ndarray, titles: dict[str, str], names: dict[str, str],
-                 values=np.zeros((0, 0)), value_labels: tuple[str, ...] = ()) -> None:
-    """One stream's versions (recs: column -> StepRecords) stepped together in the browser: tables, vectors,
-    readouts, and the rules x tokens error grid."""
-    packed = packed_frames(story, recs, target, titles, names, values, value_labels)
-    player("compare", packed, len(target), STAGES, opening=opening_step(*recs.values()))
-    st.caption(ui.tr("compare.stage_note"))
 
 
 def two_calls_panel() -> None:
@@ -57,8 +32,12 @@ def two_calls_panel() -> None:
     ui.note(ui.tr("compare.stream_story"))
     s, target = k1_update(), COMPARE_PRESETS["k1_update"]().target
     T = s.shape[0]
-    cut = st.slider(ui.tr("compare.stream_cut"), 1, T - 1, 2, key=ui.bound("compare_stream_cut"), bind="query-params")
-    run = two_calls(s, int(cut))
+    # Tokens count from 1 as on the figure's axis: "starts at token 3" splits between t = 2 and t = 3. The
+    # key was compare_stream_cut (0-based, "2" meant token 3): an old link is read once and corrected.
+    if (old := st.query_params.pop("compare_stream_cut", None)) and str(old).isdigit():
+        st.session_state.setdefault("compare_stream_start", min(max(int(old) + 1, 2), T))
+    start = st.slider(ui.tr("compare.stream_cut"), 2, T, 3, key=ui.bound("compare_stream_start"), bind="query-params")
+    run = two_calls(s, int(start) - 1)
     names = {n: ui.tr(f"compare.stream_{n}") for n in ("one", "carried", "reset")}
     panels = {"one": run.one_call, "carried": run.carried, "reset": run.reset}
     tokens = [ui.tr(f"compare.tok_k1_update_{t}").split(":")[0].split("：")[0] for t in range(T)]
@@ -88,7 +67,7 @@ def model_two_calls() -> None:
     first, second = streaming_prompt(ui.lang())
     ids_first = model.tokenizer.encode(first, max_tokens=512).ids
     ids = model.tokenizer.encode(first + " " + second, max_tokens=512).ids
-    st.markdown(ui.tr("compare.stream_real_story", first=first, second=second))
+    st.markdown(ui.tr("compare.stream_real_story", first=ui.plain(first), second=ui.plain(second)))   # prompt text: as itself
     run = compute.cached("compare.stream", (folder, tuple(ids), len(ids_first)),
                          lambda: two_call_run(model, ids, len(ids_first)))
     word = lambda top: ", ".join(f"“{model.tokenizer.tok.decode([i]).strip()}” {p:.0%}" for i, p in top)
@@ -100,24 +79,17 @@ def model_two_calls() -> None:
     st.info(ui.tr("compare.stream_request_note"), icon=":material/lock:")
 
 
-if variant == "rules":
-    picker, story_box = st.columns([1, 2]) if not ui.lecture() else (st.sidebar, st.sidebar)
-    with picker:
-        name = ui.linked(st.selectbox, ui.tr("compare.preset"), COMPARE_PRESETS, key="compare_preset",
-                         default="k1_update", format_func=ui.label_maker("compare.preset_"))
-    with story_box:
-        ui.note(ui.tr(f"compare.story_{name}"))
-    preset, recs = compare_run(name)
-    titles = {r: f"<b>{ui.tr(f'compare.rule_short_{r}')}</b><br>{ui.tr(f'compare.rule_{r}')}" for r in RULES}
-    side_by_side(name, recs, preset.target, titles, {r: ui.tr(f"compare.rule_short_{r}") for r in RULES},
-                 preset.values, preset.value_labels)
-elif variant in VARIANT_PRESETS:
-    target, recs = variant_run(variant)
-    titles = {c: f"<b>{ui.tr(f'compare.col_{c}')}</b><br>{ui.tr(f'compare.col_{c}_rule')}" for c in recs}
-    side_by_side(variant, recs, target, titles, {c: ui.tr(f"compare.col_{c}") for c in recs})
-    st.info(ui.tr(f"compare.story_{variant}"), icon=":material/lightbulb:")   # under the figure: it stays on screen
-else:
+with st.columns([1, 2])[0] if not ui.lecture() else st.sidebar:    # hidden by CSS unless "rules" is shown
+    name = ui.linked(st.selectbox, ui.tr("compare.preset"), COMPARE_PRESETS, key="compare_preset",
+                     default="k1_update", format_func=ui.label_maker("compare.preset_"))
+variants = compare_variants(name)
+drawn = next(v for v in variants if v.name == (variant if variant != "stream" else "rules"))
+player("compare", drawn.packed, drawn.n_tokens, STAGES, variants, variant,
+       opening=variant_opening(name, drawn.name))   # where the drawn streams part ways
+if variant == "stream":
     two_calls_panel()
+else:
+    st.caption(ui.tr("compare.stage_note"))
 
 st.divider()
 st.subheader(ui.tr("compare.bug_title"))

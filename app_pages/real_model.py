@@ -8,10 +8,11 @@ import time
 
 import streamlit as st
 
+from gdn.figures.real_model import draws_as_html
 from app_pages._real_model import about, keys, prompt, source
 from app_pages._real_model.context import Loaded, Request, Trace, ViewContext
 from app_pages._real_model.views import VIEWS
-from app_pages._support import ui
+from app_pages._support import swap, ui
 
 
 @st.fragment
@@ -29,12 +30,21 @@ def layer_view(loaded: Loaded, request: Request, trace: Trace, view: str, column
     layer_labels = {i: ui.tr("real_model.layer_n", i=i, n=cfg.num_hidden_layers) for i in run.layers}
     per_key = len(heads) // cfg.linear_num_key_heads
     head_labels = {h: ui.tr("real_model.head_n", h=h, kh=h // per_key) for h in heads}
+    # The gates view picks its layer in the browser (every layer's gates are in its payload) and uses no
+    # head; the intervention view has its own head picker (with "all heads"): one picker each, no twins.
+    browser_layer = view == "gates" and draws_as_html(trace.T, len(heads))
     with left:
-        c1, c2 = st.columns(2)
-        layer = ui.linked(c1.selectbox, ui.tr("real_model.layer"), run.layers, key=keys.LAYER, default=run.layers[0],
-                          format_func=layer_labels.get)
-        head = ui.linked(c2.selectbox, ui.tr("real_model.head"), heads, key=keys.HEAD, default=0,
-                         format_func=head_labels.get)
+        c1, c2 = st.columns(2) if view not in ("gates", "intervene") else (st.container(), None)
+        if browser_layer:
+            layer = swap.chosen(keys.LAYER, run.layers, run.layers[0])
+        else:
+            layer = ui.linked(c1.selectbox, ui.tr("real_model.layer"), run.layers, key=keys.LAYER,
+                              default=run.layers[0], format_func=layer_labels.get)
+        if c2 is None:
+            head = swap.chosen(keys.HEAD, heads, 0)
+        else:
+            head = ui.linked(c2.selectbox, ui.tr("real_model.head"), heads, key=keys.HEAD, default=0,
+                             format_func=head_labels.get)
     with right:
         VIEWS[view](ViewContext(loaded=loaded, request=request, trace=trace, layer=layer, head=head, started=started))
 

@@ -12,7 +12,7 @@ measured in the same rounds: pages take turns with it, one interaction each.
     python bench/bench_browser.py --smoke     # 1 round, two pages (tests/test_bench_smoke.py runs it)
 Goals (docs/architecture.md, Quality bars): p50 of every page <= 1.5x the trivial page's p50; the stepping pages (memory table,
 compare: the frame player answers in the browser) and the explorer's sliders (start, the playground's half-life and
-repeated-writes toys) <= 0.4x, sending no websocket message per press.
+repeated-writes toys, the 2-D write) <= 0.4x, sending no websocket message per press.
 """
 from __future__ import annotations
 
@@ -97,6 +97,8 @@ CASES = [
          ".gdn-x-playground_halflife_alpha", ("ArrowLeft", "ArrowRight")),
     Case("playground_repeat (beta slider)", "playground?lang=en&playground_panel=repeat",
          ".gdn-x-playground_repeat_beta", ("ArrowLeft", "ArrowRight")),
+    Case("playground_2d (angle between the keys)", "playground?lang=en&playground_panel=halflife",
+         ".gdn-x-playground_delta2d_between", ("ArrowLeft", "ArrowRight")),
     Case("start (T slider)", "start?lang=en", ".gdn-x-start_T"),
     Case("compare (next/prev key)", "compare?lang=en"),
     Case("chunking (token slider)", "chunking?lang=en", slider("chunking_t")),

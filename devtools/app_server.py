@@ -28,14 +28,16 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def start_server(timeout: float = 90.0, prefix: tuple[str, ...] = (), env: dict | None = None, script: str = "app.py"):
+def start_server(timeout: float = 90.0, prefix: tuple[str, ...] = (), env: dict | None = None, script: str = "app.py",
+                 root: Path = ROOT):
     """Yields (base URL, process) of a running `streamlit run app.py`; stops it afterwards.
     prefix: a command to run it under (e.g. taskset -c 0); env: extra environment variables;
-    script: another Streamlit script, relative to the repository root (bench/trivial_page.py)."""
+    script: another Streamlit script, relative to the repository root (bench/trivial_page.py);
+    root: another checkout of the repository to serve (a bench's "before", e.g. a git worktree)."""
     port = free_port()
     cmd = [*prefix, sys.executable, "-m", "streamlit", "run", script, "--server.address", "127.0.0.1",
            "--server.port", str(port), "--server.headless", "true"]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    proc = subprocess.Popen(cmd, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             env={**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false", **(env or {})})
     url = f"http://127.0.0.1:{port}"
     try:

@@ -11,7 +11,7 @@ from devtools.app_server import wait_for_app
 
 pytestmark = pytest.mark.browser
 
-METRICS = """() => Object.fromEntries([...document.querySelectorAll('.gdn-toy .metric')]
+METRICS = """() => Object.fromEntries([...document.querySelectorAll('.gdn-toy:not(.gdn-write2d) .metric')]
   .map(m => [m.dataset.metric, m.querySelector('.value').textContent]))"""
 
 
@@ -56,7 +56,7 @@ def test_repeated_writes_sliders_and_play(page, app_url):
     page.wait_for_function("document.querySelector('.gdn-x-playground_repeat_beta').value === '6'")
     got = page.evaluate(METRICS)
     assert got["delta"] == f"{0.4 ** 8:.1%}" and got["linear"] == f"{abs(8 * 0.6 - 1):.1%}"
-    page.locator(".gdn-explorer-play").click()                                 # writes 8 -> ... -> 20
+    page.locator(".gdn-explorer-play").first.click()       # writes 8 -> ... -> 20 (the 2-D write below has its own ▶)
     page.wait_for_function("document.querySelector('.gdn-x-playground_repeat_writes').value === '10'", timeout=20_000)
     assert page.evaluate(METRICS)["linear"] == f"{abs(20 * 0.6 - 1):.1%}"
     assert "playground_repeat_writes=20" in page.url
@@ -90,11 +90,95 @@ def test_a_toy_and_its_sliders_fit_the_first_screen(browser, app_url, panel, lan
     context = browser.new_context(viewport={"width": width, "height": height})
     page = context.new_page()
     open_toy(page, app_url, f"lang={lang}{mode}&playground_panel={panel}")
-    box = page.evaluate("""() => { const r = (s) => document.querySelector(s).getBoundingClientRect();
-      const controls = [...document.querySelectorAll('.gdn-explorer-control')].map(c => c.getBoundingClientRect());
-      return {top: Math.min(r('.gdn-toy').top, ...controls.map(c => c.top)),
-              bottom: Math.max(r('.gdn-toy svg').bottom, ...controls.map(c => c.bottom)),
-              overflow: [...document.querySelectorAll('.gdn-explorer-row')].filter(e => e.scrollWidth > e.clientWidth + 1).length};
+    box = page.evaluate("""() => { const toy = document.querySelector('.gdn-toy'), ex = toy.closest('.gdn-explorer');
+      const controls = [...ex.querySelectorAll('.gdn-explorer-control')].map(c => c.getBoundingClientRect());
+      return {top: Math.min(toy.getBoundingClientRect().top, ...controls.map(c => c.top)),   // the panel's toy, not the 2-D write below
+              bottom: Math.max(toy.querySelector('svg').getBoundingClientRect().bottom, ...controls.map(c => c.bottom)),
+              overflow: [...ex.querySelectorAll('.gdn-explorer-row')].filter(e => e.scrollWidth > e.clientWidth + 1).length};
     }""")
     assert box["top"] >= 0 and box["bottom"] <= height and box["overflow"] == 0, (width, height, box)
+    context.close()
+
+
+WRITE_2D = """() => Object.fromEntries([...document.querySelectorAll('.gdn-write2d .metric')]
+  .map(m => [m.dataset.metric, m.querySelector('.value').textContent]))"""
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_2d_write_sliders_answer_in_the_browser(page, app_url, lang):
+    """The angle between the keys 60° -> 75° -> 90° and beta 1 -> 0.9: the numbers are the closed forms
+    (read k1 = (1 - beta c^2, beta c), interference beta |c| sqrt(1 + c^2)), nothing goes to the server."""
+    sent = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(payload)))
+    page.goto(f"{app_url}/playground?lang={lang}&playground_panel=halflife")
+    wait_for_app(page)
+    page.wait_for_selector(".gdn-write2d .metric")
+    c = np.cos(np.deg2rad(60))
+    assert page.evaluate(WRITE_2D)["interference"] == f"{c * np.sqrt(1 + c * c):.2f}"
+    start = len(sent)
+    page.wait_for_timeout(1500)                                  # a measuring window, not a wait for readiness
+    idle = len(sent) - start
+    start = len(sent)
+    between = ".gdn-x-playground_delta2d_between"
+    page.locator(between).focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function(f"document.querySelector('{between}').value === '5'")          # 75°
+    c = np.cos(np.deg2rad(75))
+    assert page.evaluate(WRITE_2D)["interference"] == f"{c * np.sqrt(1 + c * c):.2f}"
+    page.keyboard.press("ArrowRight")                                                     # 90°: orthogonal
+    page.wait_for_function(f"document.querySelector('{between}').value === '6'")
+    got = page.evaluate(WRITE_2D)
+    assert got["interference"] == "0.00" and got["read1"] == "(1.00, 0.00)" and got["read2"] == "(0.00, 1.00)"
+    page.locator(between).press("ArrowLeft")                                              # back to 75°
+    page.locator(".gdn-x-playground_delta2d_beta").focus()
+    page.keyboard.press("ArrowLeft")                                                      # beta 0.9
+    page.wait_for_function("document.querySelector('.gdn-x-playground_delta2d_beta').value === '9'")
+    got = page.evaluate(WRITE_2D)
+    assert got["read1"] == f"({1 - 0.9 * c * c:.2f}, {0.9 * c:.2f})"
+    page.wait_for_timeout(1500)
+    assert len(sent) - start <= idle, sent[start:]
+    query = parse_qs(urlparse(page.url).query)
+    assert query["playground_delta2d_between"] == ["75"] and query["playground_delta2d_beta"] == ["0.9"]
+    assert not page.problems, page.problems
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("width,height,mode", [(1440, 900, ""), (1280, 720, "&mode=lecture")])
+def test_the_2d_write_and_its_sliders_fit_one_screen(browser, app_url, lang, width, height, mode):
+    """Scrolled to its heading, the 2-D write's sliders and both planes are on one screen."""
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    page.goto(f"{app_url}/playground?lang={lang}{mode}&playground_panel=halflife")
+    wait_for_app(page)
+    page.wait_for_selector(".gdn-write2d svg")
+    box = page.evaluate("""() => { const ex = document.querySelector('.gdn-write2d').closest('.gdn-explorer');
+      const heading = [...document.querySelectorAll('h3')].find(h => ex.compareDocumentPosition(h) & Node.DOCUMENT_POSITION_PRECEDING
+                                                                  && h.getBoundingClientRect().top < ex.getBoundingClientRect().top);
+      (heading || ex).scrollIntoView({block: 'start'});
+      const controls = [...ex.querySelectorAll('.gdn-explorer-control')].map(c => c.getBoundingClientRect());
+      return {top: Math.min(...controls.map(c => c.top)), bottom: Math.max(ex.querySelector('svg').getBoundingClientRect().bottom,
+              ...controls.map(c => c.bottom)), overflow: [...ex.querySelectorAll('.gdn-explorer-row')]
+              .filter(e => e.scrollWidth > e.clientWidth + 1).length};
+    }""")
+    assert box["top"] >= 0 and box["bottom"] <= height and box["overflow"] == 0, (width, height, box)
+    context.close()
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_overwrite_panel_dragged_sliders_and_axis_title_at_1280x720(browser, app_url, lang):
+    """Lecture mode on a 1280x720 projector: alpha, beta and the key norm are on the first screen, and the
+    read-out table's value-axis title sits below its tick labels, not on them."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    page.goto(f"{app_url}/playground?lang={lang}&mode=lecture&playground_panel=overwrite")
+    wait_for_app(page)
+    got = page.evaluate("""() => {
+      const bottom = (k) => document.querySelector(`.st-key-playground_overwrite_${k} input[type=range], `
+                                                   + `.st-key-playground_overwrite_${k} [role=slider]`).getBoundingClientRect().bottom;
+      const title = document.querySelector('.g-x2title text').getBoundingClientRect();
+      const ticks = [...document.querySelectorAll('.x2tick text')].map(t => t.getBoundingClientRect().bottom);
+      return {sliders: ['alpha', 'beta', 'knorm'].map(bottom), title: title.top, ticks: Math.max(...ticks),
+              titleBottom: title.bottom};
+    }""")
+    assert max(got["sliders"]) <= 720 and got["title"] >= got["ticks"] and got["titleBottom"] <= 720, got
     context.close()

@@ -110,7 +110,8 @@ PAGES_AND_VIEWS = [
     ("app_pages/compare.py", {}), ("app_pages/cost.py", {}),          # the memory page draws no chart: HTML only
     ("app_pages/chunking.py", {}),
     ("app_pages/real_model.py", {"real_model_view": "head"}),        # the default view draws HTML (the gates)
-    *[("app_pages/playground.py", {"playground_panel": p}) for p in ("overwrite", "repeat", "knorm", "capacity", "halflife")],
+    # the repeated-writes, key-norm and half-life toys and the 2-D write are SVG in the explorer: no Plotly chart
+    *[("app_pages/playground.py", {"playground_panel": p}) for p in ("overwrite", "capacity")],
 ]
 
 

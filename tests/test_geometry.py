@@ -1,11 +1,10 @@
 """The 2-D view of one delta-rule write: what the write replaces, what it leaves alone, and the page section."""
-import json
-
 import numpy as np
 import pytest
 
 from gdn.lessons.geometry import scene, unit, write
-from tests.apptest import open_app
+from tests.apptest import open_app, player_payload
+from tests.htmlview import select
 
 
 @pytest.mark.parametrize("k1,k2,beta", [(0, 90, 1.0), (0, 60, 1.0), (30, 75, 0.4), (10, 190, 0.7), (45, 45, 0.5)], ids=str)
@@ -34,18 +33,47 @@ def test_orthogonal_keys_do_not_interfere_and_a_full_write_stores_exactly():
         scene(0, 0, 1.5)
 
 
+def metric_values(markup: str) -> dict[str, str]:
+    return {n.attrs["data-metric"]: n.children[1].text for n in select(markup, class_="metric")}
+
+
+def arrow_tip(markup: str, name: str, panel: int) -> np.ndarray:
+    """The tip of an arrow read back from the SVG's drawing units into key / value units."""
+    from gdn.figures.geometry_html import GAP, PANEL_W, SCALE, TOP, X_RANGE, Y_RANGE
+    group, = select(markup, data_arrow=name)
+    polygon, = (n for n in group.children if n.tag == "polygon")
+    x, y = (float(v) for v in polygon.attrs["points"].split()[0].split(","))
+    return np.array([(x - panel * (PANEL_W + GAP)) / SCALE + X_RANGE[0], Y_RANGE[1] - (y - TOP) / SCALE])
+
+
 @pytest.mark.parametrize("lang", ["zh", "en"])
-def test_the_playground_shows_the_2d_write(lang):
-    at = open_app(lang, "app_pages/playground.py", playground_delta2d_k1="0", playground_delta2d_k2="45",
+def test_the_playground_shows_the_2d_write_at_every_grid_point(lang):
+    """The explorer's frames (app_pages/_geometry_view.py): at each grid point the numbers and the arrows are
+    the closed forms for S1 = k1 v1^T, v1 = e1, v2 = e2, c = cos(angle between the keys):
+    read k2 = ((1 - beta) c, beta), read k1 = (1 - beta c^2, beta c), interference beta |c| sqrt(1 + c^2)."""
+    at = open_app(lang, "app_pages/playground.py", playground_delta2d_k1="30", playground_delta2d_between="45",
                   playground_delta2d_beta="0.5")
     assert not at.exception, [e.value for e in at.exception]
-    assert at.session_state["playground_delta2d_k2"] == 45
-    spec = json.loads(at.get("plotly_chart")[-1].proto.spec)
-    texts = [a.get("text", "") for a in spec["layout"]["annotations"]]
-    assert any("45°" in t and "0.71" in t for t in texts)                 # the angle and its cosine
-    c = np.sqrt(0.5)                                                     # cos 45°; |v2 - c v1| = sqrt(1 + c²)
-    assert any(t.endswith(f"{0.5 * c * np.sqrt(1 + c * c):.2f}") for t in texts)   # interference 0.43
+    data, frames = player_payload(at, "playground_delta2d_explorer")
+    k1s, betweens, betas = ([float(v) for v in c["values"]] for c in data["controls"])
+    assert len(frames) == len(k1s) * len(betweens) * len(betas) and {0, 45, 90, 180} <= set(betweens)
+    assert [g[i] for g, i in zip((k1s, betweens, betas), data["index"])] == [30, 45, 0.5]    # the link's values
+    for key in ("0,4,10", "1,3,5", "11,12,3", "5,6,7", "2,0,0", "7,9,1"):
+        k1, between, beta = (g[int(i)] for g, i in zip((k1s, betweens, betas), key.split(",")))
+        c = np.cos(np.deg2rad(between))
+        fmt = lambda r: "({:.2f}, {:.2f})".format(*(np.where(np.abs(r) < 0.005, 0.0, r) + 0.0))
+        got = metric_values(frames[key])
+        assert got["read2"] == fmt(np.array([(1 - beta) * c, beta])), key
+        assert got["read1"] == fmt(np.array([1 - beta * c * c, beta * c])), key
+        assert got["interference"] == f"{beta * abs(c) * np.sqrt(1 + c * c):.2f}", key
+        assert got["angle"].startswith(f"{between:.0f}°") and f"{c:.2f}" in got["angle"], key
+        for name, angle in (("k1", k1), ("k2", k1 + between)):             # the keys drawn at their angles
+            np.testing.assert_allclose(arrow_tip(frames[key], name, 0), [np.cos(np.deg2rad(angle)),
+                                                                         np.sin(np.deg2rad(angle))], atol=0.01)
+        if beta > 0:
+            np.testing.assert_allclose(arrow_tip(frames[key], "read2", 1), [(1 - beta) * c, beta], atol=0.01)
+        assert "nan" not in frames[key].lower()
     for bad in ("7", "inf", "nan", "-5", "1e400", "abc"):                  # not an offered value: the default
-        at = open_app(lang, "app_pages/playground.py", playground_delta2d_k2=bad, playground_delta2d_beta=bad)
-        assert not at.exception and at.session_state["playground_delta2d_k2"] == 60
+        at = open_app(lang, "app_pages/playground.py", playground_delta2d_between=bad, playground_delta2d_beta=bad)
+        assert not at.exception and at.session_state["playground_delta2d_between"] == 60
         assert at.session_state["playground_delta2d_beta"] == 1.0

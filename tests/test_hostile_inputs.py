@@ -27,7 +27,7 @@ PAGE_KEYS = {
                                 "playground_cap_dv", "playground_overwrite_alpha", "playground_knorm_beta",
                                 "playground_knorm_negative", "playground_geometry", "playground_cap_geometry"],
     "app_pages/compare.py": ["compare_variant", "compare_preset", "compare_t", "compare_stage", "compare_bug_dk",
-                             "compare_bug_dv", "compare_stream_cut"],
+                             "compare_bug_dv", "compare_stream_start", "compare_stream_cut"],
     "app_pages/chunking.py": ["chunking_seed", "chunking_T", "chunking_C", "chunking_d", "chunking_t", "chunking_chunk"],
     "app_pages/cost.py": ["cost_model", "cost_dtype", "cost_batch", "cost_interval", "cost_T"],
     "app_pages/real_model.py": ["real_model_preset", "real_model_layer", "real_model_head", "real_model_view",

@@ -62,13 +62,24 @@ def test_every_widget_streamlit_binds_to_the_url_is_in_the_share_registry(page, 
     assert bound <= set(at.session_state["_linked"]), bound - set(at.session_state["_linked"])
 
 
-def test_share_link_leaves_out_widgets_that_do_not_read_the_link():
-    """The intervention view's sliders are not linked (a link does not reopen them), so a share link made
-    there names the view, layer and head, and nothing of the intervention."""
+def test_share_link_carries_the_intervention_and_reopens_it():
+    """A share link made in the intervention view names the view, the layer and the intervention (one
+    value: the gates set, their constants, the head), and nothing else of the view; opened in a fresh
+    session it reopens the same toggles and constants, and so the same answers."""
     at = open_app("en", page="app_pages/real_model.py", real_model_view="intervene")
     at.toggle(key="real_model_iv_alpha_on").set_value(True).run()
-    assert not at.exception and at.session_state["real_model_iv_alpha"] == 1.0
+    at.slider(key="real_model_iv_alpha").set_value(0.35).run()
+    assert not at.exception and at.session_state["real_model_iv_alpha"] == 0.35
     at.button(key="share_open").click().run()
     link = next(c.value for c in at.code if c.value.startswith("http"))
-    assert "real_model_view=intervene" in link and "real_model_layer=" in link and "real_model_head=" in link
-    assert "real_model_iv" not in link and "_edit" not in link and "real_model_source" not in link
+    assert "real_model_view=intervene" in link and "real_model_layer=" in link
+    assert "real_model_iv=alpha%3D0.35%3Bhead%3D" in link or "real_model_iv=alpha=0.35;head=" in link, link
+    assert "real_model_iv_" not in link and "_edit" not in link and "real_model_source" not in link
+    params = dict(p.split("=", 1) for p in link.split("?", 1)[1].split("&"))
+    from urllib.parse import unquote
+    again = open_app("en", page="app_pages/real_model.py", **{k: unquote(v) for k, v in params.items() if k != "lang"})
+    assert not again.exception
+    assert again.toggle(key="real_model_iv_alpha_on").value and not again.toggle(key="real_model_iv_beta_on").value
+    assert again.slider(key="real_model_iv_alpha").value == 0.35
+    assert again.selectbox(key="real_model_iv_head").value == at.selectbox(key="real_model_iv_head").value
+    assert again.dataframe[0].value.equals(at.dataframe[0].value)          # the same answers before and after

@@ -13,7 +13,7 @@ import torch
 
 from gdn.i18n import t
 from gdn.qwen35 import DEMO_PATH, load_model
-from tests.apptest import arr, open_app
+from tests.apptest import arr, open_app, player_payload
 from tests.qwen35_fixtures import rewrite, text_config, write_checkpoint
 
 PAGE = "app_pages/real_model.py"
@@ -30,11 +30,21 @@ def charts(at) -> list[dict]:
     return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
 
 
+def swapped(at, name: str) -> tuple[dict, dict[str, str]]:
+    """The swapper `name` (app_pages/_support/swap.py; "gates" or "overview" on this page): (what the page
+    sent, the packed frames left out; option -> HTML)."""
+    data, payload = player_payload(at, f"real_model_layer_{name}_swap")
+    return data, payload["frames"]
+
+
 def gates(at) -> dict | None:
-    """The gates figure as the page draws it (HTML: gdn.figures.real_model.gates_html), read back from its
-    cells: "alpha", "beta" [H, T] and "guesses" [3, T] (the values their hovers show), "titles" (the panel
-    titles), "answers" (the ✓ / ✗ over the guesses). None when the page drew none."""
-    return read_gates(next((h.proto.body for h in at.get("html") if "rm-gates" in h.proto.body), None))
+    """The gates figure as the page draws it (HTML: gdn.figures.real_model.gates_html) for the layer it
+    shows, read back from its cells: "alpha", "beta" [H, T] and "guesses" [3, T] (the values their hovers
+    show), "titles" (the panel titles), "answers" (the ✓ / ✗ over the guesses). None when the page drew none."""
+    if not any(e.proto.id.endswith("real_model_layer_gates_swap") for e in at.get("bidi_component")):
+        return None
+    data, frames = swapped(at, "gates")
+    return read_gates(frames[data["value"]])
 
 
 def read_gates(body: str | None) -> dict | None:
@@ -86,11 +96,14 @@ def test_demo_loads_and_shows_gates(page):
     assert (g["guesses"][0] >= g["guesses"][1]).all()
     assert g["alpha"].shape == (4, T) and g["beta"].shape == (4, T)          # heads x tokens
     assert ((g["alpha"] > 0) & (g["alpha"] <= 1)).all() and ((g["beta"] >= 0) & (g["beta"] <= 1)).all()
-    body = next(h.proto.body for h in at.get("html") if "rm-gates" in h.proto.body)
-    layer = at.session_state["real_model_layer"]                             # hover names token, layer, head, value
+    data, frames = swapped(at, "gates")
+    body = frames[data["value"]]
+    layer = at.session_state["real_model_layer"]
+    assert data["value"] == str(layer) and list(frames) == [str(i) for i in load_model(DEMO_PATH).cfg.gdn_layers]
+    # every GDN layer's gates are sent; the hover names token, layer, head, value
     assert re.search(rf'title="{t("real_model.lbl_token", lang)} 1 «[^»]*» · {t("real_model.lbl_layer", lang)} '
                      rf'{layer} · {t("real_model.lbl_head", lang)} 0&#10;α = \d\.\d{{3}}"', body)
-    overview = next(h.proto.body for h in at.get("html") if "rm-ov" in h.proto.body)
+    overview = swapped(at, "overview")[1][str(layer)]
     assert overview.count("<figure>") == 3 and overview.count("<tr") == 3 * 7                # 6 GDN layers x 4 heads
     assert overview.count("<td") == 3 * 6 * 4 and overview.count("<tr class=sel>") == 3    # the chosen layer framed
     assert f"{t('real_model.lbl_layer', lang)} {at.session_state['real_model_layer']} · " in overview  # hover
@@ -102,11 +115,14 @@ def test_demo_loads_and_shows_gates(page):
 
 def test_switch_layer_and_head():
     at = open_demo("en")
-    at.selectbox(key="real_model_layer").set_value(5).run()
-    at.selectbox(key="real_model_head").set_value(2).run()
+    at.session_state["real_model_layer"] = 5                # what the browser's layer pick relays (swap.heard)
+    at.run()
     assert not at.exception
     assert "layer 5" in gates(at)["titles"][0]
-    figs = charts(show(at, "head"))
+    show(at, "head")
+    assert at.selectbox(key="real_model_layer").value == 5  # the head view's picker opens on the layer picked
+    at.selectbox(key="real_model_head").set_value(2).run()
+    figs = charts(at)
     assert "layer 5 · head 2" in figs[0]["data"][0]["hovertemplate"]
     assert "head 2" in figs[1]["data"][0]["hovertemplate"]
     at.slider(key="real_model_t").set_value(3).run()
@@ -162,9 +178,9 @@ def test_downloads_contain_what_they_claim(monkeypatch):
 
     monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
     at = open_demo("en")
-    at.selectbox(key="real_model_head").set_value(1).run()
     alpha = gates(at)["alpha"]
     show(at, "export")
+    at.selectbox(key="real_model_head").set_value(1).run()
     T = demo_tokens(prompts("recall", "en"))
     text = saved["gates_layer0.csv"]
     rows = list(csv.DictReader(io.StringIO(text.decode() if isinstance(text, bytes) else text)))
@@ -211,9 +227,13 @@ def test_replay_reaches_the_memory_table():
     cfg = load_model(DEMO_PATH, lazy=True).cfg                           # the texts name the loaded model's sizes
     K, V = cfg.linear_key_head_dim, cfg.linear_value_head_dim
     assert any(f"{K}-dim keys and queries and {V}-dim values" in i.value for i in at.info)
+    at.slider(key="real_model_replay_start").set_value(3).run()                # tokens count from 1, as on the axes
+    pieces = load_model(DEMO_PATH).tokenizer.encode(" " + prompts("recall", "en")).pieces
+    assert any(c.value.startswith("Window: tokens 3–10: ") for c in at.caption)
     at.button(key="real_model_replay").click().run()
     payload = at.session_state["memory_replay"]
     assert len(payload["tokens"]) == len(payload["alpha"]) == len(payload["k"]) == 8
+    assert [p.strip() for p in payload["tokens"]] == [p.strip() for p in pieces[2:10]]        # the 3rd to the 10th
     assert len(payload["k"][0]) == 4 and len(payload["v"][0]) == 4
     assert at.session_state["memory_preset"] == "replay"
     assert (payload["K"], payload["V"]) == (K, V)
@@ -387,7 +407,8 @@ def test_trained_page_names_its_model_and_offers_its_tasks(trained):
     assert at.title[0].value == t("real_model.title_trained", lang, name=TRAINED_PATH.name, params=f"{n_params / 1e6:.1f}")
     assert at.selectbox(key="real_model_preset").options == [t(f"real_model.preset_{p}", lang)
                                                              for p in ("custom", "recall", "switch", "copy")]
-    assert any(i.value.startswith(t("real_model.about_trained", lang, **FIELDS_PREFIX)[:20]) for i in at.info)
+    # the model's note follows the example's story in the same box (one fold in lecture mode)
+    assert any(("\n\n" + t("real_model.about_trained", lang, **FIELDS_PREFIX)[:20]) in i.value for i in at.info)
 
 
 FIELDS_PREFIX = dict(n="", latest="", recall="", recall_lin="", none="", copy="", b_value="", b_filler="", b_where="",

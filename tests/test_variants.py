@@ -118,7 +118,7 @@ def test_page_steps_each_variant(lang, variant):
 def test_page_two_calls(lang):
     at = open_app(lang, "app_pages/compare.py", compare_variant="stream")
     assert not at.exception
-    at.slider(key="compare_stream_cut").set_value(3).run()
+    at.slider(key="compare_stream_start").set_value(4).run()     # the second call starts at token 4 (t = 3 from 0)
     assert not at.exception
     fig = spec(at)
     run = two_calls(k1_update(), 3)
@@ -126,3 +126,15 @@ def test_page_two_calls(lang):
         np.testing.assert_allclose(arr(fig["data"][i]["z"]), z, atol=1e-12)
     table = at.dataframe[0].value
     assert len(table) == 3 and table.iloc[0, 1] == table.iloc[1, 1] != table.iloc[2, 1]   # carried = one call
+
+
+def test_two_calls_counts_from_one_and_corrects_old_links():
+    """"Starts at token n" splits the stream after token n - 1 (the figure's line sits under t = n - 1); an
+    old link's 0-based ?compare_stream_cut=2 (the second call starting at t = 3) reopens the same split."""
+    for params, start in (({}, 3), ({"compare_stream_cut": "2"}, 3), ({"compare_stream_cut": "1"}, 2)):
+        at = open_app("en", "app_pages/compare.py", compare_variant="stream", **params)
+        assert not at.exception
+        assert at.slider(key="compare_stream_start").value == start
+        line = next(s for s in spec(at)["layout"]["shapes"] if s["type"] == "line")
+        assert line["y0"] == (start - 1) - 0.5                      # between row start - 2 and row start - 1 (0-based)
+        np.testing.assert_allclose(arr(spec(at)["data"][2]["z"]), two_calls(k1_update(), start - 1).reset, atol=1e-12)

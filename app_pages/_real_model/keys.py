@@ -34,6 +34,7 @@ FULL_RUN = "real_model_full_run"            # (state) a story button: rerun the 
 # the views' own widgets
 IV_HEAD, IV_ALPHA_ON, IV_BETA_ON = "real_model_iv_head", "real_model_iv_alpha_on", "real_model_iv_beta_on"
 IV_ALPHA, IV_BETA = "real_model_iv_alpha", "real_model_iv_beta"
+IV_LINK = "real_model_iv"                   # (state, linked) the intervention set, as one link value
 CHECK, REPLAY = "real_model_check", "real_model_replay"
 REPLAY_LEN, REPLAY_START, REPLAY_DIMS = "real_model_replay_len", "real_model_replay_start", "real_model_replay_dims"
 CSV, JSON = "real_model_csv", "real_model_json"

@@ -37,8 +37,8 @@ SHARED = {
     "real_model.state": Cache(64, "(folder, ids, layer, head, t)", "S_t [K, V] of one head", "_real_model/views/head.py"),
     "real_model.check": Cache(32, "(folder, ids, layer, head)", "both kernels' outputs, timings, differences",
                               "_real_model/views/head.py"),
-    "real_model.story": Cache(4, "(folder, language)", "the intervention stories found (pinned)",
-                              "_real_model/views/intervene.py"),
+    "real_model.found": Cache(16, "(folder, token ids, story kind)", "the intervention that flips an answer (pinned)",
+                              "_real_model/found.py"),
     "start.encode": Cache(4, "(folder, prompt)", "Encoded of the start page's prompt (2 languages)", "start.py"),
     "start.inputs": Cache(16, "(folder, ids, layer)", "dict of one layer's q, k, v, g, beta, ||S_t|| arrays",
                           "start.py"),
@@ -54,6 +54,7 @@ BOUNDS = {                    # max_entries of the streamlit caches in app_pages
     "player.compare": 64,
     "explorer.start": 8,
     "explorer.playground": 16,
+    "explorer.geometry": 8,
 }
 
 STREAMLIT = {
@@ -74,7 +75,7 @@ STREAMLIT = {
     "playground.lessons": Cache(BOUNDS["playground.lessons"], "the panel's parameters",
                                 "overwrite, repeated writes, capacity curves (3 caches)", "_playground_panels.py"),
     "compare.runs": Cache("one per preset (a fixed list)", "preset name", "a preset's stream run through every rule "
-                          "(compare_run, variant_run)", "compare.py"),
+                          "(compare_run, variant_run)", "_compare_frames.py"),
     "player.memory": Cache(BOUNDS["player.memory"], "(fingerprint of the stream, language, lecture, token names)",
                            "Packed: every frame of the memory page's player, gzipped", "_memory_frames.py"),
     "player.compare": Cache(BOUNDS["player.compare"], "(example name, language, lecture)",
@@ -83,6 +84,9 @@ STREAMLIT = {
                             "Packed: the start page's first figure at every T and example", "_start_attention.py"),
     "explorer.playground": Cache(BOUNDS["explorer.playground"], "(language, lecture), one cache per toy",
                                  "Packed: a playground toy at every point of its slider grid", "_playground_toys.py"),
+    "explorer.geometry": Cache(BOUNDS["explorer.geometry"], "(page prefix, language, lecture)",
+                               "Packed: the 2-D write at every k1 angle x angle between the keys x beta",
+                               "_geometry_view.py"),
     "live.store": Cache("one per server", "()", "the live class's Store: its connection pool to GDN_CLASS_DB",
                         "_live.py"),
     "chunking.reference": Cache("one per server", "()", "the shipped timing curve, the live timing store (2 caches)",

@@ -57,10 +57,15 @@ def pack(frames: list[Frame], *, fixed: str = "", sides: dict[str, str] | None =
     """fixed: HTML drawn once under the frames (its [data-token] elements are framed for the current
     token); sides: stage -> HTML beside the figure. Gzip: a random 16-token, 8 x 8 stream is 3 MB of
     table HTML and 0.17 MB packed (the cells repeat)."""
-    body = json.dumps({"frames": [{k: v for k, v in asdict(f).items() if v is not None} for f in frames],
-                       "fixed": fixed, "sides": sides or {}}, ensure_ascii=False, separators=(",", ":")).encode()
+    return pack_json({"frames": [{k: v for k, v in asdict(f).items() if v is not None} for f in frames],
+                      "fixed": fixed, "sides": sides or {}}, n_frames=len(frames))
+
+
+def pack_json(payload: dict, n_frames: int = 0) -> Packed:
+    """Any JSON payload, gzip-packed for the browser (player.js and swap.js unpack it)."""
+    body = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
     return Packed(gz=base64.b64encode(gzip.compress(body, 6, mtime=0)).decode("ascii"),
-                  hash=hashlib.sha1(body).hexdigest()[:16], n_frames=len(frames))
+                  hash=hashlib.sha1(body).hexdigest()[:16], n_frames=n_frames)
 
 
 def position(prefix: str, n_tokens: int, stages: tuple[str, ...],
@@ -120,10 +125,15 @@ export default function ({ setStateValue }) {
 _relay = st.components.v2.component("gdn_player_relay", js=RELAY_JS)
 
 
+RELAYED: dict = {}     # id -> handler(message) of modules that send through the relay too (swap.py registers)
+
+
 def _heard() -> None:
     """A player's position, sent just before a click that may need it: Python's copy follows it (no new
     seq: the browser already shows it)."""
     sent = (st.session_state["gdn_player_relay"] or {}).get("position") or {}
+    if sent.get("id") in RELAYED:                                # another sender's message (swap.py)
+        return RELAYED[sent["id"]](sent)
     try:
         prefix, t, stage = str(sent["id"]), int(sent["t"]), str(sent["stage"])
     except (KeyError, TypeError, ValueError):
@@ -131,6 +141,8 @@ def _heard() -> None:
     if t >= 1 and stage.isidentifier() and prefix.isidentifier():
         st.session_state[f"{prefix}_t"], st.session_state[f"{prefix}_stage"] = t, stage
         st.session_state[f"_player_synced_{prefix}"] = (t, stage)
+        if str(sent.get("variant", "")).isidentifier():      # the page checks it names one of its variants
+            st.session_state[f"{prefix}_variant"] = str(sent["variant"])
 
 
 def _heard_values() -> None:
@@ -147,18 +159,57 @@ def relay() -> None:
            height=0)
 
 
+@dataclass(frozen=True)
+class Variant:
+    """One of several versions a player switches between (compare: the rules, a gate per channel ...).
+    packed None: a variant the server draws around the player (switching to or from it runs the page).
+    story: trusted HTML shown under the frames of this variant."""
+    name: str
+    label: str
+    packed: Packed | None
+    n_tokens: int = 0
+    story: str = ""
+
+
 def player(prefix: str, packed: Packed, n_tokens: int, stages: tuple[str, ...],
+           variants: list[Variant] | None = None, variant: str | None = None,
            opening: tuple[int, str] | None = None) -> None:
     """Mount the player for `packed` (n_tokens x len(stages) frames, token-major) at Python's position.
+    variants: every version the browser may switch to (variant: the one drawn; its packed is `packed`),
+    the URL naming the chosen one as ?<prefix>_variant= (the page reads it with `chosen_variant`).
     opening: (token from 1, stage) where a fresh visit opens (gdn.lessons.stream.opening_step); default
     the first frame."""
     opening = (min(opening[0], n_tokens), opening[1]) if opening else (1, stages[0])
     t, stage = position(prefix, n_tokens, stages, opening)
-    _mount(prefix, packed, n_tokens, stages, (t - 1) * len(stages) + stages.index(stage), opening)
+    _mount(prefix, packed, n_tokens, stages, (t - 1) * len(stages) + stages.index(stage), variants, variant, opening)
+
+
+def chosen_variant(prefix: str, names: tuple[str, ...]) -> str:
+    """The variant to draw: Python's copy (the browser's last switch, relayed), else the link's, else the
+    first; kept in the session and the URL like the position."""
+    key = f"{prefix}_variant"
+    value = st.session_state.get(key, st.query_params.get(key))
+    st.session_state[key] = value if value in names else names[0]
+    ui.sync_to_url(key, names[0])
+    return st.session_state[key]
+
+
+def _variants_data(variants: list[Variant], drawn: str) -> list[dict]:
+    """What the browser needs of each variant; the drawn one's frames are the payload's own."""
+    out = []
+    for v in variants:
+        entry = {"name": v.name, "label": v.label, "story": v.story}
+        if v.packed is None:
+            entry["server"] = True
+        elif v.name != drawn:
+            entry.update(gz=v.packed.gz, hash=v.packed.hash, tokens=v.n_tokens)
+        out.append(entry)
+    return out
 
 
 def _mount(prefix: str, packed: Packed, n_tokens: int, stages: tuple[str, ...], index: int,
-           opening: tuple[int, str]) -> None:
+           variants: list[Variant] | None = None, variant: str | None = None,
+           opening: tuple[int, str] = (1, "")) -> None:
     t, stage = divmod(index, len(stages))
     wanted = address(t + 1, stages[stage], opening, stages)
     for name in ("t", "stage"):                       # the link mirrors the position (registered for share links)
@@ -179,4 +230,7 @@ def _mount(prefix: str, packed: Packed, n_tokens: int, stages: tuple[str, ...], 
                    "stepOf": ui.tr("common.step_n" if ui.lecture() else "common.step_of", step="{n}", total="{N}")},
         "hash": packed.hash, "gz": packed.gz,
     }
+    if variants:
+        data.update(variants=_variants_data(variants, variant), variant=variant)
+        data["params"]["variant"] = f"{prefix}_variant"
     _component(key=f"{prefix}_player", data=data, width="stretch", height="content")

@@ -20,6 +20,7 @@ export default function ({ data, parentElement }) {
   }
   player.data = data;
   if (player.host !== parentElement || !player.root?.isConnected) build(player, parentElement, registry);
+  useVariant(player);                                    // several payloads (compare's variants): pick one
   relabel(player);
   load(player).then(() => {
     if (player.seq !== data.seq) {                       // a new mount, or Python moved the position on purpose
@@ -72,6 +73,7 @@ function build(player, host, registry) {
   host.replaceChildren();
   const root = el("div", "gdn-player", host);
   root.addEventListener("pointerdown", () => { registry.last = player; });
+  player.variantBar = el("div", "gdn-variants", root);
   const bar = el("div", "gdn-player-bar", root);
   const button = (name, onClick) => {
     const b = el("button", `gdn-btn gdn-${name}`, bar);
@@ -108,6 +110,7 @@ function build(player, host, registry) {
     go(player, (Number(player.slider.value) - 1) * player.data.stages.length + stageOf(player));
   });
   player.sliderValue = el("output", "gdn-scrub-value", scrub);
+  player.story = el("div", "gdn-story", root);
   player.root = root;
   player.host = host;
   player.hash = null;                                    // the new DOM needs the fixed part again
@@ -157,7 +160,7 @@ function go(player, to) {
 
 function show(player, index, { forward = false } = {}) {
   const frame = player.frames[index];
-  if (!frame) return;
+  if (!frame || player.root.classList.contains("gdn-bar-only")) return;     // a server-drawn variant (see below)
   const { stages, labels, tokens } = player.data;
   const before = forward && frame.fly && !reducedMotion() ? flyStart(player, frame.fly) : null;
   if (player.shown !== index) {
@@ -208,7 +211,8 @@ function flush(registry) {
   for (const player of registry.players.values()) {
     if (!player.moved || !player.root?.isConnected || !registry.relay) continue;
     player.moved = false;
-    registry.relay("position", { id: player.id, t: tokenOf(player) + 1, stage: player.data.stages[stageOf(player)] });
+    registry.relay("position", { id: player.id, t: tokenOf(player) + 1, stage: player.data.stages[stageOf(player)],
+                                 ...(player.variant ? { variant: player.variant } : {}) });
   }
 }
 
@@ -315,4 +319,70 @@ function installKeys(registry) {
     else if (move === "end") go(player, player.frames.length - 1);
     else go(player, player.index + move);
   }, true);
+}
+
+// ---- variants: one player, several payloads --------------------------------------------------------
+// data.variants: [{name, label, gz?, hash?, tokens?, story, server?}], data.variant: the one Python drew,
+// params.variant: its URL key. A variant whose frames are here is switched to in the browser (the frames,
+// the grid under them and its story swap; nothing goes to the server); a server variant (server: true,
+// e.g. compare's two calls through the real kernel) and any switch away from one is sent through the
+// relay, which runs the page. The current variant rides along in every flush, so Python's copy follows
+// before any click that may need it.
+
+function useVariant(player) {
+  const { variants, variant } = player.data;
+  player.variantBar.hidden = !variants;
+  if (!variants) return;
+  if (player.drawnVariant !== variant) {                 // Python drew another one (a link, a relayed switch)
+    player.drawnVariant = variant;
+    player.variant = variant;
+  }
+  const own = (player.data.own ??= { gz: player.data.gz, hash: player.data.hash, tokens: player.data.tokens });
+  const v = variants.find((x) => x.name === player.variant) ?? variants.find((x) => x.name === variant);
+  player.variant = v.name;
+  if (!v.server) Object.assign(player.data, v.gz ? { gz: v.gz, hash: v.hash, tokens: v.tokens } : own);
+  player.root.classList.toggle("gdn-bar-only", !!v.server);
+  if (v.server) {                                        // nothing of the frames stays in the page meanwhile
+    for (const part of [player.figure, player.head, player.narration, player.side]) part.replaceChildren();
+    player.shown = -1;
+  }
+  player.story.innerHTML = v.story ?? "";
+  player.story.hidden = !v.story;
+  document.body.dataset[`${player.id}Variant`] = v.name;   // page CSS may hide what belongs to one variant
+  if (player.variantBar.dataset.names !== variants.map((x) => x.name + x.label).join("|")) {
+    player.variantBar.replaceChildren();
+    player.variantBar.setAttribute("role", "group");
+    for (const x of variants) {
+      const b = el("button", "gdn-variant", player.variantBar);
+      b.type = "button";
+      b.textContent = x.label;
+      b.dataset.variant = x.name;
+      b.addEventListener("click", () => switchVariant(player, x.name));
+    }
+    player.variantBar.dataset.names = variants.map((x) => x.name + x.label).join("|");
+  }
+  for (const b of player.variantBar.children) b.setAttribute("aria-pressed", String(b.dataset.variant === v.name));
+}
+
+function switchVariant(player, name) {
+  if (name === player.variant) return;
+  const { variants, params } = player.data;
+  const target = variants.find((x) => x.name === name);
+  const drawn = variants.find((x) => x.name === player.drawnVariant);
+  player.variant = name;
+  const url = new URL(window.location.href);
+  if (name === variants[0].name) url.searchParams.delete(params.variant);
+  else url.searchParams.set(params.variant, name);
+  window.history.replaceState(window.history.state, "", url.href);
+  player.moved = true;
+  if (target.server || drawn?.server) {                  // the page has to change around the player: run it
+    useVariant(player);
+    const registry = window.__gdnPlayers;
+    flush(registry);
+    return;
+  }
+  stopPlaying(player);
+  useVariant(player);
+  relabel(player);
+  load(player).then(() => show(player, player.index));
 }

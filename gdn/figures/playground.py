@@ -62,11 +62,13 @@ def fig_overwrite(readout: np.ndarray, target: np.ndarray, old: np.ndarray, alon
                                  textfont=dict(size=font_size), hovertemplate="%{y}, %{x}: %{z:.2f}<extra></extra>"),
                       row=1, col=2)
         fig.update_yaxes(autorange="reversed", row=1, col=2)
-        fig.update_xaxes(type="category", title_text=value_axis, title_standoff=2, row=1, col=2)
+        # the title below the tick labels with room to spare: at the lecture font it sat on them
+        fig.update_xaxes(type="category", title_text=value_axis, title_standoff=10, automargin=True, row=1, col=2)
         fig.update_yaxes(tickformat=".0%", zeroline=True, zerolinewidth=2, zerolinecolor="#334155", row=1, col=1)
         fig.update_layout(barmode="relative", bargap=0.35)
         fig.update_annotations(font_size=font_size + 1)
-        fig = _legend_top(base_layout(fig, height=height, font_size=font_size)).update_layout(margin=dict(l=70, r=20, t=110, b=60))
+        fig = _legend_top(base_layout(fig, height=height, font_size=font_size)).update_layout(
+            margin=dict(l=70, r=20, t=110, b=max(60, 3 * font_size + 14)))
         return horizontal_titles(fig, font_size)
 
     key = ("overwrite", tuple(rule_titles), tuple(part_labels), total_label, tuple(row_labels), tuple(titles),
@@ -111,7 +113,8 @@ def fig_capacity(Ns: np.ndarray, curves: dict[str, np.ndarray], K: int, N_sel: i
         fig.update_xaxes(tickangle=0, tickvals=names, ticktext=[wrapped(n) for n in names], row=1, col=2)
         fig.update_layout(barmode="group")
         fig.update_annotations(font_size=font_size + 1)
-        fig = _legend_top(base_layout(fig, height=height, font_size=font_size)).update_layout(margin=dict(l=70, r=20, t=110, b=60))
+        fig = _legend_top(base_layout(fig, height=height, font_size=font_size)).update_layout(
+            margin=dict(l=70, r=20, t=110, b=max(60, 3 * font_size + 14)))
         return horizontal_titles(fig, font_size)
 
     key = ("capacity", tuple(np.asarray(Ns).tolist()), tuple(curves), tuple(sorted(rule_titles.items())),

@@ -13,7 +13,7 @@ from gdn.qwen35.demo.stories import gate_marks, token_roles
 from gdn.qwen35.predict import Predictions
 from app_pages._real_model import keys
 from app_pages._real_model.context import ViewContext
-from app_pages._support import ui
+from app_pages._support import swap, ui
 
 GUESS_CSS = ("<style>.rm-guess{overflow-x:auto;max-width:100%}.rm-guess table{border-collapse:collapse;font-size:SIZE}"
              ".rm-guess td,.rm-guess th{border:1px solid #e5e7eb;padding:1px 5px;white-space:nowrap;text-align:left}"
@@ -44,31 +44,41 @@ def guesses_html(c: ViewContext, p: Predictions, answers: dict, top_tokens: list
     return GUESS_CSS.replace("SIZE", size) + f'<div class="rm-guess"><table><tr><th></th>{head}</tr>{"".join(rows)}</table></div>'
 
 
+def layer_figure(c: ViewContext, p: Predictions, top_tokens: list, right: list, layer: int, html_form: bool):
+    """One layer's gates (HTML: with its hover cards first) and their alt text; Plotly for long prompts."""
+    li = c.run.layers.index(layer)
+    alpha, beta = np.exp(p.g[li]), p.beta[li]                              # [T, H] (the same numbers as run.g, run.beta)
+    marks = gate_marks(token_roles(c.tokens), alpha, beta) if c.demo else []
+    titles = {"alpha": ui.tr("real_model.heatmap_alpha", layer=layer), "beta": ui.tr("real_model.heatmap_beta", layer=layer),
+              "predictions": ui.tr("real_model.predictions_title")}
+    alt = ui.tr("real_model.alt_gates", layer=layer, T=c.T)
+    kw = dict(tokens=c.tokens, layer=layer, top_tokens=top_tokens, top_p=p.top_p, titles=titles, labels=c.labels,
+              marks=marks, answers=right)
+    if not html_form:
+        extra = 14 * max(0, len(c.heads) - 8)
+        return fig_gates_predictions(alpha, beta, **kw, font_size=c.fs, height=(640 if c.lecture else 540) + 2 * extra), alt, marks
+    # Hover a token in any figure (or a chip): its gates for every head and its guesses, in one card here.
+    cards = token_cards_html(alpha, beta, tokens=c.tokens, top_tokens=top_tokens, top_p=p.top_p, labels=c.labels,
+                             hint=ui.tr("real_model.hover_hint"))
+    return cards + gates_html(alpha, beta, **kw, alt=alt), alt, marks
+
+
 def gates(c: ViewContext) -> None:
     p = c.predictions()
-    alpha, beta = np.exp(p.g[c.li]), p.beta[c.li]                          # [T, H] (the same numbers as run.g, run.beta)
-    marks = gate_marks(token_roles(c.tokens), alpha, beta) if c.demo else []
     right = answers(c, p)
     top_tokens = [[c.piece(i) for i in row] for row in p.top_ids]
-    titles = {"alpha": ui.tr("real_model.heatmap_alpha", layer=c.layer), "beta": ui.tr("real_model.heatmap_beta", layer=c.layer),
-              "predictions": ui.tr("real_model.predictions_title")}
-    extra = 14 * max(0, len(c.heads) - 8)
-    alt = ui.tr("real_model.alt_gates", layer=c.layer, T=c.T)
     if draws_as_html(c.T, len(c.heads)):
-        # Hover a token in any figure (or a chip): its gates for every head and its guesses, in one card here.
-        st.html(token_cards_html(alpha, beta, tokens=c.tokens, top_tokens=top_tokens, top_p=p.top_p,
-                                 labels=c.labels, hint=ui.tr("real_model.hover_hint")))
-        # HTML: a new layer would mount a new Plotly chart, whose newPlot was most of a layer change's wait in
-        # the browser; the download is this HTML. Longer prompts get the Plotly figure (and its download).
-        body = gates_html(alpha, beta, tokens=c.tokens, layer=c.layer, top_tokens=top_tokens, top_p=p.top_p,
-                          titles=titles, labels=c.labels, marks=marks, answers=right, alt=alt)
-        st.html(body)
+        # Every layer at once, swapped in the browser (no run per layer); HTML, not Plotly: a new layer would
+        # mount a new chart, whose newPlot was most of a layer change's wait. The download is this layer's HTML.
+        drawn = {layer: layer_figure(c, p, top_tokens, right, layer, True) for layer in c.run.layers}
+        swap.swap(keys.LAYER, {layer: body for layer, (body, _, _) in drawn.items()}, value=c.layer,
+                  default=c.run.layers[0], bar_label=ui.tr("real_model.layer_bar", n=c.loaded.config.num_hidden_layers),
+                  name="gates")                               # buttons: the layer numbers, as on the axes
+        body, alt, marks = drawn[c.layer]
         ui.html_download(keys.GATES_FIG, body, alt)
     else:
-        ui.show_figure(fig_gates_predictions(alpha, beta, tokens=c.tokens, layer=c.layer, top_tokens=top_tokens,
-                                             top_p=p.top_p, titles=titles, labels=c.labels, marks=marks, answers=right,
-                                             font_size=c.fs, height=(640 if c.lecture else 540) + 2 * extra),
-                       key=keys.GATES_FIG, alt=alt)
+        fig, alt, marks = layer_figure(c, p, top_tokens, right, c.layer, False)
+        ui.show_figure(fig, key=keys.GATES_FIG, alt=alt)
     st.caption(ui.tr("real_model.guesses_caption"))
     st.html(guesses_html(c, p, dict((t, (a, r)) for t, a, r in right), top_tokens))
     line = [ui.tr("real_model.ran", T=c.T, layers=len(c.run.layers), s=f"{time.perf_counter() - c.started:.2f}")]
@@ -87,6 +97,8 @@ def overview(c: ViewContext) -> None:
     # HTML tables: a new layer only moves the frame, and Streamlit would mount a new Plotly chart for it
     # (a three-heatmap newPlot); the download is this HTML
     alt = ui.tr("real_model.alt_overview")
-    body = overview_html(c.summary, layers=c.run.layers, selected=c.layer, titles=titles, labels=c.labels, alt=alt)
-    st.html(body)
-    ui.html_download(keys.OVERVIEW_FIG, body, alt)
+    frames = {layer: overview_html(c.summary, layers=c.run.layers, selected=layer, titles=titles, labels=c.labels, alt=alt)
+              for layer in c.run.layers}
+    # its framed row follows the layer picked above it (swapped with the gates, same key)
+    swap.swap(keys.LAYER, frames, value=c.layer, default=c.run.layers[0], name="overview")
+    ui.html_download(keys.OVERVIEW_FIG, frames[c.layer], alt)

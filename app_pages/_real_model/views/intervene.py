@@ -6,11 +6,12 @@ import numpy as np
 import streamlit as st
 
 from gdn.figures.real_model import ALPHA_COLORS, BETA_COLORS, callouts_html, fig_gate_pair
-from gdn.qwen35.demo.stories import STORIES, answer_slots, find_story
+from gdn.qwen35.demo.stories import STORIES
 from app_pages._real_model import keys
 from app_pages._real_model.context import ViewContext
+from app_pages._real_model.found import preset_stories, where
 from app_pages._real_model.presets import preset_text
-from app_pages._support import compute, ui
+from app_pages._support import ui
 
 ALL_HEADS = -1               # the head picker's "every head of the layer" (None in the library API)
 
@@ -25,33 +26,49 @@ def apply_story(story, preset: str) -> None:
                              keys.iv_value(story.gate): story.value})
 
 
-def stories(c: ViewContext) -> dict:
-    """Each story's intervention on its preset prompt in this language (searched once per server)."""
-    def search():
-        out = {}
-        for kind, spec in STORIES.items():
-            enc = c.model.tokenizer.encode(" " + preset_text(spec["prompt"]))
-            out[kind] = find_story(c.model, enc.ids, answer_slots(enc.pieces, enc.ids), kind)
-        return out
-    return compute.cached("real_model.story", (c.folder, ui.lang()), search, pin=True)
-
-
 def story_buttons(c: ViewContext) -> None:
     cols = st.columns(len(STORIES))
-    for col, (kind, story) in zip(cols, stories(c).items()):
+    for col, (kind, story) in zip(cols, preset_stories(c.loaded).items()):
         if story is None:
             continue
-        where = ui.tr("real_model.where_all" if story.head is None else "real_model.where", layer=story.layer,
-                      head=story.head)
         col.button(ui.tr(f"real_model.story_btn_{kind}"), key=keys.story(kind), width="stretch",
-                   help=ui.tr("real_model.story_btn_help", where=where), on_click=apply_story,
+                   help=ui.tr("real_model.story_btn_help", where=where(story)), on_click=apply_story,
                    args=(story, STORIES[kind]["prompt"]))
 
 
+def link_text(head: int, on: dict[str, float | None]) -> str:
+    """The intervention as one link value: "beta=0.00;head=all", "alpha=1.00;beta=0.50;head=2"; "" when
+    none is set. on: gate -> its constant, or None when that gate is left alone."""
+    parts = [f"{gate}={value:.2f}" for gate, value in on.items() if value is not None]
+    return ";".join([*parts, f"head={'all' if head == ALL_HEADS else head}"]) if parts else ""
+
+
+def from_link(text: str, heads: list[int]) -> dict | None:
+    """The widget states a link's intervention names (link_text's inverse), or None if it names none."""
+    try:
+        fields = dict(part.split("=", 1) for part in text.split(";"))
+        named = fields.pop("head")
+        head = ALL_HEADS if named == "all" else int(named)
+        values = {gate: min(1.0, max(0.0, round(float(fields[gate]) * 20) / 20)) for gate in fields}   # the sliders' steps
+    except (KeyError, ValueError):
+        return None
+    if head not in (ALL_HEADS, *heads) or not values or set(values) - {"alpha", "beta"}:
+        return None
+    state = {keys.IV_HEAD: head}
+    for gate in ("alpha", "beta"):
+        state[keys.iv_on(gate)] = gate in values
+        if gate in values:
+            state[keys.iv_value(gate)] = values[gate]
+    return state
+
+
 def controls(c: ViewContext) -> tuple[int, dict]:
-    """The head picker and the two gate switches with their constants. Returns (head or ALL_HEADS, overrides)."""
+    """The head picker and the two gate switches with their constants. Returns (head or ALL_HEADS, overrides).
+    The intervention lives in the link (?real_model_iv=beta=0.00;head=all), so a shared story reopens it."""
     c1, c2, c3 = st.columns([2, 3, 3])
     options = [ALL_HEADS, *c.heads]
+    if keys.IV_LINK not in st.session_state and (seeded := from_link(st.query_params.get(keys.IV_LINK, ""), c.heads)):
+        st.session_state.update(seeded)                          # a fresh session opened from a shared link
     if st.session_state.get(keys.IV_HEAD) not in options:
         st.session_state[keys.IV_HEAD] = c.head
     names = {h: ui.tr("real_model.iv_all") if h == ALL_HEADS else str(h) for h in options}   # format_func runs later
@@ -62,6 +79,8 @@ def controls(c: ViewContext) -> tuple[int, dict]:
     a = c2.slider("α :=", 0.0, 1.0, step=0.05, key=keys.IV_ALPHA, disabled=not set_a, label_visibility="collapsed")
     set_b = c3.toggle(ui.tr("real_model.iv_beta_on"), key=keys.IV_BETA_ON)
     b = c3.slider("β :=", 0.0, 1.0, step=0.05, key=keys.IV_BETA, disabled=not set_b, label_visibility="collapsed")
+    st.session_state[keys.IV_LINK] = link_text(head, {"alpha": a if set_a else None, "beta": b if set_b else None}) or None
+    ui.sync_to_url(keys.IV_LINK, "")
     where = (c.layer, None if head == ALL_HEADS else head)
     return head, {**({"set_alpha": {where: a}} if set_a else {}), **({"set_beta": {where: b}} if set_b else {})}
 

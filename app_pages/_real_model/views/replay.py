@@ -16,16 +16,17 @@ def replay(c: ViewContext) -> None:
     # A slider needs min < max: a one-token prompt (or a window as long as the prompt) has no choice.
     w_len = c2.slider(ui.tr("real_model.replay_len"), 1, min(REPLAY_MAX_TOKENS, c.T), min(12, c.T),
                       key=keys.REPLAY_LEN) if c.T > 1 else 1
-    w_start = c1.slider(ui.tr("real_model.replay_start"), 0, c.T - w_len, 0, key=keys.REPLAY_START) if c.T > w_len else 0
-    w_start = min(w_start, c.T - w_len)
+    # tokens count from 1 here as on every axis of the page; w_start below is the index (from 0)
+    first = c1.slider(ui.tr("real_model.replay_start"), 1, c.T - w_len + 1, 1, key=keys.REPLAY_START) if c.T > w_len else 1
+    w_start = min(first - 1, c.T - w_len)
     dims = c3.slider(ui.tr("real_model.replay_dims"), 2, REPLAY_MAX_DIM, 4, key=keys.REPLAY_DIMS)
-    st.caption(ui.tr("real_model.replay_window", a=w_start, b=w_start + w_len - 1,
+    st.caption(ui.tr("real_model.replay_window", a=w_start + 1, b=w_start + w_len,
                      text=ui.plain("".join(c.tokens[w_start:w_start + w_len]))))
     if st.button(ui.tr("real_model.replay_go"), key=keys.REPLAY, type="primary", icon=":material/movie:"):
         h = c.inputs().head(c.head)
         st.session_state["memory_replay"] = replay_payload(
-            title=ui.tr("real_model.replay_title", model=c.loaded.name, layer=c.layer, head=c.head, a=w_start,
-                        b=w_start + w_len - 1), tokens=c.tokens, start=w_start, length=w_len, dims=dims, **h)
+            title=ui.tr("real_model.replay_title", model=c.loaded.name, layer=c.layer, head=c.head, a=w_start + 1,
+                        b=w_start + w_len), tokens=c.tokens, start=w_start, length=w_len, dims=dims, **h)
         st.session_state["memory_preset"] = "replay"
         go("app_pages/memory_table.py")             # keeps the language and lecture mode
 
