@@ -25,7 +25,7 @@ st.set_page_config(page_title="Gated DeltaNet Explorer", page_icon="🧠", layou
 # Streamlit serves the default page at "/" only, yet reserves its url_path: so it gets a name nobody
 # types, and a hidden twin serves /start. /memory (older links) opens the memory page the same way.
 first = path.PATH[0]
-pages = [st.Page(stop.file, title=chrome.tr(f"nav.{stop.key}"), icon=stop.icon,
+pages = [st.Page(stop.file, title=chrome.tr(f"nav.short_{stop.key}"), icon=stop.icon,
                  url_path=stop.url_path if i else f"{stop.url_path}-default", default=i == 0)
          for i, stop in enumerate(path.PATH)]
 pages.append(st.Page(first.file, title=chrome.tr(f"nav.{first.key}"), url_path=first.url_path, visibility="hidden"))

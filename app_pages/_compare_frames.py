@@ -23,7 +23,7 @@ from gdn.lessons.compare import (
     readout_error,
     run_all,
 )
-from gdn.lessons.stream import STAGES, StepRecords, step_records
+from gdn.lessons.stream import STAGES, StepRecords, opening_step, step_records
 from gdn.units import cell_text
 from app_pages._support import ui
 from app_pages._support.caches import BOUNDS
@@ -111,6 +111,13 @@ def _story(key: str) -> str:
         body += (f'<details class="gdn-reveal"><summary>{html.escape(ui.tr("common.reveal"))}</summary>'
                  f'{_html(ui.tr(f"{key}_answer"))}</details>')
     return f"<details><summary>{html.escape(ui.tr('common.notes'))}</summary>{body}</details>" if ui.lecture() else body
+
+
+def variant_opening(preset: str, name: str) -> tuple[int, str]:
+    """(token from 1, stage) where a fresh visit opens variant `name` (the rules on `preset`, or a variant
+    preset): the first frame at which its streams' tables part ways (gdn.lessons.stream.opening_step)."""
+    recs = variant_run(name)[1] if name in VARIANT_PRESETS else compare_run(preset)[1]
+    return opening_step(*recs.values())
 
 
 def compare_variants(preset: str) -> list[Variant]:

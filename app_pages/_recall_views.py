@@ -54,7 +54,7 @@ def results_view() -> None:
     fig = fig_results(acc, low=low, high=high, rules=rules, widths=widths, pairs=pairs, names=rule_names(),
                       titles=[ui.tr("recall.width_panel", d=d) for d in widths], labels=figure_labels(),
                       font_size=ui.font_size(), height=520 if ui.lecture() else 420)
-    ui.show_figure(fig, key="recall_results", alt=ui.tr("recall.results_alt"))
+    ui.show_figure(fig, key="recall_results", alt=ui.tr("recall.results_alt"), fit_top=222)
     st.caption(ui.tr("recall.results_caption", tests=cfg["test_sequences"], T=cfg["seq_len"], steps=steps_text(data),
                      seeds=len(cfg["seeds"]), lrs=", ".join(f"{x:g}" for x in cfg["lrs"]), batch=cfg["batch"],
                      minutes=data["wall_seconds"] / 60, done=len(data["rows"]), stacks=len(data["stacks"])))

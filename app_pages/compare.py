@@ -18,7 +18,7 @@ from gdn.lessons.stream import STAGES
 from gdn.qwen35.analysis import two_call_run
 from gdn.qwen35.sources import TRAINED_PATH
 from gdn.units import fmt_diff
-from app_pages._compare_frames import compare_variants
+from app_pages._compare_frames import compare_variants, variant_opening
 from app_pages._support import compute, ui
 from app_pages._support.player import chosen_variant, player
 
@@ -86,7 +86,8 @@ with st.columns([1, 2])[0] if not ui.lecture() else st.sidebar:    # hidden by C
                      default="k1_update", format_func=ui.label_maker("compare.preset_"))
 variants = compare_variants(name)
 drawn = next(v for v in variants if v.name == (variant if variant != "stream" else "rules"))
-player("compare", drawn.packed, drawn.n_tokens, STAGES, variants, variant)
+player("compare", drawn.packed, drawn.n_tokens, STAGES, variants, variant,
+       opening=variant_opening(name, drawn.name))   # where the drawn streams part ways
 if variant == "stream":
     two_calls_panel()
 else:

@@ -50,8 +50,9 @@ def curves_view() -> None:
         marks.append((float(prompt), ui.tr("cost.mark_prompt", n=f"{prompt:,}"), "#7c3aed"))
     shown = {k: v for k, v in curves.items() if (k != "state" or n_gdn) and (k != "kv" or n_attn)}
     labels = {k: ui.tr(f"cost.curve_{k}") for k in curves} | {"x": ui.tr("cost.x"), "y": ui.tr("cost.y")}
-    # lecture: the larger labels above and the legend below take ~300 px; the plot keeps ~340 px of its own
-    fig = fig_cost(T, shown, marks, labels=labels, font_size=ui.font_size(), height=640 if ui.lecture() else 500)
+    # lecture: drawn at the window's height (show_figure's fit_top), the legend one curve a row
+    fig = fig_cost(T, shown, marks, labels=labels, font_size=ui.font_size(), height=640 if ui.lecture() else 500,
+                   stacked_legend=ui.lecture())
 
     at = cost.memory_curves(cfg, np.array([T_read]), batch=batch, dtype=dtype, interval=interval)
     with controls:
@@ -69,7 +70,7 @@ def curves_view() -> None:
         m[3].metric(named("cost.kv_per_token"), cost.fmt_bytes(per_layer["kv_per_token"]))
         st.caption(ui.tr("cost.prompt_note", n=f"{prompt:,}") if has_prompt else ui.tr("cost.no_prompt"))
     with chart:
-        ui.show_figure(fig, key="cost_fig", alt=ui.tr("cost.alt", model=name))
+        ui.show_figure(fig, key="cost_fig", alt=ui.tr("cost.alt", model=name), fit_top=130)
 
     # The arithmetic behind the two per-layer numbers, as formulas with this model's numbers put in.
     latex = cost.formula_latex(cfg, batch=batch, dtype=dtype)

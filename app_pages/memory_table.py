@@ -4,7 +4,7 @@ import streamlit as st
 
 from gdn.figures import fig_memory_player
 from gdn.lessons.memory import PRESETS, InputError, random_stream, replay_stream, rows_to_stream, stream_to_rows
-from gdn.lessons.stream import STAGES, records_csv, step_records
+from gdn.lessons.stream import STAGES, opening_step, records_csv, step_records
 from app_pages._memory_frames import PANELS, packed_frames
 from app_pages._support import ui
 from app_pages._support.escape import plain_fields
@@ -81,7 +81,7 @@ def animation_html() -> str:
 with player_area:
     # Every step of the stream goes to the browser at once: stepping, playing and scrubbing answer there.
     title = preset_label(preset) if preset != "replay" else replay["title"]
-    player("memory", packed_frames(rec, token_names, title), T, STAGES)
+    player("memory", packed_frames(rec, token_names, title), T, STAGES, opening=opening_step(rec))
 if not ui.lecture():
     bar = st.container(horizontal=True)
     bar.download_button(ui.tr("memory.export_player"), data=animation_html, file_name="memory_table_player.html",

@@ -36,7 +36,7 @@ def test_lecture_mode_text_is_large_on_a_projector(browser, app_url, width, heig
 
 
 def test_space_plays_and_pauses(page, app_url):
-    page.goto(f"{app_url}/memory?lang=en&memory_preset=k1_update")
+    page.goto(f"{app_url}/memory?lang=en&memory_preset=k1_update&memory_t=1")
     wait_for_app(page)
     page.locator("h1").click()
     page.keyboard.press("Space")

@@ -45,3 +45,42 @@ def test_main_content_is_on_the_first_screen(browser, app_url, page_path, main, 
         assert got["metrics"] or page_path == "classroom"
         assert all(value > label for value, label in got["metrics"]), got
     context.close()
+
+
+NAV = """() => [...document.querySelectorAll('[data-testid="stTopNav"] .rc-overflow-item')].map(item => {
+  const r = item.getBoundingClientRect(), s = getComputedStyle(item);
+  return {text: item.innerText.trim(), shown: s.opacity !== '0' && s.display !== 'none' && s.visibility !== 'hidden'
+          && item.getAttribute('aria-hidden') !== 'true' && r.width > 0 && r.left >= 0 && r.right <= innerWidth};
+})"""
+BOTTOMS = """(selectors) => selectors.map(s => [...document.querySelectorAll(s)].filter(e => e.offsetParent)
+  .map(e => { const r = e.getBoundingClientRect(); return [Math.round(r.top), Math.round(r.bottom)]; })[0] || null)"""
+# Each page's main figure (lecture mode) and the controls that drive it: all of both on a 1280x720 screen.
+WHOLE = {"memory_table": ['.st-key-memory_player .gdn-player-bar', '.st-key-memory_player .gdn-player-figure',
+                          '.st-key-memory_player .gdn-timeline'],
+         "cost": ['.st-key-gdn_fit_cost_fig', '[data-testid="stMain"] [data-testid="stSlider"]'],
+         "recall": ['.st-key-gdn_fit_recall_results'],
+         "chunking": ['[data-testid="stMain"] .gdn-figure', '[data-testid="stMain"] [data-testid="stSlider"]'],
+         "classroom": ['[data-testid="stMain"] [data-testid="stRadio"]']}
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_lecture_1280x720_shows_every_page_in_the_navigation_and_whole_figures(browser, app_url, lang):
+    """A 1280x720 projector: the top navigation names all nine pages (no "2 more"), and on the pages this
+    checks the main figure and its controls lie wholly inside the first screen."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    misses = []
+    for address, parts in WHOLE.items():
+        page.goto(f"{app_url}/{address}?lang={lang}&mode=lecture")
+        wait_for_app(page, chart=address != "classroom")
+        page.wait_for_selector(parts[0])
+        wait_until_settled(page)
+        nav = page.evaluate(NAV)
+        if len(nav) < 9 or not all(item["shown"] for item in nav if item["text"]) or any(
+                not item["text"] or "more" in item["text"] or "更多" in item["text"] for item in nav if item["shown"]):
+            misses.append((address, "navigation", nav))
+        for selector, box in zip(parts, page.evaluate(BOTTOMS, parts)):
+            if box is None or box[0] < 0 or box[1] > 720:
+                misses.append((address, selector, box))
+    context.close()
+    assert not misses, "\n".join(map(str, misses))

@@ -56,17 +56,17 @@ def test_memory_page_has_its_own_address(page, app_url):
 def test_share_link_follows_fragment_reruns(page, app_url):
     """Steps happen in the browser (no run at all): the share link must still name the step on
     screen (a panel drawn by the last full run said stage=decay after three presses)."""
-    page.goto(f"{app_url}/memory?lang=en&memory_preset=k1_update")
+    page.goto(f"{app_url}/memory?lang=en&memory_preset=k1_update&memory_t=2")
     wait_for_app(page)
     page.locator("h1").click()
-    for step in (2, 3, 4):                                               # each press a fragment rerun
+    for step in (7, 8, 9):                                               # each press a fragment rerun
         page.keyboard.press("ArrowRight")
         page.wait_for_function(f"document.body.innerText.includes('Step {step} of 20')", timeout=20_000)
     page.wait_for_function("location.search.includes('memory_stage=write')", timeout=20_000)
     link = open_share(page)
-    assert "memory_stage=write" in link and "memory_preset=k1_update" in link, link
-    assert "Step 4 of 20" in page.inner_text("body")                         # the click changed nothing else
+    assert "memory_t=2" in link and "memory_stage=write" in link and "memory_preset=k1_update" in link, link
+    assert "Step 9 of 20" in page.inner_text("body")                         # the click changed nothing else
     page.goto(link)
     wait_for_app(page)
-    assert "Step 4 of 20" in page.inner_text("body")
+    assert "Step 9 of 20" in page.inner_text("body")
     assert not page.problems, page.problems

@@ -48,10 +48,15 @@ def test_arrow_keys_step_through_the_update(page, app_url):
     assert not page.problems, page.problems
 
 
-def test_chinese_page_renders_without_errors(page, app_url):
+def test_chinese_page_opens_where_something_happens(page, app_url):
+    """A fresh visit opens on the first write (token 1 of the default example writes k₁ = (1, 0) -> (3, 1)),
+    not on the blank first decay of an empty table; the link stays short there."""
     open_memory(page, app_url, "lang=zh")
     assert "记忆表" in page.inner_text("h1")
-    assert "第 1 / 15 步" in page.evaluate(COUNTER)
+    assert "第 4 / 15 步" in page.evaluate(COUNTER)
+    panels = page.evaluate(READ_FIGURE)
+    assert panels[2] == [["3", "1"], ["0", "0"]] and panels[3] == [["3", "1"], ["0", "0"]]
+    assert "memory_t=" not in page.url and "memory_stage=" not in page.url
     assert not page.problems, page.problems
 
 
@@ -60,7 +65,7 @@ def test_fast_key_presses_are_all_counted_and_send_nothing(page, app_url):
     nothing for them: no more messages over the burst than over an idle window of the same length."""
     sent = []
     page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(payload)))
-    open_memory(page, app_url, "lang=en&memory_preset=k1_update")
+    open_memory(page, app_url, "lang=en&memory_preset=k1_update&memory_t=1")
     at_step(page, "Step 1 of 20")
     page.locator("h1").click()
     start = len(sent)
@@ -78,7 +83,11 @@ def test_fast_key_presses_are_all_counted_and_send_nothing(page, app_url):
     at_step(page, "Step 20 of 20")
     page.keyboard.press("Home")
     at_step(page, "Step 1 of 20")
-    assert "memory_t=" not in page.url                           # back at the default: the link is short again
+    assert "memory_t=1" in page.url and "memory_stage=" not in page.url   # not the opening: the link names it
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+    at_step(page, "Step 4 of 20")                                # the opening, token 1's write
+    page.wait_for_function("!location.search.includes('memory_t=')")      # there the link is short again
     assert not page.problems, page.problems
 
 
@@ -86,7 +95,7 @@ def test_fast_key_presses_are_all_counted_and_send_nothing(page, app_url):
                                      "sidebar language", "figure"])
 def test_keys_step_after_clicking_any_control(page, app_url, control):
     """After a click on any kind of control, → and PageDown step and the page does not scroll."""
-    open_memory(page, app_url, "lang=en&memory_preset=k1_update")
+    open_memory(page, app_url, "lang=en&memory_preset=k1_update&memory_t=1")
     clicks = {
         "stage button": lambda: page.locator(".gdn-stage", has_text="3 Error").click(),
         "player button": lambda: page.locator(".gdn-next").click(),

@@ -131,6 +131,21 @@ def test_page_shows_k1_readouts_and_city_labels():
     assert "混合" in text and text.count("回答 <b>上海</b>") == 2
 
 
+def test_a_fresh_visit_opens_where_the_rules_part_ways():
+    """k1_update: tokens 1 and 2 write orthogonal keys with alpha = 1, so the three rules hold the same
+    table until token 3, whose alpha = 0.5 halves only Gated DeltaNet's (3, 1) row to (1.5, 0.5): the page
+    opens on that decay, not on the blank first frame, and a link naming a step still opens that step."""
+    at = open_app("en", "app_pages/compare.py")
+    data = player_payload(at, "compare_player")[0]
+    assert data["position"] == 2 * 5 + STAGES.index("decay") and data["opening"] == {"t": 3, "stage": "decay"}
+    tables = lambda step: [rows for name, rows in step_panels(at, step).items() if name.startswith("S_")]
+    for step in range(data["position"]):
+        first, *others = tables(step)
+        assert all(rows == first for rows in others), step
+    assert ["1.5", "0.5"] in sum(tables(data["position"]), []) and len({str(r) for r in tables(data["position"])}) > 1
+    at = open_app("en", "app_pages/compare.py", compare_t="1")
+    assert player_payload(at, "compare_player")[0]["position"] == 0
+
 def test_error_grid_marks_where_the_rules_part_ways():
     """The grid under the player: one row per rule, each cell ||o_t - target_t|| computed here from the
     records; the tokens where the errors differ carry the ≠ mark."""

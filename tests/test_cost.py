@@ -78,16 +78,21 @@ def test_mark_labels_sit_above_the_plot_one_row_each(lecture):
     fs = 22 if lecture else 14
     fig = fig_cost(T, cost.memory_curves(cfg, T), marks, labels={k: k for k in ("state", "kv", "hybrid", "full", "x", "y")},
                    font_size=fs, height=560 if lecture else 500)
-    notes = fig.layout.annotations
+    y_title, *notes = fig.layout.annotations
+    assert (y_title.text, y_title.textangle, y_title.yanchor, y_title.yshift) == ("y", None, "bottom", round(0.6 * fs) + 2)
+    assert fig.layout.yaxis.title.text is None                                     # drawn horizontally, above the axis
     assert [a.text.strip("┆ ") for a in notes] == ["a", "b", "c", "d"]               # 1e7 is outside the T range
     assert [a.x for a in notes] == pytest.approx(np.log10([256, 768, 32768, 512]))
-    ys = [a.y for a in notes]
-    assert min(ys) > 1 and len(set(ys)) == len(ys)                                  # above the plot, one row each
+    # in pixels above the plot's top edge (y = 1), so they stay put at any drawn height
+    assert all(a.y == 1 and a.yref == "paper" and a.yanchor == "middle" for a in notes)
+    ys = [a.yshift for a in notes]
+    assert min(ys) - fs / 2 >= y_title.yshift + fs and len(set(ys)) == len(ys)       # above the y title, one row each
     row = min(abs(a - b) for a in ys for b in ys if a != b)
-    plot_height = fig.layout.height - fig.layout.margin.t - fig.layout.margin.b
-    assert row * plot_height >= fs                                                 # rows at least one text line apart
-    assert max(ys) * plot_height + fs / 2 <= plot_height + fig.layout.margin.t     # the top row fits in the margin
-    assert fig.layout.legend.y < 0                                                 # the legend is under the axis
+    assert row >= fs                                                               # rows at least one text line apart
+    assert max(ys) + fs / 2 <= fig.layout.margin.t                                 # the top row fits in the margin
+    # the legend hangs from the figure's bottom edge, under the tick labels and axis title (3 lines)
+    assert (fig.layout.legend.yref, fig.layout.legend.y, fig.layout.legend.yanchor) == ("container", 0, "bottom")
+    assert fig.layout.margin.b >= 3 * fs + 2 * (fs + 4)
     assert [a.xanchor for a in notes] == ["center", "center", "right", "center"]    # runs away from the nearer edge
     assert list(fig.layout.xaxis.ticktext) == ["1", "10", "100", "1k", "10k", "100k"]  # decades, no exponents
 

@@ -56,19 +56,35 @@ def frame_at(at, t: int, stage: str) -> dict:
     return payload["frames"][(t - 1) * len(STAGES) + STAGES.index(stage)]
 
 
+def first_change(stream) -> tuple[int, str]:
+    """(token from 0, stage) of the first decay or write that changes the table, by hand: S~ = alpha S,
+    D = k (beta (v - S~^T k))^T."""
+    S = np.array(stream.S0, float)
+    for i in range(stream.shape[0]):
+        decayed = stream.alpha[i] * S
+        if np.abs(decayed - S).max() > 0:
+            return i, "decay"
+        write = np.outer(stream.k[i], stream.beta[i] * (stream.v[i] - decayed.T @ stream.k[i]))
+        if np.abs(write).max() > 0:
+            return i, "write"
+        S = decayed + write
+    return 0, "decay"
+
+
 @pytest.mark.parametrize("lang", ["zh", "en"])
 @pytest.mark.parametrize("preset", list(PRESETS))
 def test_every_preset_sends_every_step(lang, preset):
     """All T x 5 steps go to the browser at once, in token-major order, and each is what the figure code
     draws for it: stepping needs no server."""
-    at = open_app(lang, PAGE)
-    at.selectbox(key="memory_preset").set_value(preset).run()
+    at = open_app(lang, PAGE, memory_preset=preset)
     assert not at.exception
     stream = PRESETS[preset]()
     T = stream.shape[0]
     data, payload = player_payload(at, "memory_player")
     assert (data["tokens"], data["stages"], len(payload["frames"])) == (T, list(STAGES), T * 5)
-    assert data["position"] == 0 and data["params"] == {"t": "memory_t", "stage": "memory_stage"}
+    t, stage = first_change(stream)                       # a fresh visit opens where something happens
+    assert data["position"] == t * 5 + STAGES.index(stage) and data["params"] == {"t": "memory_t", "stage": "memory_stage"}
+    assert data["opening"] == {"t": t + 1, "stage": stage}
     rec = step_records(stream)
     for i, frame in enumerate(payload["frames"]):
         t, stage = divmod(i, 5)

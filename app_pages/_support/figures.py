@@ -65,13 +65,22 @@ def shared_figure(fn: Callable[..., go.Figure], *args, **kwargs) -> go.Figure:
     return _shared(key, fn, args, kwargs)
 
 
-def show_figure(fig: go.Figure, key: str, alt: str, export: bool = True, **events):
+def show_figure(fig: go.Figure, key: str, alt: str, export: bool = True, fit_top: int | None = None, **events):
     """One place that sets how charts are drawn: full width, toolbar PNG at slide resolution (3x),
     and a standalone HTML download that works offline (plotly.js inlined). events: on_select and
-    selection_mode, passed to st.plotly_chart; returns its selection event (None without them)."""
+    selection_mode, passed to st.plotly_chart; returns its selection event (None without them).
+    fit_top: in lecture mode, the chart's top edge in px at 1280x720: the chart then fills the window
+    under it (lecture.css, .st-key-gdn_fit_*) instead of its own height, so all of it is on the first
+    screen of a 1280x720 projector and none of a 1920x1080 one is wasted (the figure places what lies
+    around its plot in pixels)."""
     config = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 3, "filename": key},
               **toolbar_locale(lang())}
-    event = st.plotly_chart(fig, key=key, config=config, alt=alt, theme=None, **events)
+    if fit_top is not None and lecture():
+        st.html(f"<style>.st-key-gdn_fit_{key} {{ --gdn-fit-top: {int(fit_top)}px; }}</style>")
+        with st.container(key=f"gdn_fit_{key}", height="stretch"):
+            event = st.plotly_chart(fig, key=key, config=config, alt=alt, theme=None, height="stretch", **events)
+    else:
+        event = st.plotly_chart(fig, key=key, config=config, alt=alt, theme=None, **events)
     if export:
         figure_download(key, lambda: fig)
     return event if events else None

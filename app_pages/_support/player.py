@@ -69,22 +69,35 @@ def pack_json(payload: dict, n_frames: int = 0) -> Packed:
                   hash=hashlib.sha1(body).hexdigest()[:16], n_frames=n_frames)
 
 
-def position(prefix: str, n_tokens: int, stages: tuple[str, ...]) -> tuple[int, str]:
-    """(token counted from 1, stage): Python's copy, else the link's, clamped to this stream. A change
-    from what the player last sent or was sent is a move made by Python: the browser must follow it."""
-    state = st.session_state
-    t = state.get(f"{prefix}_t", st.query_params.get(f"{prefix}_t", 1))
+def position(prefix: str, n_tokens: int, stages: tuple[str, ...],
+             opening: tuple[int, str] | None = None) -> tuple[int, str]:
+    """(token counted from 1, stage): Python's copy, else the link's, clamped to this stream; a link that
+    names neither opens at `opening` (the page's first frame where something happens), one that names
+    only one of them means token 1 / the first stage as before. A change from what the player last sent
+    or was sent is a move made by Python: the browser must follow it."""
+    state, url = st.session_state, st.query_params
+    if f"{prefix}_t" not in state and f"{prefix}_t" not in url and f"{prefix}_stage" not in url:
+        t, stage = opening or (1, stages[0])
+    else:
+        t, stage = state.get(f"{prefix}_t", url.get(f"{prefix}_t", 1)), state.get(f"{prefix}_stage", url.get(f"{prefix}_stage"))
     try:
         t = max(1, min(int(t), n_tokens))
     except (TypeError, ValueError):
         t = 1
-    stage = state.get(f"{prefix}_stage", st.query_params.get(f"{prefix}_stage"))
     stage = stage if stage in stages else stages[0]
     state[f"{prefix}_t"], state[f"{prefix}_stage"] = t, stage
     if state.get(f"_player_synced_{prefix}") != (t, stage):
         state[f"_player_seq_{prefix}"] = state.get(f"_player_seq_{prefix}", 0) + 1
         state[f"_player_synced_{prefix}"] = (t, stage)
     return t, stage
+
+
+def address(t: int, stage: str, opening: tuple[int, str], stages: tuple[str, ...]) -> dict[str, str]:
+    """The position's query parameters, as short as position() reads them back: none at the opening,
+    else the token always and the stage unless it is the first (player.js writes the same)."""
+    if (t, stage) == tuple(opening):
+        return {}
+    return {"t": str(t), **({"stage": stage} if stage != stages[0] else {})}
 
 
 RELAY_JS = """
@@ -160,12 +173,16 @@ class Variant:
 
 
 def player(prefix: str, packed: Packed, n_tokens: int, stages: tuple[str, ...],
-           variants: list[Variant] | None = None, variant: str | None = None) -> None:
+           variants: list[Variant] | None = None, variant: str | None = None,
+           opening: tuple[int, str] | None = None) -> None:
     """Mount the player for `packed` (n_tokens x len(stages) frames, token-major) at Python's position.
     variants: every version the browser may switch to (variant: the one drawn; its packed is `packed`),
-    the URL naming the chosen one as ?<prefix>_variant= (the page reads it with `chosen_variant`)."""
-    t, stage = position(prefix, n_tokens, stages)
-    _mount(prefix, packed, n_tokens, stages, (t - 1) * len(stages) + stages.index(stage), variants, variant)
+    the URL naming the chosen one as ?<prefix>_variant= (the page reads it with `chosen_variant`).
+    opening: (token from 1, stage) where a fresh visit opens (gdn.lessons.stream.opening_step); default
+    the first frame."""
+    opening = (min(opening[0], n_tokens), opening[1]) if opening else (1, stages[0])
+    t, stage = position(prefix, n_tokens, stages, opening)
+    _mount(prefix, packed, n_tokens, stages, (t - 1) * len(stages) + stages.index(stage), variants, variant, opening)
 
 
 def chosen_variant(prefix: str, names: tuple[str, ...]) -> str:
@@ -192,15 +209,23 @@ def _variants_data(variants: list[Variant], drawn: str) -> list[dict]:
 
 
 def _mount(prefix: str, packed: Packed, n_tokens: int, stages: tuple[str, ...], index: int,
-           variants: list[Variant] | None = None, variant: str | None = None) -> None:
+           variants: list[Variant] | None = None, variant: str | None = None,
+           opening: tuple[int, str] = (1, "")) -> None:
     PLAYER_PARAMS.update((f"{prefix}_t", f"{prefix}_stage"))
-    ui.sync_to_url(f"{prefix}_t", 1)
-    ui.sync_to_url(f"{prefix}_stage", stages[0])
+    t, stage = divmod(index, len(stages))
+    wanted = address(t + 1, stages[stage], opening, stages)
+    for name in ("t", "stage"):                       # the link mirrors the position (registered for share links)
+        key = ui.bound(f"{prefix}_{name}")
+        if name in wanted:
+            st.query_params[key] = wanted[name]
+        else:
+            st.query_params.pop(key, None)
     stage_label = ui.label_maker("common.stage_")
     data = {
         "id": prefix, "seq": st.session_state[f"_player_seq_{prefix}"], "position": index, "tokens": n_tokens,
         "stages": list(stages), "stageLabels": [stage_label(s) for s in stages], "lecture": ui.lecture(),
         "playMs": PLAY_MS, "params": {"t": f"{prefix}_t", "stage": f"{prefix}_stage"},
+        "opening": {"t": opening[0], "stage": opening[1]},
         "labels": {"reset": ui.tr("common.reset"), "prev": ui.tr("common.prev"), "next": ui.tr("common.next"),
                    "play": ui.tr("common.play"), "pause": ui.tr("common.pause"), "stage": ui.tr("common.stage"),
                    "token": ui.tr("common.token_t"),

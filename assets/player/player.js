@@ -6,6 +6,7 @@
 //
 // Payload (data): id, seq (bumped when Python moves the position on purpose), position, tokens, stages,
 // stageLabels, labels {reset, prev, next, play, pause, stepOf, token, stage}, params {t, stage},
+// opening {t, stage} (the frame a link without a position opens; the address leaves it out),
 // lecture, playMs, hash, gz (base64 gzip of JSON {frames: [{head, narration, html, side?, fly?}],
 // fixed, sides {stage: html}}).
 export default function ({ data, parentElement }) {
@@ -190,11 +191,14 @@ function show(player, index, { forward = false } = {}) {
 // ---- the address bar and Python -------------------------------------------------------------------
 
 function writeAddress(player, token, stage) {
-  const { params, stages } = player.data;
+  // as short as Python reads it back (player.py, address): nothing at the opening frame, else the token
+  // always and the stage unless it is the first
+  const { params, stages, opening } = player.data;
   const url = new URL(window.location.href);
-  const put = (name, value, fallback) => (value === fallback ? url.searchParams.delete(name) : url.searchParams.set(name, value));
-  put(params.t, String(token + 1), "1");
-  put(params.stage, stage, stages[0]);
+  const home = opening && token + 1 === opening.t && stage === opening.stage;
+  const put = (name, value, omit) => (omit ? url.searchParams.delete(name) : url.searchParams.set(name, value));
+  put(params.t, String(token + 1), home);
+  put(params.stage, stage, home || stage === stages[0]);
   if (url.href !== window.location.href) window.history.replaceState(window.history.state, "", url.href);
 }
 

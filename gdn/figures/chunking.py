@@ -13,7 +13,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from gdn.figures.common import DIVERGING, base_layout, symmetric_range
+from gdn.figures.common import DIVERGING, base_layout, horizontal_titles, symmetric_range
 from gdn.figures.tables import Panel, panels_table
 
 CROSSOVER_COLOR = "#f59e0b"
@@ -70,7 +70,8 @@ def fig_kernel_agreement(o_rec: np.ndarray, o_chunk: np.ndarray, chunk_size: int
                          title_text=value if col == 1 else None, title_standoff=6, row=1, col=col)
     fig.update_annotations(font_size=font_size + 1)
     fig = base_layout(fig, height=330, font_size=font_size)
-    return fig.update_layout(margin=dict(l=20 + 3 * font_size, r=10, t=50, b=20 + 2 * font_size))
+    fig = fig.update_layout(margin=dict(l=20 + 3 * font_size, r=10, t=50, b=20 + 2 * font_size))
+    return horizontal_titles(fig, font_size)
 
 
 def log_range(values: np.ndarray, pad: float = 1.5) -> list[float]:
@@ -123,5 +124,8 @@ def fig_timing(reference: dict[str, np.ndarray], live: dict[str, np.ndarray] | N
     fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0, font=dict(size=font_size - 1)))
     fig = base_layout(fig, height=height, font_size=font_size)
     legend_rows = len(series)                                   # one row per source (the legend sits above the plot)
-    return fig.update_layout(margin=dict(l=30 + 3 * font_size, r=10, t=16 + legend_rows * (font_size + 14),
-                                         b=20 + 2 * font_size))
+    # the legend hangs from the figure's top edge; under it, one row for the y title (horizontal_titles)
+    fig.update_layout(legend=dict(yref="container", y=1, yanchor="top"),
+                      margin=dict(l=30 + 3 * font_size, r=10, t=16 + legend_rows * (font_size + 14) + font_size + 8,
+                                  b=20 + 2 * font_size))
+    return horizontal_titles(fig, font_size)

@@ -13,7 +13,15 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from gdn.figures.common import DIVERGING, base_layout, dim_labels, from_skeleton, numbered, symmetric_range
+from gdn.figures.common import (
+    DIVERGING,
+    base_layout,
+    dim_labels,
+    from_skeleton,
+    horizontal_titles,
+    numbered,
+    symmetric_range,
+)
 from gdn.figures.tables import Panel, cell_style, panels_table, scale_rgb
 from gdn.lessons.stream import STAGES, StepRecords
 from gdn.units import cell_text
@@ -87,7 +95,8 @@ def fig_compare_step(recs: dict[str, StepRecords], target: np.ndarray, t: int, s
         fig.update_yaxes(title_text=axis["key"], row=1, col=1)
         fig.update_xaxes(type="category")                         # dims 1..V are names, not positions
         fig.update_annotations(font_size=font_size + 1)
-        return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=120, t=80))
+        fig = base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=120, t=80))
+        return horizontal_titles(fig, font_size)
 
     key = ("compare_step", tuple(rules), tuple(sorted(titles.items())), tuple(sorted(row_labels.items())),
            tuple(sorted(axis.items())), K, V, tuple(value_names or ()), font_size, height)
@@ -135,7 +144,8 @@ def fig_transpose_bug(S_right: np.ndarray, S_bug: np.ndarray, *, titles: tuple[s
     fig.update_yaxes(title_text=axis["key"], title_standoff=6, row=1, col=1)
     fig.update_xaxes(type="category")
     fig.update_annotations(font_size=font_size + 1)
-    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=110, b=2 * font_size + 24))
+    fig = base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=110, b=2 * font_size + 24))
+    return horizontal_titles(fig, font_size)
 
 
 def fig_two_calls(panels: dict[str, np.ndarray], cut: int, *, titles: dict[str, str], token_labels: list[str],
@@ -159,7 +169,8 @@ def fig_two_calls(panels: dict[str, np.ndarray], cut: int, *, titles: dict[str, 
             fig.update_yaxes(showticklabels=False, row=1, col=col)
     fig.update_yaxes(autorange="reversed")                    # the tick labels name the tokens: no axis title
     fig.update_annotations(font_size=font_size + 1)
-    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=70, t=60))
+    fig = base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=70, t=60))
+    return horizontal_titles(fig, font_size)
 
 
 def error_grid_html(errors: dict[str, np.ndarray], disagree: np.ndarray, *, names: dict[str, str],

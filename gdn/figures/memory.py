@@ -13,7 +13,16 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from gdn.figures.common import ACTIVE, DIVERGING, base_layout, dim_labels, from_skeleton, numbered, symmetric_range
+from gdn.figures.common import (
+    ACTIVE,
+    DIVERGING,
+    base_layout,
+    dim_labels,
+    from_skeleton,
+    horizontal_titles,
+    numbered,
+    symmetric_range,
+)
 from gdn.figures.tables import Panel, panels_table
 from gdn.lessons.memory import changed_rows
 from gdn.lessons.stream import STAGES, StepRecords
@@ -90,7 +99,8 @@ def fig_memory_step(rec: StepRecords, t: int, stage: str, *, titles: dict[str, s
             fig.update_xaxes(title_text=axis["value"], row=1, col=col, title_standoff=2)
         fig.update_annotations(font_size=font_size + 1)
         fig = base_layout(fig, height=height, font_size=font_size)
-        return fig.update_layout(margin=dict(l=4 * font_size + 8, b=font_size + 16))   # room for "dim 1" at any size
+        fig.update_layout(margin=dict(l=4 * font_size + 8, b=font_size + 16))   # room for "dim 1" at any size
+        return horizontal_titles(fig, font_size)
 
     # The stage sets the frames, the blank panels' opacity; the rows' labels depend only on K.
     key = ("memory_step", stage, tuple(sorted(titles.items())), tuple(sorted(axis.items())), K, V, font_size, height)
@@ -151,8 +161,9 @@ def fig_timeline(rec: StepRecords, t: int, *, labels: dict[str, str], font_size:
                           # above the plot area, right-aligned: never over the first token's bars
                           legend=dict(orientation="h", y=1.0, yanchor="bottom", x=1.0, xanchor="right"))
         fig.update_xaxes(title_standoff=4)
-        return base_layout(fig, height=150 + 2 * font_size, font_size=font_size).update_layout(
+        fig = base_layout(fig, height=150 + 2 * font_size, font_size=font_size).update_layout(
             margin=dict(l=50, t=28, b=2 * font_size + 18))
+        return horizontal_titles(fig, font_size)
 
     key = ("memory_timeline", tuple(sorted(labels.items())), font_size, T, tuple(token_names or ()))
     return from_skeleton(key, build, data)

@@ -9,7 +9,16 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from gdn.figures.common import DIVERGING, base_layout, from_skeleton, numbered, symmetric_range
+from gdn.figures.common import (
+    DIVERGING,
+    base_layout,
+    from_skeleton,
+    horizontal_titles,
+    numbered,
+    symmetric_range,
+    text_px,
+    wrapped,
+)
 from gdn.units import cell_text
 
 RULE_COLORS = {"linear": "#64748b", "delta": "#1d4ed8", "gated": "#dc2626"}
@@ -20,10 +29,9 @@ def _legend_top(fig: go.Figure) -> go.Figure:
     return fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.08, x=0))
 
 
-def text_px(labels: list[str], font_size: int) -> int:
-    """About how wide the longest label is drawn: a Chinese character is one em, anything else 0.62 em."""
-    return int(max((sum(font_size if "\u3000" <= ch <= "\u9fff" or "\uff00" <= ch <= "\uffef" else 0.62 * font_size
-                        for ch in label) for label in labels), default=0))
+def widest(labels: list[str], font_size: int) -> int:
+    """About how wide the longest label is drawn, in px."""
+    return int(max((text_px(label, font_size) for label in labels), default=0))
 
 
 def fig_overwrite(readout: np.ndarray, target: np.ndarray, old: np.ndarray, along: np.ndarray, error: np.ndarray, *,
@@ -79,9 +87,10 @@ def fig_overwrite(readout: np.ndarray, target: np.ndarray, old: np.ndarray, alon
         fig.update_layout(barmode="group", bargap=0.2, bargroupgap=0.05,
                           uniformtext=dict(minsize=font_size - 1, mode="show"))
         fig.update_annotations(font_size=font_size + 1)
-        return _legend_top(base_layout(fig, height=height, font_size=font_size)).update_layout(
-            margin=dict(l=max(70, text_px(rule_titles, font_size) + 16), r=text_px(row_labels, font_size) + 16, t=110,
+        fig = _legend_top(base_layout(fig, height=height, font_size=font_size)).update_layout(
+            margin=dict(l=max(70, widest(rule_titles, font_size) + 16), r=widest(row_labels, font_size) + 16, t=110,
                         b=max(60, 3 * font_size + 14)))
+        return horizontal_titles(fig, font_size)
 
     key = ("overwrite", tuple(rule_titles), tuple(part_labels), total_label, tuple(row_labels), tuple(titles),
            value_axis, bars_axis, V, font_size, height)
@@ -122,10 +131,13 @@ def fig_capacity(Ns: np.ndarray, curves: dict[str, np.ndarray], K: int, N_sel: i
                                  textfont=dict(size=font_size - 2)),
                           row=1, col=2)
         fig.update_yaxes(tickformat=".0%", rangemode="tozero", row=1, col=2)
+        names = [rule_titles[r] for r in curves]               # horizontal, on as many lines as they need
+        fig.update_xaxes(tickangle=0, tickvals=names, ticktext=[wrapped(n) for n in names], row=1, col=2)
         fig.update_layout(barmode="group")
         fig.update_annotations(font_size=font_size + 1)
-        return _legend_top(base_layout(fig, height=height, font_size=font_size)).update_layout(
+        fig = _legend_top(base_layout(fig, height=height, font_size=font_size)).update_layout(
             margin=dict(l=70, r=20, t=110, b=max(60, 3 * font_size + 14)))
+        return horizontal_titles(fig, font_size)
 
     key = ("capacity", tuple(np.asarray(Ns).tolist()), tuple(curves), tuple(sorted(rule_titles.items())),
            tuple(split_labels), tuple(sorted(labels.items())), K, N_sel, font_size, height)

@@ -11,7 +11,17 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from gdn.figures.common import ACTIVE, DIVERGING, SEQUENTIAL, base_layout, from_skeleton, symmetric_range
+from gdn.figures.common import (
+    ACTIVE,
+    DIVERGING,
+    SEQUENTIAL,
+    base_layout,
+    from_skeleton,
+    horizontal_titles,
+    stacked,
+    symmetric_range,
+    wide,
+)
 from gdn.figures.tables import cell_style, gradient_css, scale_rgb
 
 TICK_TOKENS = 48            # up to this many tokens, the token axis shows the tokens themselves
@@ -26,12 +36,21 @@ def token_axis(T: int) -> list[int]:
 
 
 def token_ticks(tokens, limit: int = TICK_TOKENS) -> dict:
-    """Axis settings for a token axis (token_axis): the pieces themselves when there are few, else numbers."""
+    """Axis settings for a token axis (token_axis): the pieces themselves when there are few, else numbers.
+    Pieces with CJK stand upright, one character a line under their number (never turned sideways);
+    Latin pieces are turned by 60 degrees."""
     T = len(tokens)
     if T > limit:
         return dict(title_standoff=4)
+    if _upright(tokens):
+        text = [f"{i + 1}<br>{stacked(_show(p))}" for i, p in enumerate(tokens)]
+        return dict(tickmode="array", tickvals=token_axis(T), ticktext=text, tickangle=0)
     text = [f"{i + 1}·{_show(p)}" for i, p in enumerate(tokens)]
     return dict(tickmode="array", tickvals=token_axis(T), ticktext=text, tickangle=-60)
+
+
+def _upright(tokens) -> bool:
+    return any(wide(ch) for p in tokens for ch in (p or ""))
 
 
 def tick_depth(tokens, size: int, limit: int = TICK_TOKENS) -> int:
@@ -40,6 +59,8 @@ def tick_depth(tokens, size: int, limit: int = TICK_TOKENS) -> int:
     figure out twice when it is drawn (about half of a new gates figure's drawing time in Chromium)."""
     if len(tokens) > limit:
         return round(1.6 * size)                                        # horizontal indices
+    if _upright(tokens):                                                # stacked lines: the number, then the piece
+        return round(1.25 * size * (1 + max(stacked(_show(p)).count("<br>") + 1 for p in tokens)) + 8)
     width = max(sum(1.0 if ord(ch) > 0x2e7f else 0.62 for ch in f"{i + 1}·{_show(p)}") for i, p in enumerate(tokens))
     return round(size * (width * 0.866 + 0.5) + 8)                      # labels turned by 60 degrees
 
@@ -134,8 +155,9 @@ def fig_head_detail(alpha: np.ndarray, beta: np.ndarray, norms: np.ndarray, *, t
     # the turned token labels, the standoff and the axis title below the plot (they ran into each other);
     # the figure grows by what they need, so the plots keep their height
     top, bottom = round(3 * font_size) + 16, tick_depth(tokens, font_size) + 10 + round(1.4 * font_size) + 8
-    return base_layout(fig, height=height + bottom - 55 + top - 60, font_size=font_size).update_layout(
+    fig = base_layout(fig, height=height + bottom - 55 + top - 60, font_size=font_size).update_layout(
         margin=dict(l=70, t=top, b=bottom))
+    return horizontal_titles(fig, font_size)
 
 
 def fig_state_block(block: np.ndarray, rows: np.ndarray, cols: np.ndarray, *, title: str, labels: dict[str, str],
@@ -151,7 +173,8 @@ def fig_state_block(block: np.ndarray, rows: np.ndarray, cols: np.ndarray, *, ti
     fig.update_xaxes(title_text=labels["value"], type="category")
     fig.update_yaxes(title_text=labels["key"], autorange="reversed", type="category")
     fig.update_layout(title=dict(text=title))
-    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, b=60))
+    fig = base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, b=60))
+    return horizontal_titles(fig, font_size)
 
 
 def fig_head_params(A: np.ndarray, dt_bias: np.ndarray, *, layer: int, titles: dict[str, str],
@@ -165,7 +188,8 @@ def fig_head_params(A: np.ndarray, dt_bias: np.ndarray, *, layer: int, titles: d
                                            f"%{{y:.3~g}}<extra></extra>"), row=1, col=col)
         fig.update_xaxes(title_text=labels["head"], dtick=1 if H <= 32 else None, row=1, col=col)
     fig.update_annotations(font_size=font_size)
-    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=55, b=50))
+    fig = base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=55, b=50))
+    return horizontal_titles(fig, font_size)
 
 
 # ---- the page's main figure: α and β of one layer, and the model's next-token guesses, on one token axis
@@ -221,7 +245,8 @@ def fig_gates_predictions(alpha: np.ndarray, beta: np.ndarray, *, tokens, layer:
         fig.update_xaxes(title_text=labels["token"], title_standoff=10, row=3, col=1)
         fig.update_annotations(font_size=font_size)
         bottom = tick_depth(tokens, tick_size) + 10 + round(1.4 * font_size) + 8        # ticks, standoff, title
-        return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, r=10, t=40, b=bottom))
+        fig = base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, r=10, t=40, b=bottom))
+        return horizontal_titles(fig, font_size)
 
     # Built once per prompt and layer (the marks and hovers name the layer): going back to a layer swaps only
     # the gates and the guesses into its skeleton.
@@ -260,6 +285,7 @@ GATES_CSS = """<style>
 .rm-gates tr.ticks th.tok{text-align:center;padding:0.2em 0 0 0;overflow:hidden}
 .rm-gates tr.ticks.sparse th.tok{overflow:visible}
 .rm-gates tr.ticks th.tok span{writing-mode:vertical-rl;text-orientation:sideways;transform:rotate(180deg);white-space:nowrap}
+.rm-gates tr.ticks th.tok span.up{text-orientation:mixed;transform:none}
 </style>""".replace("MARK_ALPHA", MARK_COLORS["alpha"]).replace("MARK_BETA", MARK_COLORS["beta"])
 
 
@@ -310,8 +336,10 @@ def gates_html(alpha: np.ndarray, beta: np.ndarray, *, tokens, layer: int, top_t
             cells.append(f'<td data-tok="{t}" style="{cell_style(rgb[t, k])}" title="{hover}">{guess if T <= TEXT_TOKENS else ""}</td>')
         rows.append(f'<tr class="guess" data-k="{k + 1}"><th>#{k + 1}</th>{"".join(cells)}</tr>')
     step = 1 if T <= TICK_TOKENS else max(5, 5 * round(T / 24 / 5))                 # every token, or every 5th, 10th...
-    ticks = "".join(f'<th class="tok" data-tok="{t}"><span>{f"{t + 1}·{pieces[t]}" if step == 1 else t + 1 if (t + 1) % step == 0 else ""}'
-                    f"</span></th>" for t in range(T))
+    # a piece with CJK is written upright, top to bottom (class "up"); Latin text is turned to read upwards
+    up = lambda t: ' class="up"' if step == 1 and any(map(wide, tokens[t] or "")) else ""
+    label = lambda t: f"{t + 1}·{pieces[t]}" if step == 1 else t + 1 if (t + 1) % step == 0 else ""
+    ticks = "".join(f'<th class="tok" data-tok="{t}"><span{up(t)}>{label(t)}</span></th>' for t in range(T))
     # every 5th or 10th index is wider than its column: shown over the empty neighbours
     rows.append(f'<tr class="ticks{" sparse" if step > 1 else ""}"><th>{esc(labels["token"])}</th>{ticks}</tr>')
     height = max(0.9, min(1.9, 16 / H))                                  # a few heads get tall rows, 16 heads short ones
@@ -338,7 +366,8 @@ def fig_gate_pair(before: np.ndarray, after: np.ndarray, *, tokens, layer: int, 
                       row=1, col=2)
     fig.update_yaxes(title_text=labels["head"], autorange="reversed", dtick=1 if H <= 16 else None, row=1, col=1)
     fig.update_annotations(font_size=font_size)
-    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, r=10, t=50, b=40))
+    fig = base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, r=10, t=50, b=40))
+    return horizontal_titles(fig, font_size)
 
 
 def fig_kernel_outputs(outputs: dict[str, np.ndarray], *, tokens, layer: int, head: int, titles: dict[str, str],
@@ -362,7 +391,8 @@ def fig_kernel_outputs(outputs: dict[str, np.ndarray], *, tokens, layer: int, he
         fig.update_xaxes(title_text=labels["token"], row=1, col=col)
     fig.update_yaxes(title_text=labels["value"], autorange="reversed", row=1, col=1)
     fig.update_annotations(font_size=font_size)
-    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, r=10, t=50, b=40))
+    fig = base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, r=10, t=50, b=40))
+    return horizontal_titles(fig, font_size)
 
 
 def token_cards_html(alpha: np.ndarray, beta: np.ndarray, *, tokens, top_tokens, top_p: np.ndarray,

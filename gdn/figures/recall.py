@@ -7,7 +7,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from gdn.figures.common import DIVERGING, base_layout, symmetric_range
+from gdn.figures.common import DIVERGING, base_layout, horizontal_titles, symmetric_range
 
 RULE_COLORS = {"softmax": "#6b7280", "linear": "#dc2626", "decay": "#d97706", "deltanet": "#2563eb", "gdn": "#059669"}
 RULE_DASH = {"softmax": "dot"}
@@ -50,7 +50,8 @@ def fig_results(acc: np.ndarray, *, rules, widths, pairs, names: dict[str, str],
     fig.update_yaxes(range=[-3, 103], title_text=labels["accuracy_pct"], row=1, col=1)
     fig.update_annotations(font_size=font_size)
     fig.update_layout(legend=dict(orientation="h", yref="container", y=1, yanchor="top", x=0, xanchor="left"))
-    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, t=legend_top(font_size), b=50))
+    fig = base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, t=legend_top(font_size), b=50))
+    return horizontal_titles(fig, font_size)
 
 
 def fig_training(curves: dict[str, dict], *, names: dict[str, str], titles: list[str], labels: dict[str, str],
@@ -69,7 +70,8 @@ def fig_training(curves: dict[str, dict], *, names: dict[str, str], titles: list
     fig.update_yaxes(title_text=labels["accuracy_pct"], range=[0, 102], row=1, col=2)
     fig.update_annotations(font_size=font_size)
     fig.update_layout(legend=dict(orientation="h", yref="container", y=1, yanchor="top", x=0, xanchor="left"))
-    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, t=legend_top(font_size), b=50))
+    fig = base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, t=legend_top(font_size), b=50))
+    return horizontal_titles(fig, font_size)
 
 
 def fig_recall(recall: list[np.ndarray], *, titles: list[str], labels: dict[str, str], font_size: int = 14,
@@ -82,7 +84,8 @@ def fig_recall(recall: list[np.ndarray], *, titles: list[str], labels: dict[str,
     fig.update_yaxes(range=[min(0.0, float(np.min(np.concatenate(recall)))) - 0.02, 1.02],
                      title_text=labels["recall"], row=1, col=1)
     fig.update_annotations(font_size=font_size)
-    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, b=60))
+    fig = base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, b=60))
+    return horizontal_titles(fig, font_size)
 
 
 def fig_write_step(tables: list[np.ndarray], *, titles: list[str], labels: dict[str, str], font_size: int = 14,
@@ -100,7 +103,8 @@ def fig_write_step(tables: list[np.ndarray], *, titles: list[str], labels: dict[
                                  hovertemplate="%{y} · %{x}: %{z:.3~g}<extra></extra>"), row=1, col=j + 1)
         fig.update_yaxes(autorange="reversed", showticklabels=j == 0, row=1, col=j + 1)
     fig.update_annotations(font_size=font_size)
-    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=70, t=70, b=40))
+    fig = base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=70, t=70, b=40))
+    return horizontal_titles(fig, font_size)
 
 
 def fig_half_lives(series: dict[str, np.ndarray], *, labels: dict[str, str], font_size: int = 14,
@@ -119,4 +123,5 @@ def fig_half_lives(series: dict[str, np.ndarray], *, labels: dict[str, str], fon
     fig.update_xaxes(type="log", title_text=labels["half_life"])
     fig.update_yaxes(title_text=labels["share_pct"])
     fig.update_layout(barmode="overlay", legend=dict(orientation="h", yref="container", y=1, yanchor="top", x=0))
-    return base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, t=60, b=50))
+    fig = base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, t=60, b=50))
+    return horizontal_titles(fig, font_size)

@@ -85,6 +85,28 @@ def step_records(s: Stream) -> StepRecords:
     return StepRecords(stream=s, **arrays)
 
 
+def opening_step(*recs: StepRecords, tol: float = 1e-9) -> tuple[int, str]:
+    """(token counted from 1, stage): where a stepping page opens, the first frame at which something
+    happens, never the blank first decay of an empty table. One stream: the first decay or write that
+    changes its table. Several streams stepped together (the compare page's rules): the first decay or
+    write after which their tables differ, else the first change of any of them; (1, "decay") if none."""
+    T = recs[0].stream.shape[0]
+    after = {"decay": "S_decayed", "write": "S_new"}
+    before = {"decay": "S_prev", "write": "S_decayed"}
+    differ = lambda a, b: bool(np.abs(a - b).max(initial=0.0) > tol)
+    if len(recs) > 1:
+        for t in range(T):
+            for stage, name in after.items():
+                first = getattr(recs[0], name)[t]
+                if any(differ(getattr(r, name)[t], first) for r in recs[1:]):
+                    return t + 1, stage
+    for t in range(T):
+        for stage, name in after.items():
+            if any(differ(getattr(r, name)[t], getattr(r, before[stage])[t]) for r in recs):
+                return t + 1, stage
+    return 1, STAGES[0]
+
+
 def records_csv(rec: StepRecords) -> str:
     """Every number of the animation in long form: token, quantity, key dim, value dim, value.
     Key-side vectors (k, q) have an empty value dim, value-side vectors an empty key dim."""
