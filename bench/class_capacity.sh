@@ -18,10 +18,12 @@ export PYTHONUNBUFFERED=1 PYTHON="$py"
 say() { echo "[$(date -u +%T)] $*" | tee -a "$OUT/steps.txt"; }
 "$py" -c "import bench.live_class, bench.load_ws" || { say "the benches cannot be imported (above): stopping"; exit 1; }
 
-say "live class: $STUDENTS students, $REPLICAS replicas, SQLite then PostgreSQL"
-timeout -s INT 320 "$py" bench/live_class.py --students "$STUDENTS" --replicas "$REPLICAS" --window "$WINDOW" \
-    --store both 2>&1 | tee "$OUT/live_class.txt"
-load() { timeout -s INT 120 "$py" bench/load_ws.py --sessions "$SESSIONS" --real "$REAL" --think 2 --duration "$DURATION" \
+if [ "${LIVE:-1}" = 1 ]; then     # LIVE=0: the capacity runs only
+  say "live class: $STUDENTS students, $REPLICAS replicas, SQLite then PostgreSQL"
+  timeout -s INT 320 "$py" bench/live_class.py --students "$STUDENTS" --replicas "$REPLICAS" --window "$WINDOW" \
+      --store both 2>&1 | tee "$OUT/live_class.txt"
+fi
+load() { timeout -s INT $((DURATION + RAMP + 60)) "$py" bench/load_ws.py --sessions "$SESSIONS" --real "$REAL" --think 2 --duration "$DURATION" \
     --ramp "$RAMP" --server-cpus 0-1 --client-cpus "$CLIENT_CPU" "$@"; }
 say "capacity, direct: one replica on CPUs 0-1, the clients on CPU $CLIENT_CPU"
 load 2>&1 | tee "$OUT/load_direct.txt"

@@ -43,6 +43,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
+from gdn.qwen35.tokenizer import trim_prompt
 from bench.load_classroom import parse_cpus, percentile, rss_of_tree
 from devtools.app_server import start_server
 
@@ -57,9 +58,10 @@ def is_figure(kind: str, body: str) -> bool:
 
 
 def model_text(prompt: str) -> str:
-    """What the real-model page tokenizes for the shipped demo models: the prompt with a leading space, as in
-    their training (app_pages/real_model.py); counting the bare prompt gave one token too many or few."""
-    return prompt if prompt[:1].isspace() else " " + prompt
+    """What the real-model page tokenizes for the shipped demo models (app_pages/_real_model/prompt.py): the
+    prompt without its surrounding blanks, then a leading space, as in their training. Counting anything else
+    gives a token too many or few, and the run's "N tokens through" line is then never seen."""
+    return " " + trim_prompt(prompt)[0]
 
 
 class Session:
