@@ -307,9 +307,13 @@ function installFollow(registry) {
     if (live.some((p) => !p.frames.length)) return;      // still unpacking: applied when it is done
     registry.followed = wanted.seq;
     for (const player of live) {
-      const { params, stages } = player.data;
-      const stage = stages.indexOf(wanted.params[params.stage] ?? stages[0]);
-      const t = Number(wanted.params[params.t] ?? 1);
+      // read as player.py's position() does: naming neither means the opening frame, naming one of them
+      // token 1 / the first stage
+      const { params, stages, opening } = player.data;
+      const named = params.t in wanted.params || params.stage in wanted.params;
+      const home = named || !opening ? { t: 1, stage: stages[0] } : { t: opening.t, stage: opening.stage || stages[0] };
+      const stage = stages.indexOf(wanted.params[params.stage] ?? home.stage);
+      const t = Number(wanted.params[params.t] ?? home.t);
       if (stage >= 0 && Number.isInteger(t) && t >= 1) go(player, (t - 1) * stages.length + stage);
     }
   };
