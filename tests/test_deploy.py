@@ -112,10 +112,10 @@ def test_three_replicas_behind_nginx_share_a_class(class_server, browser):
         page = context.new_page()
         page.goto(f"{url}/?lang=en")
         try:
-            page.wait_for_selector(".js-plotly-plot", timeout=90_000)
+            page.wait_for_selector(".gdn-att .att-bar", timeout=90_000)   # the start page's figure, drawn
         except PlaywrightTimeout:                         # a student reloads once: the surviving replicas may
             page.reload()                                 # still be busy with the six sessions' first runs
-            page.wait_for_selector(".js-plotly-plot", timeout=90_000)
+            page.wait_for_selector(".gdn-att .att-bar", timeout=90_000)   # the start page's figure, drawn
         contexts.append(context)
     for context in contexts:
         context.close()
