@@ -21,6 +21,9 @@ MAIN_FIGURE = """() => {
   return {top: r.top, visible: Math.min(r.bottom, innerHeight) - Math.max(r.top, 0), height: r.height};
 }"""
 
+ALL_CHARTS_DRAWN = """() => [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stPlotlyChart"]')]
+  .every(chart => chart.querySelector('.js-plotly-plot'))"""
+
 LECTURE_SIZES = """() => {
   const px = el => parseFloat(getComputedStyle(el).fontSize);
   const shown = sel => [...document.querySelectorAll('[data-testid="stMain"] ' + sel)].filter(e => e.offsetParent);
@@ -45,8 +48,9 @@ def test_main_figure_is_on_the_first_screen(browser, app_url, width, height, lec
         for lang in ("zh", "en"):
             page.goto(f"{app_url}/{stop.address}?lang={lang}" + ("&mode=lecture" if lecture else ""))
             wait_for_app(page)
-            try:                        # a figure the browser unpacks (player, explorer) lands after the run
-                page.wait_for_function(f"({MAIN_FIGURE})() !== null", timeout=30_000)
+            try:                        # a figure the browser unpacks (player, explorer) lands after the run, and
+                # each Plotly chart mounts on its own: measured before the first is drawn, a lower one was found
+                page.wait_for_function(f"({MAIN_FIGURE})() !== null && ({ALL_CHARTS_DRAWN})()", timeout=30_000)
             except PlaywrightTimeout:
                 pass                    # no figure: recorded as a miss below
             box = page.evaluate(MAIN_FIGURE)
