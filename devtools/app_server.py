@@ -69,8 +69,10 @@ def launch_chromium(playwright):
 
 
 IDLE = "!document.querySelector('[data-testid=\"stStatusWidget\"]')"
-# Settled: no script running, the fonts loaded, every Plotly chart drawn (its .main-svg), and the page's
-# layout (its height, each figure's place and size) the same for `frames` animation frames in a row.
+# Settled: no script running, the fonts loaded, no element still loading its code (Streamlit shows a
+# stSkeleton until a lazily loaded element such as a Plotly chart mounts: a chart not yet there cannot
+# be measured), every Plotly chart drawn (its .main-svg), and the page's layout (its height, each
+# figure's place and size) the same for `frames` animation frames in a row.
 SETTLED = """(frames) => {
   const plots = [...document.querySelectorAll('.js-plotly-plot')];
   const figures = [...plots, ...document.querySelectorAll('.gdn-figure')].map(e => {
@@ -81,7 +83,7 @@ SETTLED = """(frames) => {
   if (!s || s.sig !== sig) { window.__gdnSettle = {sig, n: 0}; return false; }
   s.n += 1;
   return s.n >= frames && document.fonts.status === 'loaded' && plots.every(p => p.querySelector('.main-svg'))
-         && !document.querySelector('[data-testid="stStatusWidget"]');
+         && !document.querySelector('[data-testid="stStatusWidget"], [data-testid="stSkeleton"]');
 }"""
 
 

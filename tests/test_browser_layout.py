@@ -21,8 +21,10 @@ MAIN_FIGURE = """() => {
   return {top: r.top, visible: Math.min(r.bottom, innerHeight) - Math.max(r.top, 0), height: r.height};
 }"""
 
-ALL_CHARTS_DRAWN = """() => [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stPlotlyChart"]')]
-  .every(chart => chart.querySelector('.js-plotly-plot'))"""
+# A chart whose code is still loading is a stSkeleton, not yet a stPlotlyChart: wait for both kinds to be drawn
+ALL_CHARTS_DRAWN = """() => !document.querySelector('[data-testid="stMain"] [data-testid="stSkeleton"]')
+  && [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stPlotlyChart"]')]
+     .every(chart => chart.querySelector('.js-plotly-plot'))"""
 
 LECTURE_SIZES = """() => {
   const px = el => parseFloat(getComputedStyle(el).fontSize);
