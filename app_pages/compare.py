@@ -42,8 +42,8 @@ def two_calls_panel() -> None:
     names = {n: ui.tr(f"compare.stream_{n}") for n in ("one", "carried", "reset")}
     panels = {"one": run.one_call, "carried": run.carried, "reset": run.reset}
     tokens = [ui.tr(f"compare.tok_k1_update_{t}").split(":")[0].split("：")[0] for t in range(T)]
-    ui.show_figure(fig_two_calls(panels, run.cut, titles=names, token_labels=tokens, axis=axis,
-                                 font_size=ui.font_size(), height=420 if ui.lecture() else 340),
+    ui.show_figure(ui.shared_figure(fig_two_calls, panels, run.cut, titles=names, token_labels=tokens, axis=axis,
+                                    font_size=ui.font_size(), height=420 if ui.lecture() else 340),
                    key="compare_stream_fig", alt=ui.tr("compare.stream_alt"))
     m = st.columns(2)
     m[0].metric(ui.tr("compare.stream_diff"), fmt_diff(run.max_diff))
@@ -112,6 +112,8 @@ except ValueError as e:
 else:
     st.warning(ui.tr("compare.bug_runs", K=K, diff=f"{np.abs(wrong - right).max():.2f}"), icon=":material/warning:")
     titles = (ui.tr("compare.bug_right"), ui.tr("compare.bug_wrong"), ui.tr("compare.bug_diff"))
-    ui.show_figure(fig_transpose_bug(right, wrong, titles=titles, axis=axis, font_size=ui.font_size(),
-                                     height=380 if ui.lecture() else 320),
+    # built once per (K, V), language and mode for the whole server: Plotly's validated build was most of
+    # the page's run (~30 of ~45 ms, bench/bench_run_cpu.py), and every run of the page draws it
+    ui.show_figure(ui.shared_figure(fig_transpose_bug, right, wrong, titles=titles, axis=axis,
+                                    font_size=ui.font_size(), height=380 if ui.lecture() else 320),
                    key="compare_bug_fig", alt=ui.tr("compare.bug_alt"))
