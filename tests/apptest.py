@@ -1,5 +1,6 @@
 """Open the app in Streamlit's AppTest with a language and link parameters already set."""
 import base64
+import json
 from pathlib import Path
 
 import numpy as np
@@ -11,10 +12,46 @@ APP = str(Path(__file__).resolve().parent.parent / "app.py")
 config.set_option("client.showErrorDetails", "full")
 
 
+# A tab keeps every packed payload it was sent (assets/player/payloads.js) and a later run sends only
+# its hash (app_pages/_support/payload.py). The tests stand in for that tab: every run's payloads are
+# kept here by hash (content-addressed, so one store serves every AppTest), and a mount that sent only a
+# hash is read with the payload the session was sent before.
+PAYLOADS: dict[str, str] = {}
+
+
+def _keep_payloads(at: AppTest) -> AppTest:
+    run = at._run
+
+    def run_and_keep(*args, **kwargs):
+        out = run(*args, **kwargs)
+        for element in at.get("bidi_component"):
+            if element.proto.json.startswith("{"):
+                data = json.loads(element.proto.json)
+                for entry in [data, *data.get("variants", [])]:
+                    if isinstance(entry, dict) and entry.get("gz"):
+                        PAYLOADS[entry["hash"]] = entry["gz"]
+        return out
+
+    at._run = run_and_keep
+    return at
+
+
+def with_payload(data: dict) -> dict:
+    """A mount's data with its gz filled in from what the session was sent before, if it sent only a hash."""
+    if "hash" in data and "gz" not in data and data["hash"] in PAYLOADS:
+        data = {**data, "gz": PAYLOADS[data["hash"]]}
+    return data
+
+
+def new_app() -> AppTest:
+    """The app in AppTest, its runs' payloads kept as a tab keeps them."""
+    return _keep_payloads(AppTest.from_file(APP, default_timeout=60))
+
+
 def open_app(lang: str = "en", page: str | None = None, state: dict | None = None, **params) -> AppTest:
     """page: e.g. "app_pages/compare.py"; params become ?key=value in the link; state is put in
     st.session_state before the first run (what a user's earlier clicks would have left there)."""
-    at = AppTest.from_file(APP, default_timeout=60)
+    at = new_app()
     at.query_params["lang"] = lang
     for key, value in (state or {}).items():
         at.session_state[key] = value
@@ -41,9 +78,8 @@ def player_payload(at: AppTest, key: str) -> tuple[dict, dict]:
     """The frame player mounted under `key` (app_pages/_support/player.py): (what the page sent, with
     the packed frames left out; the unpacked {"frames", "fixed", "sides"})."""
     import gzip
-    import json
 
     proto = next(e.proto for e in at.get("bidi_component") if e.proto.id.endswith(key))
-    data = json.loads(proto.json)
+    data = with_payload(json.loads(proto.json))
     payload = json.loads(gzip.decompress(base64.b64decode(data.pop("gz"))))
     return data, payload

@@ -172,11 +172,9 @@ def test_bad_link_values_fall_back_to_defaults():
 
 
 def test_replay_of_a_real_head_runs_on_its_gates():
-    from streamlit.testing.v1 import AppTest
+    from tests.apptest import new_app
 
-    from tests.apptest import APP
-
-    at = AppTest.from_file(APP, default_timeout=60)
+    at = new_app()
     at.query_params["lang"] = "en"
     at.session_state["memory_replay"] = {
         "title": "layer 0 head 3", "tokens": ["the", " password", " is"],

@@ -19,6 +19,7 @@ from html.parser import HTMLParser
 from google.protobuf.message import Message
 
 from gdn.i18n import glossary
+from tests.apptest import with_payload
 
 CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
 # Text that is not prose: {fields}, $math$, `code`, plotly's %{placeholders}, links, file names, HTML entities.
@@ -154,7 +155,7 @@ def _proto_texts(msg: Message, out: list[str], hidden_names: set[str]) -> None:
             elif fd.name == "spec" and kind == "PlotlyChart":
                 out += plotly_texts(json.loads(v))
             elif fd.name == "json" and v.startswith("{"):                     # a v2 component's data
-                data = json.loads(v)
+                data = with_payload(json.loads(v))                            # sent before: the tab's copy
                 if "gz" in data:                                               # a frame player's packed frames
                     data["gz"] = json.loads(gzip.decompress(base64.b64decode(data["gz"])))
                 out += [s for text in _player_texts(data) for s in html_texts(text)]

@@ -27,10 +27,11 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from app_pages._support import ui
+from app_pages._support import payload, ui
 from app_pages._support.url_state import seed_from_url, sync_to_url
 
 EXPLORER_JS = (f"const EXPLORER_CSS = {json.dumps((ui.ASSETS / 'explorer' / 'explorer.css').read_text(encoding='utf-8'))};\n"
+               + (ui.ASSETS / "player" / "payloads.js").read_text(encoding="utf-8")
                + (ui.ASSETS / "explorer" / "explorer.js").read_text(encoding="utf-8"))
 _component = st.components.v2.component("gdn_explorer", js=EXPLORER_JS, isolate_styles=False)
 PLAY_MS = 900               # one value per tick when a control plays
@@ -120,7 +121,7 @@ def explorer(explorer_id: str, controls: list[Control], packed: Packed, *, alt: 
                       "default": str(c.default), "play": c.play} for c in controls],
         "labels": {"play": ui.tr("common.play"), "pause": ui.tr("common.pause")},
         "alt": alt, "below": controls_below, "side": side, "lecture": ui.lecture(), "playMs": PLAY_MS,
-        "hash": packed.hash, "gz": packed.gz,
+        **payload.ship(packed.hash, packed.gz),          # the gz only if this tab was never sent it
     }
     result = _component(key=f"{explorer_id}_explorer", data=data, width="stretch", height="content",
                         on_open_change=lambda: None)

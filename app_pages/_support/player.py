@@ -24,11 +24,12 @@ from dataclasses import asdict, dataclass
 
 import streamlit as st
 
-from app_pages._support import explorer, ui
+from app_pages._support import explorer, payload, ui
 
 # The stylesheet rides in the script, which puts it in the page's head once: a component drawn into the
 # page (isolate_styles=False, so the tables get the app's CSS) has its css= applied nowhere.
 PLAYER_JS = (f"const PLAYER_CSS = {json.dumps((ui.ASSETS / 'player' / 'player.css').read_text(encoding='utf-8'))};\n"
+             + (ui.ASSETS / "player" / "payloads.js").read_text(encoding="utf-8")
              + (ui.ASSETS / "player" / "player.js").read_text(encoding="utf-8"))
 _component = st.components.v2.component("gdn_player", js=PLAYER_JS, isolate_styles=False)
 PLAY_MS = 1200          # one stage per tick when playing: slow enough to read the numbers aloud
@@ -101,10 +102,14 @@ def address(t: int, stage: str, opening: tuple[int, str], stages: tuple[str, ...
 
 
 RELAY_JS = """
-export default function ({ setStateValue }) {
+export default function ({ setStateValue, setTriggerValue }) {
   // The players' way to Python (assets/player/player.js, flush): mounted outside every fragment.
   const registry = (window.__gdnPlayers ??= { players: new Map(), last: null });
   registry.relay = setStateValue;
+  // A payload this tab lacks (assets/player/payloads.js): Python sends them all again in this run.
+  registry.need = (hash) => setTriggerValue("need", hash);
+  if (registry.pendingNeed) registry.need(registry.pendingNeed);
+  registry.pendingNeed = null;
   if (registry.linker) return;
   // Linked hovers: pointing at anything marked data-tok="t" (a gates cell, a guess, a token chip) lights
   // every element of token t on the page and shows its card (data-card="t") in each card slot.
@@ -156,8 +161,8 @@ def relay() -> None:
     same full run as the click that made it send (a fragment's message would scope that run to the fragment).
     It also links hovers across figures: every element marked data-tok="t" lights up with the others of
     token t, and a card slot (.gdn-tok-slot) shows token t's card."""
-    _relay(key="gdn_player_relay", on_position_change=_heard, on_values_change=_heard_values, width="content",
-           height=0)
+    _relay(key="gdn_player_relay", on_position_change=_heard, on_values_change=_heard_values,
+           on_need_change=payload.resend_all, width="content", height=0)
 
 
 @dataclass(frozen=True)
@@ -203,7 +208,7 @@ def _variants_data(variants: list[Variant], drawn: str) -> list[dict]:
         if v.packed is None:
             entry["server"] = True
         elif v.name != drawn:
-            entry.update(gz=v.packed.gz, hash=v.packed.hash, tokens=v.n_tokens)
+            entry.update(tokens=v.n_tokens, **payload.ship(v.packed.hash, v.packed.gz))
         out.append(entry)
     return out
 
@@ -230,7 +235,7 @@ def _mount(prefix: str, packed: Packed, n_tokens: int, stages: tuple[str, ...], 
                    "play": ui.tr("common.play"), "pause": ui.tr("common.pause"), "stage": ui.tr("common.stage"),
                    "token": ui.tr("common.token_t"),
                    "stepOf": ui.tr("common.step_n" if ui.lecture() else "common.step_of", step="{n}", total="{N}")},
-        "hash": packed.hash, "gz": packed.gz,
+        **payload.ship(packed.hash, packed.gz),          # the gz only if this tab was never sent it
     }
     if variants:
         data.update(variants=_variants_data(variants, variant), variant=variant)

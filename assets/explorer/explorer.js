@@ -5,7 +5,8 @@
 // relay) only when a click elsewhere may need them.
 //
 // Payload (data): id, seq, index [one per control], controls [{key, label, values, labels, default, play}],
-// labels {play, pause}, alt, below, lecture, playMs, hash, gz (base64 gzip of JSON {"i,j": html}).
+// labels {play, pause}, alt, below, lecture, playMs, hash, gz (base64 gzip of JSON {"i,j": html}; left
+// out when this tab was already sent it: assets/player/payloads.js keeps it).
 export default function ({ data, parentElement, setTriggerValue }) {
   addStyle();
   const registry = (window.__gdnExplorers ??= { views: new Map() });
@@ -40,11 +41,18 @@ function addStyle() {
 }
 
 async function load(view) {
-  const { hash, gz } = view.data;
+  const { hash } = view.data;
   if (view.hash === hash) return;
-  const bytes = Uint8Array.from(atob(gz), (c) => c.charCodeAt(0));
-  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-  view.frames = JSON.parse(await new Response(stream).text());
+  const gz = payloadOf(hash, view.data.gz);              // assets/player/payloads.js: sent once per tab
+  if (!gz) {                                             // asked for again: nothing stale meanwhile
+    view.frames = {};
+    view.hash = view.shown = null;
+    view.figure.replaceChildren();
+    return;
+  }
+  const frames = await unpackPayload(gz);
+  if (view.data.hash !== hash) return;                   // a newer mount came while unpacking
+  view.frames = frames;
   view.hash = hash;
   view.shown = null;
 }
@@ -94,6 +102,7 @@ function build(view, host) {
   });
   view.root = root;
   view.host = host;
+  view.shown = null;                             // the new DOM needs the frame drawn again (back on the page)
 }
 
 function light(view, link) {
@@ -190,6 +199,9 @@ function installFlush(registry) {
   if (registry.flush) return;
   const CONTROL = 'button, a, input, select, textarea, label, [role="button"], [role="tab"], [role="slider"], [role="option"], [role="spinbutton"]';
   const outside = (node) => ![...registry.views.values()].some((v) => v.root?.contains(node));
+  // Not before a page link (as the player, assets/player/player.js): the values' own run raced the page
+  // switch, and the explorer keeps its values across pages anyway (the address bar, its own registry).
+  const PAGE_LINK = '[data-testid="stTopNavLink"], [data-testid="stSidebarNavLink"], [data-testid="stPageLink-NavLink"]';
   registry.flush = () => {
     const relay = window.__gdnPlayers?.relay;
     for (const view of registry.views.values()) {
@@ -199,7 +211,7 @@ function installFlush(registry) {
     }
   };
   document.addEventListener("pointerdown", (e) => {
-    if (e.target.closest?.(CONTROL) && outside(e.target)) registry.flush();
+    if (e.target.closest?.(CONTROL) && outside(e.target) && !e.target.closest?.(PAGE_LINK)) registry.flush();
   }, true);
   window.addEventListener("keydown", (e) => {
     if (e.key === "Enter" && outside(document.activeElement)) registry.flush();

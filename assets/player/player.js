@@ -8,7 +8,7 @@
 // stageLabels, labels {reset, prev, next, play, pause, stepOf, token, stage}, params {t, stage},
 // opening {t, stage} (the frame a link without a position opens; the address leaves it out),
 // lecture, playMs, hash, gz (base64 gzip of JSON {frames: [{head, narration, html, side?, fly?}],
-// fixed, sides {stage: html}}).
+// fixed, sides {stage: html}}; left out when this tab was already sent it: payloads.js keeps it).
 export default function ({ data, parentElement }) {
   addStyle();
   const registry = (window.__gdnPlayers ??= { players: new Map(), last: null });
@@ -48,11 +48,17 @@ function addStyle() {
 // ---- the payload --------------------------------------------------------------------------------
 
 async function load(player) {
-  const { hash, gz } = player.data;
+  const { hash } = player.data;
   if (player.hash === hash) return;
-  const bytes = Uint8Array.from(atob(gz), (c) => c.charCodeAt(0));
-  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-  const payload = JSON.parse(await new Response(stream).text());
+  const gz = payloadOf(hash, player.data.gz);           // assets/player/payloads.js: sent once per tab
+  if (!gz) {                                             // asked for again: nothing stale meanwhile
+    player.frames = [];
+    player.hash = null;
+    for (const part of [player.figure, player.head, player.narration, player.side, player.fixed]) part.replaceChildren();
+    return;
+  }
+  const payload = await unpackPayload(gz);
+  if (player.data.hash !== hash) return;                 // a newer mount came while unpacking
   player.frames = payload.frames;
   player.sides = payload.sides || {};
   player.fixed.innerHTML = payload.fixed || "";
@@ -368,7 +374,8 @@ function useVariant(player) {
   const own = (player.data.own ??= { gz: player.data.gz, hash: player.data.hash, tokens: player.data.tokens });
   const v = variants.find((x) => x.name === player.variant) ?? variants.find((x) => x.name === variant);
   player.variant = v.name;
-  if (!v.server) Object.assign(player.data, v.gz ? { gz: v.gz, hash: v.hash, tokens: v.tokens } : own);
+  for (const x of variants) if (x.gz) payloadOf(x.hash, x.gz);   // kept: a later mount sends only the hashes
+  if (!v.server) Object.assign(player.data, v.hash ? { gz: v.gz, hash: v.hash, tokens: v.tokens } : own);
   player.root.classList.toggle("gdn-bar-only", !!v.server);
   if (v.server) {                                        // nothing of the frames stays in the page meanwhile
     for (const part of [player.figure, player.head, player.narration, player.side]) part.replaceChildren();
