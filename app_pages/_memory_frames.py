@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import html
 
+import pandas as pd
 import streamlit as st
 
 from gdn.figures.memory import memory_step_html, rules_html, timeline_html
-from gdn.lessons.memory import stage_numbers
-from gdn.lessons.stream import STAGES, StepRecords
+from gdn.lessons.memory import InputError, rows_to_stream, stage_numbers, stream_to_rows
+from gdn.lessons.stream import STAGES, StepRecords, Stream, step_records
 from app_pages._support import ui
 from app_pages._support.caches import BOUNDS
 from app_pages._support.figures import fingerprint
@@ -68,3 +69,27 @@ def packed_frames(rec: StepRecords, token_names: list[str] | None, title: str) -
     """The stream's frames, packed once per server for this stream (its numbers), language and mode.
     title: the example's name (shown in lecture mode, where the picker is folded into the sidebar)."""
     return _packed(fingerprint(rec.stream), ui.lang(), ui.lecture(), tuple(token_names or ()), title, rec)
+
+
+@st.cache_resource(max_entries=BOUNDS["memory.editor"], show_spinner=False)
+def _unedited(stream_key: tuple, _base: Stream) -> tuple[pd.DataFrame, StepRecords | None]:
+    table = pd.DataFrame(stream_to_rows(_base))
+    try:
+        back = rows_to_stream(table.to_dict("records"), K=_base.shape[1], V=_base.shape[2], S0=_base.S0)
+    except InputError:                                   # the page reads it again and says what is wrong
+        return table, None
+    return table, step_records(back)
+
+
+def editor_table(base: Stream) -> tuple[pd.DataFrame, StepRecords | None]:
+    """The token editor's table of `base` (st.data_editor copies it), and the records of the stream that
+    table reads back while nobody edited it (its cells are rounded to 4 digits, so a random stream reads
+    back rounded; None if it does not read back): made once per stream for the server, not at every run
+    (a fifth of the page's run)."""
+    return _unedited(fingerprint(base), base)
+
+
+def unedited(edit_key: str) -> bool:
+    """No cell changed, added or deleted in the editor under edit_key (its state as st.data_editor keeps it)."""
+    edits = st.session_state.get(edit_key) or {}
+    return not any(edits.get(part) for part in ("edited_rows", "added_rows", "deleted_rows"))

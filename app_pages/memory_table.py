@@ -1,11 +1,10 @@
 """Memory table (记忆表): one head's table S, token by token, stage by stage."""
-import pandas as pd
 import streamlit as st
 
 from gdn.figures import fig_memory_player
-from gdn.lessons.memory import PRESETS, InputError, random_stream, replay_stream, rows_to_stream, stream_to_rows
+from gdn.lessons.memory import PRESETS, InputError, random_stream, replay_stream, rows_to_stream
 from gdn.lessons.stream import STAGES, opening_step, records_csv, step_records
-from app_pages._memory_frames import PANELS, packed_frames
+from app_pages._memory_frames import PANELS, editor_table, packed_frames, unedited
 from app_pages._support import ui
 from app_pages._support.escape import plain_fields
 from app_pages._support.player import player
@@ -54,18 +53,19 @@ with st.expander(ui.tr("memory.edit"), expanded=False):
     text = {c: st.column_config.TextColumn(ui.tr(f"memory.col_{c}")) for c in ("k", "v", "q")}
     gates = {c: st.column_config.NumberColumn(ui.tr(f"memory.col_{c}"), min_value=0.0, max_value=1.0,
                                               step=0.01, format="%.2f") for c in ("alpha", "beta")}
-    edited = st.data_editor(pd.DataFrame(stream_to_rows(base)), key=edit_key, num_rows="dynamic",
-                            width="stretch", column_config=text | gates)
+    table, rec = editor_table(base)               # rec: the stream read back while nothing is edited
+    edited = st.data_editor(table, key=edit_key, num_rows="dynamic", width="stretch", column_config=text | gates)
     if st.button(ui.tr("memory.undo_edits"), key="memory_undo"):
         st.session_state.pop(edit_key, None)
         st.rerun()
-try:
-    stream = rows_to_stream(edited.to_dict("records"), K=base.shape[1], V=base.shape[2], S0=base.S0)
-except InputError as e:
-    st.error(ui.tr(f"errors.{e.key}", **plain_fields(e.fields)), icon=":material/error:")   # a cell's text, as typed
-    st.stop()
-rec = step_records(stream)
-T = stream.shape[0]
+if rec is None or not unedited(edit_key):
+    try:
+        stream = rows_to_stream(edited.to_dict("records"), K=base.shape[1], V=base.shape[2], S0=base.S0)
+    except InputError as e:
+        st.error(ui.tr(f"errors.{e.key}", **plain_fields(e.fields)), icon=":material/error:")   # a cell's text, as typed
+        st.stop()
+    rec = step_records(stream)
+T = rec.stream.shape[0]
 
 
 def animation_html() -> str:

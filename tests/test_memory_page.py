@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from gdn.i18n import t
-from gdn.lessons.memory import PRESETS
+from gdn.lessons.memory import PRESETS, random_stream
 from gdn.lessons.stream import STAGES, step_records
 from gdn.units import cell_text
 from tests.apptest import open_app, player_payload
@@ -203,3 +203,30 @@ def test_the_chosen_example_and_seed_survive_a_visit_to_another_page():
     assert not at.exception
     assert at.selectbox(key="memory_preset").value == "random"
     assert at.number_input(key="memory_seed").value == 42
+
+
+def test_an_edit_in_the_token_editor_changes_the_frames_and_no_edit_reads_the_example_back():
+    """The page keeps each example's unedited read-back (_memory_frames.editor_table); an edit still goes
+    through the edited table: token 1's α set to 0.5 is what the first frame narrates."""
+    at = open_app("en", "app_pages/memory_table.py", memory_preset="k1_update")
+    own, frames = player_payload(at, "memory_player")
+    assert "α = 1:" in frames["frames"][0]["narration"]
+    at.session_state["memory_edit_k1_update"] = {"edited_rows": {0: {"alpha": 0.5}}, "added_rows": [], "deleted_rows": []}
+    at.run()
+    edited, frames = player_payload(at, "memory_player")
+    assert edited["hash"] != own["hash"] and "α = 0.5:" in frames["frames"][0]["narration"]
+    at.session_state["memory_edit_k1_update"] = {"edited_rows": {}, "added_rows": [], "deleted_rows": []}
+    at.run()
+    assert player_payload(at, "memory_player")[0]["hash"] == own["hash"]
+
+
+def test_the_kept_unedited_read_back_is_what_the_editor_rows_give():
+    from gdn.lessons.memory import rows_to_stream, stream_to_rows
+    from app_pages._memory_frames import editor_table
+
+    for base in [make() for name, make in PRESETS.items() if name != "random"] + [random_stream(T=8, K=4, V=3, seed=5)]:
+        table, rec = editor_table(base)
+        back = rows_to_stream(stream_to_rows(base), K=base.shape[1], V=base.shape[2], S0=base.S0)
+        assert table.to_dict("records") == stream_to_rows(base)
+        for name in ("k", "v", "q", "alpha", "beta", "S0"):
+            np.testing.assert_array_equal(getattr(rec.stream, name), getattr(back, name), err_msg=name)
