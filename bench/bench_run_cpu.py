@@ -30,17 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import websockets
 
 from bench.load_classroom import parse_cpus, percentile
-from bench.load_ws import MEMORY_QUERY, ROUND, Session, finished
+from bench.load_ws import MEMORY_QUERY, ROUND, Session, cpu_seconds, finished
 from devtools.app_server import start_server
-
-TICK_S = 1 / os.sysconf("SC_CLK_TCK")
-
-
-def cpu_seconds(pid: int) -> float:
-    """utime + stime of the process (every thread, finished ones included), in seconds."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rpartition(")")[2].split()
-    return (int(fields[11]) + int(fields[12])) * TICK_S
 
 
 async def one_step(s: Session, step: str, i: int) -> None:

@@ -181,6 +181,14 @@ async def run(base: str, sessions: int, real: int, timeout: float, think: float,
     return out
 
 
+def cpu_seconds(pid: int) -> float:
+    """utime + stime of the process (every thread, finished ones included), in seconds: the server's own
+    CPU, whatever else shares its cores (busy() counts the neighbours too)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def busy(cpus: set[int]) -> tuple[int, int]:
     """(busy, total) jiffies of these CPUs so far, from /proc/stat."""
     b = t = 0
@@ -207,6 +215,8 @@ def main() -> None:
     ap.add_argument("--think", type=float, default=2.0, help="seconds between an answer and the next click")
     ap.add_argument("--duration", type=float, default=90.0, help="seconds of browsing (real-model runs: one a minute)")
     ap.add_argument("--ramp", type=float, default=20.0, help="sessions arrive spread over this many seconds")
+    ap.add_argument("--root", default="", help="serve another checkout of the repository (a before, e.g. a git "
+                                               "worktree of main)")
     a = ap.parse_args()
     if not 1 <= a.sessions <= 200 or not 0 <= a.real <= a.sessions:
         ap.error("1 <= sessions <= 200 and 0 <= real <= sessions")
@@ -215,16 +225,19 @@ def main() -> None:
     server_cpus = parse_cpus(a.server_cpus)
     if a.url and not a.url.startswith("http://127.0.0.1:"):
         ap.error("--url must be a server on 127.0.0.1")
+    root = {"root": Path(a.root)} if a.root else {}
     server = contextlib.nullcontext((a.url, None)) if a.url else start_server(prefix=("taskset", "-c", a.server_cpus),
-                                                                             env=env)
+                                                                             env=env, **root)
     with server as (base, proc):
         pid = proc.pid if proc else None
         peak, stop = [rss_of_tree(pid) if pid else 0], threading.Event()
         threading.Thread(target=lambda: [peak.append(rss_of_tree(pid) if pid else 0)
                                          for _ in iter(lambda: stop.wait(0.5), True)], daemon=True).start()
         b0, t0_j, t0 = *busy(server_cpus), time.perf_counter()
+        c0 = cpu_seconds(pid) if pid else 0.0
         out = asyncio.run(run(base, a.sessions, a.real, a.timeout, a.think, a.duration, a.ramp))
         b1, t1_j = busy(server_cpus)
+        own = cpu_seconds(pid) - c0 if pid else None
         stop.set()
         wall = time.perf_counter() - t0
     f = lambda xs: f"p50 {percentile(xs, 50):.2f} s, p95 {percentile(xs, 95):.2f} s (n={len(xs)})"
@@ -238,6 +251,9 @@ def main() -> None:
     print(f"  real model, Run -> result:   {f(out['real'])}; told their place in line: {out['told_line']}")
     print(f"  failed sessions: {len(out['failed'])} {out['failed'][:3]}")
     print(f"  server peak RSS: {max(peak) / 1e9:.2f} GB")
+    if own is not None:      # warm-up and real-model runs included: the load the class put on the server
+        runs = len(out["load"]) + len(out["scrub"])
+        print(f"  server process CPU: {own:.1f} s, {1000 * own / max(runs, 1):.1f} ms per page load or scrub answered")
 
 
 if __name__ == "__main__":
