@@ -161,7 +161,7 @@ async def warm_up(uri: str, timeout: float) -> None:
 
 
 async def run(base: str, sessions: int, real: int, timeout: float, think: float, duration: float,
-              ramp: float) -> dict:
+              ramp: float, pid: int | None = None) -> dict:
     from gdn.qwen35 import load_tokenizer
     from gdn.qwen35.sources import TRAINED_PATH
     tok = load_tokenizer(TRAINED_PATH)
@@ -171,6 +171,7 @@ async def run(base: str, sessions: int, real: int, timeout: float, think: float,
            "n_tokens": [len(tok.encode(model_text(prompt(i)), max_tokens=512).ids) for i in range(real)]}
     uri = base.replace("http", "ws") + "/_stcore/stream"
     await warm_up(uri, timeout)
+    out["cpu0"] = cpu_seconds(pid) if pid else 0.0       # the server's own CPU from here on: the class's load
     out["end"] = time.monotonic() + duration
     rng = random.Random(0)
     tasks = [browse_session(uri, out, rng) for _ in range(sessions - real)]
@@ -234,10 +235,9 @@ def main() -> None:
         threading.Thread(target=lambda: [peak.append(rss_of_tree(pid) if pid else 0)
                                          for _ in iter(lambda: stop.wait(0.5), True)], daemon=True).start()
         b0, t0_j, t0 = *busy(server_cpus), time.perf_counter()
-        c0 = cpu_seconds(pid) if pid else 0.0
-        out = asyncio.run(run(base, a.sessions, a.real, a.timeout, a.think, a.duration, a.ramp))
+        out = asyncio.run(run(base, a.sessions, a.real, a.timeout, a.think, a.duration, a.ramp, pid))
         b1, t1_j = busy(server_cpus)
-        own = cpu_seconds(pid) - c0 if pid else None
+        own = cpu_seconds(pid) - out["cpu0"] if pid else None
         stop.set()
         wall = time.perf_counter() - t0
     f = lambda xs: f"p50 {percentile(xs, 50):.2f} s, p95 {percentile(xs, 95):.2f} s (n={len(xs)})"
@@ -251,7 +251,7 @@ def main() -> None:
     print(f"  real model, Run -> result:   {f(out['real'])}; told their place in line: {out['told_line']}")
     print(f"  failed sessions: {len(out['failed'])} {out['failed'][:3]}")
     print(f"  server peak RSS: {max(peak) / 1e9:.2f} GB")
-    if own is not None:      # warm-up and real-model runs included: the load the class put on the server
+    if own is not None:      # after the warm-up; the real-model runs included: the load the class put on it
         runs = len(out["load"]) + len(out["scrub"])
         print(f"  server process CPU: {own:.1f} s, {1000 * own / max(runs, 1):.1f} ms per page load or scrub answered")
 
