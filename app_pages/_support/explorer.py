@@ -125,4 +125,5 @@ def explorer(explorer_id: str, controls: list[Control], packed: Packed, *, alt: 
     }
     result = _component(key=f"{explorer_id}_explorer", data=data, width="stretch", height="content",
                         on_open_change=lambda: None)
+    payload.sent(packed.hash)
     return getattr(result, "open", None)

@@ -18,16 +18,20 @@ KEEP = 32                   # the browser keeps 48 (payloads.js): what Python co
 
 
 def ship(hash: str, gz: str) -> dict[str, str]:
-    """What a mount sends of the payload `hash`: {"hash", "gz"} the first time this session meets it,
-    {"hash"} after (the tab holds it)."""
-    sent = st.session_state.setdefault(SENT, {})
-    if sent.pop(hash, None):
-        sent[hash] = True                                   # the most recent again, in the browser too
-        return {"hash": hash}
-    sent[hash] = True
-    while len(sent) > KEEP:
-        del sent[next(iter(sent))]
-    return {"hash": hash, "gz": gz}
+    """What a mount sends of the payload `hash`: {"hash", "gz"} unless this session already sent it,
+    then {"hash"} (the tab holds it). Call sent() once the mount is made."""
+    return {"hash": hash} if hash in st.session_state.get(SENT, {}) else {"hash": hash, "gz": gz}
+
+
+def sent(*hashes: str) -> None:
+    """These payloads went out with a mount (recorded after it, not before: a run stopped by a newer
+    click between the two never sent it). The most recent last, as the tab orders them."""
+    record = st.session_state.setdefault(SENT, {})
+    for h in hashes:
+        record.pop(h, None)
+        record[h] = True
+    while len(record) > KEEP:
+        del record[next(iter(record))]
 
 
 def resend_all() -> None:

@@ -241,3 +241,4 @@ def _mount(prefix: str, packed: Packed, n_tokens: int, stages: tuple[str, ...], 
         data.update(variants=_variants_data(variants, variant), variant=variant)
         data["params"]["variant"] = f"{prefix}_variant"
     _component(key=f"{prefix}_player", data=data, width="stretch", height="content")
+    payload.sent(packed.hash, *(v.packed.hash for v in variants or () if v.packed is not None))
