@@ -25,6 +25,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
 import streamlit as st
 
 from app_pages._support import ui
@@ -70,6 +71,33 @@ def pack_grid(controls: list[Control], draw: Callable[..., str]) -> Packed:
     body = json.dumps(frames, ensure_ascii=False, separators=(",", ":")).encode()
     return Packed(gz=base64.b64encode(gzip.compress(body, 6, mtime=0)).decode("ascii"),
                   hash=hashlib.sha1(body).hexdigest()[:16], n_frames=len(frames))
+
+
+def nearest(control: Control, wanted) -> object | None:
+    """The option of a numeric control nearest to `wanted` (a link's text, a value of another grid),
+    or None when it is no finite number within the options' range."""
+    try:
+        x = float(wanted)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    numbers = [o for o in control.options if isinstance(o, (int, float))]
+    if not numbers or not np.isfinite(x) or not min(numbers) <= x <= max(numbers):
+        return None
+    return min(numbers, key=lambda o: abs(o - x))
+
+
+def snap_to_grid(controls: list[Control]) -> None:
+    """Before values(): a link or a session value between the grid's points (a link written when the
+    slider moved in finer steps, or a value of the grid of another example) goes to the nearest point,
+    not back to the default."""
+    state = st.session_state
+    for c in controls:
+        held = state.get(c.key, st.query_params.get(c.key))
+        if held is None or held in c.options or any(str(o) == str(held) for o in c.options):
+            continue
+        near = nearest(c, held)
+        if near is not None:
+            state[c.key] = near
 
 
 def values(explorer_id: str, controls: list[Control]) -> tuple:

@@ -17,7 +17,12 @@ export default function ({ data, parentElement, setTriggerValue }) {
   }
   view.data = data;
   view.open = setTriggerValue;
-  if (view.host !== parentElement || !view.root?.isConnected) build(view, parentElement);
+  // the controls change with the server-side widgets that pick the grid (a fourth slider, another range)
+  const controls = JSON.stringify(data.controls);
+  if (view.host !== parentElement || !view.root?.isConnected || view.controls !== controls) {
+    build(view, parentElement);
+    view.controls = controls;
+  }
   load(view).then(() => {
     if (view.seq !== data.seq || !view.index || view.index.length !== data.index.length) {
       view.seq = data.seq;                       // a new mount, or Python moved the values on purpose
@@ -94,6 +99,7 @@ function build(view, host) {
   });
   view.root = root;
   view.host = host;
+  view.shown = null;                             // the new figure box is empty
 }
 
 function light(view, link) {
