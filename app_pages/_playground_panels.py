@@ -1,6 +1,7 @@
 """The playground's five experiments, one fragment each: sliders in a narrow column beside the chart they
-move, the story under it. A slider reruns only its own panel; every computation is cached by its
-parameters (bench/bench_pages.py times a slider change). The page (playground.py) draws the chosen one."""
+move, the story under it. Four are answered in the browser (_playground_toys.py); the capacity view runs
+kernels and stays here: a slider reruns only its panel, every computation cached by its parameters
+(bench/bench_pages.py times a slider change). The page (playground.py) draws the chosen one."""
 import numpy as np
 import streamlit as st
 

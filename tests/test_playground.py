@@ -396,3 +396,18 @@ def test_every_toy_frame_draws_its_lines_inside_the_plot(panel):
                     continue
                 assert (xy[:, 0] >= LEFT - 0.1).all() and (xy[:, 0] <= w - RIGHT + 0.1).all(), (key, node.attrs)
                 assert (xy[:, 1] >= TOP - 0.1).all() and (xy[:, 1] <= h - BOTTOM + 0.1).all(), (key, node.attrs)
+
+
+def test_the_overwrite_download_is_the_frame_with_its_styles():
+    """The toy's download is its frame at the chosen point, with the explorer's CSS its classes need."""
+    from app_pages._support.explorer import EXPLORER_CSS, as_download
+    from app_pages._support.figures import standalone_html
+
+    at = open_app("en", "app_pages/playground.py", playground_panel="overwrite", playground_overwrite_beta="0.5")
+    data, frames = toy(at, "overwrite")
+    frame = frames[",".join(map(str, data["index"]))]
+    page = standalone_html(as_download(frame), "t", EXPLORER_CSS)
+    assert frame in page and ".ow-step.old i" in page and "gdn-explorer-figure" in page
+    assert metric_values(frame)["delta"] == f"{overwrite_closed_form(1.0, 0.5, 1.0)['delta']:.0%}"
+    assert not re.search(r"(src|href)=\"?(https?:)?//", page)
+    assert any(b.proto.label == "Download as standalone HTML (works offline)" for b in at.get("download_button"))

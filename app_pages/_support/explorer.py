@@ -31,7 +31,8 @@ import streamlit as st
 from app_pages._support import ui
 from app_pages._support.url_state import seed_from_url, sync_to_url
 
-EXPLORER_JS = (f"const EXPLORER_CSS = {json.dumps((ui.ASSETS / 'explorer' / 'explorer.css').read_text(encoding='utf-8'))};\n"
+EXPLORER_CSS = (ui.ASSETS / "explorer" / "explorer.css").read_text(encoding="utf-8")
+EXPLORER_JS = (f"const EXPLORER_CSS = {json.dumps(EXPLORER_CSS)};\n"
                + (ui.ASSETS / "explorer" / "explorer.js").read_text(encoding="utf-8"))
 _component = st.components.v2.component("gdn_explorer", js=EXPLORER_JS, isolate_styles=False)
 PLAY_MS = 900               # one value per tick when a control plays
@@ -130,6 +131,11 @@ def heard(sent: dict) -> None:
     if keys and all(k in st.session_state for k in keys):
         st.session_state[f"_explorer_synced_{explorer_id}"] = tuple(
             list(domains[k]).index(st.session_state[k]) for k in keys)
+
+
+def as_download(frame: str) -> str:
+    """One frame as the explorer shows it (its CSS is scoped to the explorer's boxes), for html_download."""
+    return f'<div class="gdn-explorer"><div class="gdn-explorer-figure gdn-figure">{frame}</div></div>'
 
 
 def explorer(explorer_id: str, controls: list[Control], packed: Packed, *, alt: str = "",

@@ -86,21 +86,23 @@ def show_figure(fig: go.Figure, key: str, alt: str, export: bool = True, fit_top
     return event if events else None
 
 
-def standalone_html(body: str, title: str) -> str:
-    """A picture the page draws as HTML, as a file that opens offline: the same markup, the app's CSS."""
+def standalone_html(body: str, title: str, css: str = "") -> str:
+    """A picture the page draws as HTML, as a file that opens offline: the same markup, the app's CSS
+    (and css, the stylesheet of the component that drew it)."""
+    extra = f"<style>{css}</style>" if css else ""
     return (f'<!doctype html><html lang="{lang()}"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
-            f'{APP_CSS}<style>body{{font-family:"Source Sans Pro","Noto Sans CJK SC",sans-serif;margin:1.5rem}}</style>'
+            f'{APP_CSS}{extra}<style>body{{font-family:"Source Sans Pro","Noto Sans CJK SC",sans-serif;margin:1.5rem}}</style>'
             f"</head><body>{body}</body></html>")
 
 
-def html_download(key: str, body: str | Callable[[], str], title: str) -> None:
+def html_download(key: str, body: str | Callable[[], str], title: str, css: str = "") -> None:
     """The download of a picture drawn as HTML is that HTML (standalone_html), made only when clicked:
     one source for what is seen and what is saved. body: the markup, or a function drawing it when
     clicked (an explorer's figure: at the values Python holds then). Not in lecture mode (the room needs
     no button)."""
     if not lecture():
         st.download_button(tr("common.download_html"),
-                           data=lambda: standalone_html(body() if callable(body) else body, title),
+                           data=lambda: standalone_html(body() if callable(body) else body, title, css),
                            file_name=f"{key}.html", mime="text/html", key=f"{key}_html",
                            icon=":material/download:", type="tertiary", on_click="ignore")
 
