@@ -217,3 +217,33 @@ def test_overwrite_panel_dragged_sliders_and_figure_at_1280x720(browser, app_url
     assert max(got["sliders"]) <= 720 and got["title"] <= 720 and got["table"] <= 720, got
     assert got["titleTop"] >= got["ticks"] - 1, got                  # the axis title below its tick labels
     context.close()
+
+
+def test_overwrite_geometry_switch_brings_the_angle_slider(page, app_url):
+    """Picking the "angle" geometry (a rerun: a new grid) adds the angle slider; alpha moved to 0.4 in the
+    browser comes over to the coarser grid as its nearest point, 0.5; the numbers are the lesson's."""
+    from gdn.lessons import playground as ex
+    from gdn.lessons.compare import RULES
+
+    def want(alpha, angle):
+        ow = ex.overwrite(3, 3, 3, geometry="angle", angle_deg=angle, alpha=alpha, beta=1.0, knorm=1.0)
+        return {r: f"{e:.0%}" for r, e in zip(RULES, ow.error)} | {"disturbed": f"{ow.disturbed[-1]:.0%}"}
+
+    open_toy(page, app_url, "lang=en&playground_panel=overwrite")
+    alpha = ".gdn-x-playground_overwrite_alpha"
+    page.locator(alpha).focus()
+    for _ in range(6):                                           # 1 -> 0.99 -> ... -> 0.4
+        page.keyboard.press("ArrowLeft")
+    page.wait_for_function(f"document.querySelector('{alpha}').value === '2'")
+    page.locator(".st-key-playground_geometry").click()
+    page.get_by_role("option", name="angle between k₁ and k₂").click()
+    angle = ".gdn-x-playground_overwrite_angle"
+    page.wait_for_selector(angle)
+    page.wait_for_function(f"document.querySelector('{alpha}').value === '1'")       # 0.5 of (0, 0.5, 0.9, 1)
+    assert page.evaluate(METRICS) == want(0.5, 60)
+    page.locator(angle).press("ArrowLeft")                                            # 60 -> 45 degrees
+    page.wait_for_function(f"document.querySelector('{angle}').value === '3'")
+    assert page.evaluate(METRICS) == want(0.5, 45)
+    query = parse_qs(urlparse(page.url).query)
+    assert query["playground_overwrite_angle"] == ["45"] and query["playground_overwrite_alpha"] == ["0.5"]
+    assert not page.problems, page.problems
