@@ -154,7 +154,9 @@ def overwrite_html(readout: np.ndarray, target: np.ndarray, old: np.ndarray, alo
                          zmax, "gdn-tables vectors ow-table")
     callouts = "".join(f'<div class="gdn-callout info">{html.escape(n)}</div>' for n in notes)
     legend, bars = _waterfall(along, error, rule_titles, labels)
-    # the legend over both halves: on one line even on a 1280 px projector
+    # the legend over both halves: on one line even on a 1280 px projector. The table beside the staircase
+    # up to 5 value dims (wider from 4 on), under it beyond: 8 columns of "-0.5" do not fit beside it
+    width = "" if rows.shape[1] <= 3 else " wide" if rows.shape[1] <= 5 else " stacked"
     return (f'<div class="gdn-toy" data-toy="overwrite" role="group" aria-label="{html.escape(alt)}">{metrics_html(metrics)}'
-            f'<div class="ow-legend">{legend}</div><div class="ow-pair"><div><h4>{html.escape(labels["bars_title"])}</h4>'
+            f'<div class="ow-legend">{legend}</div><div class="ow-pair{width}"><div><h4>{html.escape(labels["bars_title"])}</h4>'
             f'{bars}</div><div>{table}</div></div>{callouts}</div>')
