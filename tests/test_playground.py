@@ -411,3 +411,22 @@ def test_the_overwrite_download_is_the_frame_with_its_styles():
     assert metric_values(frame)["delta"] == f"{overwrite_closed_form(1.0, 0.5, 1.0)['delta']:.0%}"
     assert not re.search(r"(src|href)=\"?(https?:)?//", page)
     assert any(b.proto.label == "Download as standalone HTML (works offline)" for b in at.get("download_button"))
+
+
+def test_the_overwrite_share_link_carries_the_toy_and_its_shape():
+    """The explorer's values (from the link, snapped to the grid, or as the relay sets them) and the
+    server-side shape widgets all travel in the share link, and the link reopens the same frame."""
+    at = open_app("en", "app_pages/playground.py", playground_geometry="angle", playground_overwrite_angle="47",
+                  playground_overwrite_pairs="4", playground_overwrite_alpha="0.93")
+    at.session_state["playground_overwrite_beta"] = 0.6                  # as the relay would set it
+    at.run()
+    at.button(key="share_open").click().run()
+    link = next(c.value for c in at.code if c.value.startswith("http"))
+    for part in ("playground_geometry=angle", "playground_overwrite_angle=45", "playground_overwrite_pairs=4",
+                 "playground_overwrite_alpha=0.9", "playground_overwrite_beta=0.6"):
+        assert part in link, (part, link)
+    data, frames = toy(at, "overwrite")
+    params = dict(p.split("=", 1) for p in link.split("?", 1)[1].split("&"))
+    again = open_app("en", "app_pages/playground.py", **{k: v for k, v in params.items() if k != "lang"})
+    data2, frames2 = toy(again, "overwrite")
+    assert data2["index"] == data["index"] and frames2 == frames
