@@ -28,8 +28,9 @@ KN_BETAS_NEGATIVE = tuple(round(0.1 * i, 1) for i in range(20))
 KN_WRITES = (5, 10, 20, 30)
 C_GRID = np.linspace(0.0, 3.0, 61)
 # The overwrite toy's grids, one per example shape (geometry, n, d_k, d_v: server-side widgets), each under
-# ~300 KB packed and ~1 s to draw: 9 x 11 x 10 = 990 frames (the slow alphas are the interesting ones);
-# with the angle between k1 and k2 a fourth control, coarser: 9 x 4 x 6 x 5 = 1080.
+# 300 KB packed and drawn in about 2 s (over half of it the lesson's own calls): 9 x 11 x 10 = 990 frames
+# (the slow alphas are the interesting ones); with the angle between k1 and k2 a fourth control, coarser:
+# 9 x 4 x 6 x 5 = 1080.
 OW_ALPHAS = (0.0, 0.2, 0.4, 0.6, 0.8, 0.9, 0.95, 0.99, 1.0)
 OW_BETAS = tuple(round(0.1 * i, 1) for i in range(11))
 OW_NORMS = (0.25, 0.5, 0.75, 0.9, 1.0, 1.1, 1.25, 1.5, 2.0, 3.0)

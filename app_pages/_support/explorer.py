@@ -13,7 +13,9 @@ Where the values live, as for the player:
 - st.session_state[<key>]: Python's copy, sent through the player's relay (player.py, mounted outside
   every fragment) only just before a click or Enter outside the explorer, so a share link, a page switch
   or another widget's run sees the values on screen;
-- a value set by Python (a new link, a classroom demo) bumps "_explorer_seq_<id>" and the browser follows.
+- a value set by Python (a new link, a classroom demo) bumps "_explorer_seq_<id>" and the browser follows;
+  a value between the grid's points (an old link, another grid's value) goes to the nearest (snap_to_grid).
+When a server-side widget changes the grid (its controls, their ranges), the browser rebuilds the sliders.
 """
 from __future__ import annotations
 
