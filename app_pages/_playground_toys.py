@@ -140,12 +140,12 @@ def knorm_panel():
 
 def overwrite_words() -> dict:
     """The overwrite toy's translated words, looked up once per grid (a frame is drawn ~1000 times)."""
-    rule = {r: ui.tr(f"playground.rule_{r}") for r in RULES}
+    rule = {r: ui.tr(f"playground.rule_tick_{r}") for r in RULES}     # short, as the staircase's rows: one line of four
     parts = ("old", "interference", "missed", "total", "bars_title", "rows_title", "bars_axis")
     return {"metric": {r: ui.tr("playground.ow_metric", rule=rule[r]) for r in RULES},
             "disturbed": ui.tr("playground.ow_disturbed"),
             "labels": {p: ui.tr(f"playground.ow_{p}") for p in parts} | {"value_axis": ui.tr("common.value_dim")},
-            "ticks": [ui.tr(f"playground.rule_tick_{r}") for r in RULES],
+            "ticks": list(rule.values()),
             "rows": [ui.tr(f"playground.ow_row_{r}") for r in ("old", "target", *RULES)],
             "cos": ui.tr("playground.ow_cos", cos="{cos}"), "no_orth": ui.tr("playground.ow_no_orth", K="{K}"),
             "alt": ui.tr("playground.ow_alt")}
