@@ -13,7 +13,7 @@ from gdn.lessons.compare import RULES
 from gdn.units import half_life
 from app_pages._support import ui
 from app_pages._support.caches import BOUNDS
-from app_pages._support.explorer import EXPLORER_CSS, Control, Packed, as_download, explorer, pack_grid, snap_to_grid
+from app_pages._support.explorer import Control, Packed, explorer, pack_grid, snap_to_grid
 
 ALPHAS = tuple(round(0.01 * i, 2) for i in range(101))        # the half-life toy's α: 0, 0.01, ..., 1
 REFERENCES = (0.5, 0.9, 0.97, 0.99)
@@ -199,10 +199,6 @@ def overwrite_panel():
     snap_to_grid(controls)
     shape = (geometry, n, K, V)
     with toy:
-        explorer("playground_overwrite", controls, _overwrite_packed(ui.lang(), shape), side=True)
-    # the download: the frame at Python's values (the relay hands them over just before a click), drawn
-    # only when clicked, outside the script run: everything it needs is read now
-    words, chosen = overwrite_words(), tuple(st.session_state[c.key] for c in controls)
-    ui.html_download("playground_ow_fig", lambda: as_download(overwrite_frame(shape, words, *chosen)), words["alt"],
-                     css=EXPLORER_CSS)
+        explorer("playground_overwrite", controls, _overwrite_packed(ui.lang(), shape), side=True,
+                 download=ui.tr("playground.ow_alt"))
     ui.note(ui.tr("playground.ow_story"))

@@ -1,6 +1,7 @@
 """The playground's browser-side toys (app_pages/_playground_toys.py) in headless Chromium: a slider move
 redraws the numbers from the grid in the payload, sends the server nothing, keeps the link, and the toy
 with its sliders fits the first screen of a 1280 x 720 projector, in both languages."""
+import re
 from urllib.parse import parse_qs, urlparse
 
 import numpy as np
@@ -170,7 +171,8 @@ def test_the_2d_write_and_its_sliders_fit_one_screen(browser, app_url, lang, wid
 def test_overwrite_sliders_answer_in_the_browser(page, app_url, lang):
     """An old link (?playground_overwrite_beta=0.5) opens its view; alpha 1 -> 0.9 and the key norm 1 -> 1.1
     redraw the four numbers from the grid, equal to the closed forms (tests/test_playground.py), with no
-    message to the server; the address bar follows; pointing at a part's legend entry lights its bars."""
+    message to the server; the address bar follows; the download is the frame on screen; pointing at a
+    part's legend entry lights its bars."""
     sent = []
     page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(payload)))
     open_toy(page, app_url, f"lang={lang}&playground_panel=overwrite&playground_overwrite_beta=0.5")
@@ -194,6 +196,13 @@ def test_overwrite_sliders_answer_in_the_browser(page, app_url, lang):
     assert len(sent) - start <= idle, sent[start:]
     query = parse_qs(urlparse(page.url).query)
     assert [query[f"playground_overwrite_{k}"] for k in ("alpha", "beta", "knorm")] == [["0.9"], ["0.5"], ["1.1"]]
+    with page.expect_download() as saved:                        # the frame on screen, saved by the browser
+        page.locator(".gdn-explorer-download").first.click()
+    text = open(saved.value.path(), encoding="utf-8").read()
+    values = dict(re.findall(r'data-metric="(\w+)"><div class="label">[^<]*</div><div class="value">([^<]*)<', text))
+    assert text.startswith("<!doctype html>") and values == want(0.9, 0.5, 1.1), values
+    page.wait_for_timeout(1000)
+    assert len(sent) - start <= idle, sent[start:]              # the download sent nothing either
     page.locator(".ow-legend .key.old").hover()
     page.wait_for_function("document.querySelectorAll('.ow-step.old.gdn-lit').length === 3")
     assert page.evaluate("document.querySelectorAll('.ow-step.total.gdn-lit').length") == 0

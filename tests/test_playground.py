@@ -399,18 +399,19 @@ def test_every_toy_frame_draws_its_lines_inside_the_plot(panel):
 
 
 def test_the_overwrite_download_is_the_frame_with_its_styles():
-    """The toy's download is its frame at the chosen point, with the explorer's CSS its classes need."""
-    from app_pages._support.explorer import EXPLORER_CSS, as_download
-    from app_pages._support.figures import standalone_html
-
+    """The toy's download (saved by the browser: the frame on screen) is a standalone page around the
+    frame, with the explorer's CSS its classes need and nothing fetched; none in lecture mode."""
     at = open_app("en", "app_pages/playground.py", playground_panel="overwrite", playground_overwrite_beta="0.5")
     data, frames = toy(at, "overwrite")
     frame = frames[",".join(map(str, data["index"]))]
-    page = standalone_html(as_download(frame), "t", EXPLORER_CSS)
-    assert frame in page and ".ow-step.old i" in page and "gdn-explorer-figure" in page
-    assert metric_values(frame)["delta"] == f"{overwrite_closed_form(1.0, 0.5, 1.0)['delta']:.0%}"
+    before, after = data["download"]["parts"]
+    page = before + frame + after
+    assert page.startswith("<!doctype html>") and ".ow-step.old i" in page and ".gdn-tables" in page
+    assert 'class="gdn-explorer-figure gdn-figure">' + frame in page and page.endswith("</body></html>")
     assert not re.search(r"(src|href)=\"?(https?:)?//", page)
-    assert any(b.proto.label == "Download as standalone HTML (works offline)" for b in at.get("download_button"))
+    assert data["download"]["label"] == "Download as standalone HTML (works offline)"
+    lecture = open_app("en", "app_pages/playground.py", playground_panel="overwrite", mode="lecture")
+    assert toy(lecture, "overwrite")[0]["download"] is None
 
 
 def test_the_overwrite_share_link_carries_the_toy_and_its_shape():

@@ -31,6 +31,7 @@ import numpy as np
 import streamlit as st
 
 from app_pages._support import ui
+from app_pages._support.figures import standalone_html
 from app_pages._support.url_state import seed_from_url, sync_to_url
 
 EXPLORER_CSS = (ui.ASSETS / "explorer" / "explorer.css").read_text(encoding="utf-8")
@@ -135,15 +136,23 @@ def heard(sent: dict) -> None:
             list(domains[k]).index(st.session_state[k]) for k in keys)
 
 
-def as_download(frame: str) -> str:
-    """One frame as the explorer shows it (its CSS is scoped to the explorer's boxes), for html_download."""
-    return f'<div class="gdn-explorer"><div class="gdn-explorer-figure gdn-figure">{frame}</div></div>'
+FRAME_MARK = "\u0000frame\u0000"
+
+
+def download_parts(title: str) -> list[str]:
+    """[before, after] the figure's HTML in its standalone file (figures.standalone_html, with the explorer's
+    CSS and the boxes it is scoped to): the browser saves the frame on screen, whatever Python last heard."""
+    page = standalone_html(f'<div class="gdn-explorer"><div class="gdn-explorer-figure gdn-figure">{FRAME_MARK}</div></div>',
+                           title, EXPLORER_CSS)
+    return page.split(FRAME_MARK)
 
 
 def explorer(explorer_id: str, controls: list[Control], packed: Packed, *, alt: str = "",
-             controls_below: bool = False, side: bool = False):
+             controls_below: bool = False, side: bool = False, download: str = ""):
     """Mount the explorer at Python's values (see values()). side: the sliders in a narrow column left of
-    the figure (the playground's layout). Returns the data-open value of a clicked element, else None."""
+    the figure (the playground's layout). download: a title, for a button under the sliders that saves the
+    frame on screen as a standalone HTML file (not in lecture mode, as figures.html_download). Returns the
+    data-open value of a clicked element, else None."""
     values(explorer_id, controls)
     state = st.session_state
     state.setdefault(DOMAINS, {})[explorer_id] = {c.key: list(c.options) for c in controls}
@@ -157,6 +166,8 @@ def explorer(explorer_id: str, controls: list[Control], packed: Packed, *, alt: 
         "labels": {"play": ui.tr("common.play"), "pause": ui.tr("common.pause")},
         "alt": alt, "below": controls_below, "side": side, "lecture": ui.lecture(), "playMs": PLAY_MS,
         "hash": packed.hash, "gz": packed.gz,
+        "download": {"label": ui.tr("common.download_html"), "file": f"{explorer_id}.html",
+                     "parts": download_parts(download)} if download and not ui.lecture() else None,
     }
     result = _component(key=f"{explorer_id}_explorer", data=data, width="stretch", height="content",
                         on_open_change=lambda: None)

@@ -95,14 +95,11 @@ def standalone_html(body: str, title: str, css: str = "") -> str:
             f"</head><body>{body}</body></html>")
 
 
-def html_download(key: str, body: str | Callable[[], str], title: str, css: str = "") -> None:
+def html_download(key: str, body: str, title: str) -> None:
     """The download of a picture drawn as HTML is that HTML (standalone_html), made only when clicked:
-    one source for what is seen and what is saved. body: the markup, or a function drawing it when
-    clicked (an explorer's figure: at the values Python holds then). Not in lecture mode (the room needs
-    no button)."""
+    one source for what is seen and what is saved. Not in lecture mode (the room needs no button)."""
     if not lecture():
-        st.download_button(tr("common.download_html"),
-                           data=lambda: standalone_html(body() if callable(body) else body, title, css),
+        st.download_button(tr("common.download_html"), data=lambda: standalone_html(body, title),
                            file_name=f"{key}.html", mime="text/html", key=f"{key}_html",
                            icon=":material/download:", type="tertiary", on_click="ignore")
 
