@@ -7,7 +7,7 @@
 // Payload (data): id, seq, index [one per control], controls [{key, label, values, labels, default, play}],
 // labels {play, pause}, alt, below, lecture, playMs, hash, gz (base64 gzip of JSON {"i,j": html}).
 export default function ({ data, parentElement, setTriggerValue }) {
-  addStyle();
+  addStyle("gdn-explorer-css", EXPLORER_CSS);   // EXPLORER_CSS: assets/explorer/explorer.css, prepended by explorer.py
   const registry = (window.__gdnExplorers ??= { views: new Map() });
   installFlush(registry);
   let view = registry.views.get(data.id);
@@ -28,32 +28,12 @@ export default function ({ data, parentElement, setTriggerValue }) {
   return () => stopPlaying(view);
 }
 
-function addStyle() {
-  // EXPLORER_CSS is prepended by explorer.py (assets/explorer/explorer.css).
-  let style = document.getElementById("gdn-explorer-css");
-  if (!style) {
-    style = document.createElement("style");
-    style.id = "gdn-explorer-css";
-    document.head.appendChild(style);
-  }
-  if (style.textContent !== EXPLORER_CSS) style.textContent = EXPLORER_CSS;
-}
-
 async function load(view) {
   const { hash, gz } = view.data;
   if (view.hash === hash) return;
-  const bytes = Uint8Array.from(atob(gz), (c) => c.charCodeAt(0));
-  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-  view.frames = JSON.parse(await new Response(stream).text());
+  view.frames = await unpack(gz);
   view.hash = hash;
   view.shown = null;
-}
-
-function el(tag, className, parent) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (parent) parent.appendChild(node);
-  return node;
 }
 
 // ---- the controls and the figure ------------------------------------------------------------------
@@ -188,8 +168,6 @@ function currentValues(view) {
 // fragment), so they arrive in the same run as that click.
 function installFlush(registry) {
   if (registry.flush) return;
-  const CONTROL = 'button, a, input, select, textarea, label, [role="button"], [role="tab"], [role="slider"], [role="option"], [role="spinbutton"]';
-  const outside = (node) => ![...registry.views.values()].some((v) => v.root?.contains(node));
   registry.flush = () => {
     const relay = window.__gdnPlayers?.relay;
     for (const view of registry.views.values()) {
@@ -198,10 +176,5 @@ function installFlush(registry) {
       relay("values", { id: view.id, values: currentValues(view) });
     }
   };
-  document.addEventListener("pointerdown", (e) => {
-    if (e.target.closest?.(CONTROL) && outside(e.target)) registry.flush();
-  }, true);
-  window.addEventListener("keydown", (e) => {
-    if (e.key === "Enter" && outside(document.activeElement)) registry.flush();
-  }, true);
+  flushBeforeLeaving((node) => [...registry.views.values()].some((v) => v.root?.contains(node)), registry.flush);
 }

@@ -10,7 +10,7 @@
 // lecture, playMs, hash, gz (base64 gzip of JSON {frames: [{head, narration, html, side?, fly?}],
 // fixed, sides {stage: html}}).
 export default function ({ data, parentElement }) {
-  addStyle();
+  addStyle("gdn-player-css", PLAYER_CSS);   // PLAYER_CSS: assets/player/player.css, prepended by player.py
   const registry = (window.__gdnPlayers ??= { players: new Map(), last: null });
   installKeys(registry);
   if (!registry.applyFollow) installFollow(registry);
@@ -34,25 +34,12 @@ export default function ({ data, parentElement }) {
   return () => stopPlaying(player);
 }
 
-function addStyle() {
-  // PLAYER_CSS is prepended by player.py (assets/player/player.css).
-  let style = document.getElementById("gdn-player-css");
-  if (!style) {
-    style = document.createElement("style");
-    style.id = "gdn-player-css";
-    document.head.appendChild(style);
-  }
-  if (style.textContent !== PLAYER_CSS) style.textContent = PLAYER_CSS;
-}
-
 // ---- the payload --------------------------------------------------------------------------------
 
 async function load(player) {
   const { hash, gz } = player.data;
   if (player.hash === hash) return;
-  const bytes = Uint8Array.from(atob(gz), (c) => c.charCodeAt(0));
-  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-  const payload = JSON.parse(await new Response(stream).text());
+  const payload = await unpack(gz);
   player.frames = payload.frames;
   player.sides = payload.sides || {};
   player.fixed.innerHTML = payload.fixed || "";
@@ -62,13 +49,6 @@ async function load(player) {
 }
 
 // ---- the page around the frames ------------------------------------------------------------------
-
-function el(tag, className, parent) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (parent) parent.appendChild(node);
-  return node;
-}
 
 function build(player, host, registry) {
   stopPlaying(player);
@@ -323,18 +303,14 @@ function installKeys(registry) {
   if (registry.keys) return;
   registry.keys = true;
   let dragging = false;                                  // a slider held by the pointer keeps its keys
-  const CONTROL = 'button, a, input, select, textarea, label, [role="button"], [role="tab"], [role="slider"], [role="option"]';
-  const outside = (node) => ![...registry.players.values()].some((p) => p.root?.contains(node));
+  const inside = (node) => [...registry.players.values()].some((p) => p.root?.contains(node));
   // A page link is no such click: the position's own run would race the page switch (the switch was
   // lost, or the address kept the old page), and the player keeps its position across pages anyway.
   const PAGE_LINK = '[data-testid="stTopNavLink"], [data-testid="stSidebarNavLink"], [data-testid="stPageLink-NavLink"]';
-  document.addEventListener("pointerdown", (e) => {
-    dragging = !!e.target.closest?.('[role="slider"]');
-    if (e.target.closest?.(CONTROL) && outside(e.target) && !e.target.closest?.(PAGE_LINK)) flush(registry);
-  }, true);
+  flushBeforeLeaving(inside, () => flush(registry), (node) => !!node.closest?.(PAGE_LINK));
+  document.addEventListener("pointerdown", (e) => { dragging = !!e.target.closest?.('[role="slider"]'); }, true);
   document.addEventListener("pointerup", () => { dragging = false; }, true);
   window.addEventListener("keydown", (e) => {
-    if (e.key === "Enter" && outside(document.activeElement)) flush(registry);
     const move = KEYS[e.key];
     if (move === undefined || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
     if (typing(document.activeElement) || dragging) return;
