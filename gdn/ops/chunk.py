@@ -109,9 +109,10 @@ def matmul_dtype(v: torch.Tensor, working: torch.dtype) -> torch.dtype:
 
 def mm(a: torch.Tensor, b: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     """Batched a @ b with both factors read in `dtype` (a half dtype accumulates in float32 inside the
-    GEMM), returned in a's dtype. With dtype = a's dtype it is plain torch.bmm."""
+    GEMM), returned in a's dtype. With dtype = a's dtype it is plain torch.bmm (a factor already cast
+    to a half dtype gives a half result: the caller casts it back)."""
     if dtype == a.dtype:
-        return torch.bmm(a, b)
+        return torch.bmm(a, b.to(dtype))
     return torch.bmm(a.to(dtype), b.to(dtype)).to(a.dtype)
 
 
@@ -310,12 +311,14 @@ def _block_by_transitions(q_decayed, scores, k_to_end, chunk_decay, U, W, S, md)
     B_i = k_to_end^T U); every other product needs only S_i and is batched over all chunks."""
     BH, K, V = S.shape
     n = q_decayed.shape[0] // BH
-    kT = k_to_end.transpose(1, 2)                                      # [nBH, K, c]
-    A = mm(kT, W, md).neg_()                                           # [nBH, K, K]
+    # Half GEMMs: k_to_end and W each feed two products and S_before two: cast once each (one pass over
+    # [nBH, K, c] or [nBH, K, V] saved per reuse). In the working dtype .to is a no-op.
+    kT, W_md = k_to_end.transpose(1, 2).to(md), W.to(md)               # [nBH, K, c], [nBH, c, K]
+    A = mm(kT, W_md, md).to(S.dtype).neg_()                            # [nBH, K, K]
     A.diagonal(dim1=1, dim2=2).add_(chunk_decay[:, :, 0])              # + e^gamma_c I, on the diagonal only
-    B = mm(kT, U, md)                                                  # [nBH, K, V]
+    B = mm(kT, U, md).to(S.dtype)                                      # [nBH, K, V]
     states = affine_scan(A.view(n, BH, K, K), B.view(n, BH, K, V), S)  # [n + 1, BH, K, V]
-    S_before = states[:-1].reshape(n * BH, K, V)                       # [nBH, K, V]  state entering each chunk
-    new_v = mm_add(U, W, S_before, md, alpha=-1)                       # [nBH, c, V]  what each token writes
-    out = mm_add_(mm(q_decayed, S_before, md), scores, new_v, S.dtype)  # [nBH, c, V]
+    S_before = states[:-1].reshape(n * BH, K, V).to(md)                # [nBH, K, V]  state entering each chunk
+    new_v = U - mm(W_md, S_before, md).to(S.dtype) if md != S.dtype else mm_add(U, W, S_before, md, alpha=-1)
+    out = mm_add_(mm(q_decayed, S_before, md).to(S.dtype), scores, new_v, S.dtype)  # [nBH, c, V]
     return out.view(n, BH, *out.shape[1:]), states[-1]
