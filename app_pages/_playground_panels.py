@@ -1,19 +1,20 @@
 """The playground's five experiments, one fragment each: sliders in a narrow column beside the chart they
-move, the story under it. A slider reruns only its own panel; every computation is cached by its
-parameters (bench/bench_pages.py times a slider change). The page (playground.py) draws the chosen one."""
+move, the story under it. Four are answered in the browser (_playground_toys.py); the capacity view runs
+kernels and stays here: a slider reruns only its panel, every computation cached by its parameters
+(bench/bench_pages.py times a slider change). The page (playground.py) draws the chosen one."""
 import numpy as np
 import streamlit as st
 
 from gdn.figures import playground as figs
 from gdn.lessons import playground as ex
 from gdn.lessons.compare import RULES
-from app_pages._playground_toys import halflife_panel, knorm_panel, repeat_panel
+from app_pages._playground_toys import halflife_panel, knorm_panel, overwrite_panel, repeat_panel
 from app_pages._support import ui
 from app_pages._support.caches import BOUNDS
 
 DIMS = [16, 32, 64, 128]
 cached = st.cache_data(max_entries=BOUNDS["playground.lessons"], show_spinner=False)
-overwrite, repeated, curve = cached(ex.overwrite), cached(ex.repeated_writes), cached(ex.capacity_curve)
+curve = cached(ex.capacity_curve)
 
 
 def sliders(panel: str):
@@ -29,49 +30,9 @@ def rule_names() -> dict[str, str]:
     return {r: ui.tr(f"playground.rule_{r}") for r in RULES}
 
 
-def metrics(values: dict[str, str]) -> None:
-    for col, (label, value) in zip(st.columns(len(values)), values.items()):
-        col.metric(label, value)
-
-
 def beside() -> tuple:
     """(controls, chart): the sliders in a narrow column left of the chart they move."""
     return st.columns([1, 3], gap="medium")
-
-
-@st.fragment
-def overwrite_panel():
-    controls, chart = beside()
-    fs, lecture, rule_name = ui.font_size(), ui.lecture(), rule_names()
-    slider = sliders("overwrite")
-    with controls:
-        geometry = ui.linked(st.selectbox, ui.tr("playground.geometry"), ex.GEOMETRIES, key="playground_geometry",
-                             default="orthogonal", format_func=ui.label_maker("playground.geometry_"))
-        # the sliders people drag first, then those that set the example's shape: on a 1280x720
-        # projector alpha, beta and the key norm stay on the first screen
-        alpha, beta = slider("alpha", 0.0, 1.0, 1.0, 0.01), slider("beta", 0.0, 1.0, 1.0, 0.01)
-        knorm = slider("knorm", 0.1, 3.0, 1.0, 0.05)
-        angle = slider("angle", 0, 180, 60) if geometry == "angle" else 90
-        n, K, V = slider("pairs", 1, 8, 3), slider("dk", 2, 8, 3), slider("dv", 1, 8, 3)
-    ow = overwrite(n, K, V, geometry=geometry, angle_deg=float(angle), alpha=alpha, beta=beta, knorm=knorm)
-    with chart:
-        labels = [ui.tr(f"playground.ow_{p}") for p in ("old", "interference", "missed")]
-        rows = [ui.tr(f"playground.ow_row_{r}") for r in ("old", "target", *RULES)]
-        ticks = [ui.tr(f"playground.rule_tick_{r}") for r in RULES]     # short: three fit unrotated beside the table
-        fig = figs.fig_overwrite(ow.readout, ow.target, ow.old, ow.along, ow.error, rule_titles=ticks,
-                                 part_labels=labels, total_label=ui.tr("playground.ow_total"), row_labels=rows,
-                                 font_size=fs, height=520 if lecture else 440, value_axis=ui.tr("common.value_dim"),
-                                 bars_axis=ui.tr("playground.ow_bars_axis"),
-                                 titles=(ui.tr("playground.ow_bars_title"), ui.tr("playground.ow_rows_title")))
-        ui.show_figure(fig, key="playground_ow_fig", alt=ui.tr("playground.ow_alt"))
-        metrics({ui.tr("playground.ow_metric", rule=rule_name[r]): f"{e:.0%}" for r, e in zip(RULES, ow.error)}
-                | {ui.tr("playground.ow_disturbed"): f"{ow.disturbed[-1]:.0%}"})
-        ui.note(ui.tr("playground.ow_story"))
-        others = np.abs(ow.cosine[0, 1:])
-        if others.size:
-            st.caption(ui.tr("playground.ow_cos", cos=f"{others.max():.2f}"))
-        if geometry != "random" and n > K:
-            st.caption(ui.tr("playground.ow_no_orth", K=K))
 
 
 @st.fragment

@@ -1,18 +1,19 @@
 """Playground toys answered in the browser: the explorer (app_pages/_support/explorer.py) gets the toy
 drawn at every value of its sliders, so a move paints in the next frame and reruns nothing. The numbers at
-each grid point come from gdn.lessons.playground, as the server-side panels' do."""
+each grid point come from gdn.lessons.playground. A control that changes the example itself (the overwrite
+toy's key geometry, pairs and dimensions; the key-norm toy's β range) stays server-side and picks the grid."""
 from __future__ import annotations
 
 import numpy as np
 import streamlit as st
 
-from gdn.figures.playground_html import half_life_html, key_norm_html, repeated_html
+from gdn.figures.playground_html import half_life_html, key_norm_html, overwrite_html, repeated_html
 from gdn.lessons import playground as ex
 from gdn.lessons.compare import RULES
 from gdn.units import half_life
 from app_pages._support import ui
 from app_pages._support.caches import BOUNDS
-from app_pages._support.explorer import Control, explorer, pack_grid
+from app_pages._support.explorer import Control, explorer, pack_grid, snap_to_grid
 from app_pages._support.pack import Packed
 
 ALPHAS = tuple(round(0.01 * i, 2) for i in range(101))        # the half-life toy's α: 0, 0.01, ..., 1
@@ -27,6 +28,17 @@ KN_BETAS = tuple(round(0.1 * i, 1) for i in range(11))
 KN_BETAS_NEGATIVE = tuple(round(0.1 * i, 1) for i in range(20))
 KN_WRITES = (5, 10, 20, 30)
 C_GRID = np.linspace(0.0, 3.0, 61)
+# The overwrite toy's grids, one per example shape (geometry, n, d_k, d_v: server-side widgets), each under
+# 300 KB packed and drawn in about 2 s (over half of it the lesson's own calls): 9 x 11 x 10 = 990 frames
+# (the slow alphas are the interesting ones); with the angle between k1 and k2 a fourth control, coarser:
+# 9 x 4 x 6 x 5 = 1080.
+OW_ALPHAS = (0.0, 0.2, 0.4, 0.6, 0.8, 0.9, 0.95, 0.99, 1.0)
+OW_BETAS = tuple(round(0.1 * i, 1) for i in range(11))
+OW_NORMS = (0.25, 0.5, 0.75, 0.9, 1.0, 1.1, 1.25, 1.5, 2.0, 3.0)
+OW_ANGLES = (0, 15, 30, 45, 60, 75, 90, 120, 180)
+OW_ANGLE_ALPHAS, OW_ANGLE_BETAS = (0.0, 0.5, 0.9, 1.0), (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
+OW_ANGLE_NORMS = (0.5, 0.75, 1.0, 1.5, 2.0)
+OW_DIMS = dict(pairs=(1, 8, 3), dk=(2, 8, 3), dv=(1, 8, 3))     # lo, hi, default of the shape's sliders
 
 
 def half_life_text(half: float) -> str:
@@ -125,3 +137,69 @@ def knorm_panel():
     explorer("playground_knorm", key_norm_controls(negative), _key_norm_packed(ui.lang(), ui.lecture(), negative),
              side=True)
     ui.note(ui.tr("playground.kn_story"))
+
+
+def overwrite_words() -> dict:
+    """The overwrite toy's translated words, looked up once per grid (a frame is drawn ~1000 times)."""
+    rule = {r: ui.tr(f"playground.rule_tick_{r}") for r in RULES}     # short, as the staircase's rows: one line of four
+    parts = ("old", "interference", "missed", "total", "bars_title", "rows_title", "bars_axis")
+    return {"metric": {r: ui.tr("playground.ow_metric", rule=rule[r]) for r in RULES},
+            "disturbed": ui.tr("playground.ow_disturbed"),
+            "labels": {p: ui.tr(f"playground.ow_{p}") for p in parts} | {"value_axis": ui.tr("common.value_dim")},
+            "ticks": list(rule.values()),
+            "rows": [ui.tr(f"playground.ow_row_{r}") for r in ("old", "target", *RULES)],
+            "cos": ui.tr("playground.ow_cos", cos="{cos}"), "no_orth": ui.tr("playground.ow_no_orth", K="{K}"),
+            "alt": ui.tr("playground.ow_alt")}
+
+
+def overwrite_frame(shape: tuple[str, int, int, int], words: dict, alpha: float, beta: float, knorm: float,
+                    angle: float = 90) -> str:
+    """Overwrite vs blur at one grid point: each rule's error split into its three parts, the readouts,
+    the largest |cos| between k1 and another key. words: overwrite_words()."""
+    geometry, n, K, V = shape
+    ow = ex.overwrite(n, K, V, geometry=geometry, angle_deg=float(angle), alpha=alpha, beta=beta, knorm=knorm)
+    metrics = [(r, words["metric"][r], f"{e:.0%}") for r, e in zip(RULES, ow.error)]
+    metrics.append(("disturbed", words["disturbed"], f"{ow.disturbed[-1]:.0%}"))
+    others = np.abs(ow.cosine[0, 1:])
+    notes = [words["cos"].format(cos=f"{others.max():.2f}")] if others.size else []
+    if geometry != "random" and n > K:
+        notes.append(words["no_orth"].format(K=K))
+    return overwrite_html(ow.readout, ow.target, ow.old, ow.along, ow.error, rule_titles=words["ticks"],
+                          row_labels=words["rows"], labels=words["labels"], metrics=metrics, notes=notes,
+                          alt=words["alt"])
+
+
+def overwrite_controls(geometry: str) -> list[Control]:
+    angle = geometry == "angle"
+    grids = (OW_ANGLE_ALPHAS, OW_ANGLE_BETAS, OW_ANGLE_NORMS) if angle else (OW_ALPHAS, OW_BETAS, OW_NORMS)
+    controls = [Control(f"playground_overwrite_{name}", ui.tr(f"playground.{name}"), grid, tuple(f"{x:.2f}" for x in grid), 1.0)
+                for name, grid in zip(("alpha", "beta", "knorm"), grids)]
+    if angle:
+        controls.append(Control("playground_overwrite_angle", ui.tr("playground.angle"), OW_ANGLES,
+                                tuple(f"{a}°" for a in OW_ANGLES), 60))
+    return controls
+
+
+@st.cache_resource(max_entries=BOUNDS["explorer.overwrite"], show_spinner=False)
+def _overwrite_packed(language: str, shape: tuple[str, int, int, int]) -> Packed:
+    words = overwrite_words()
+    return pack_grid(overwrite_controls(shape[0]), lambda *values: overwrite_frame(shape, words, *values))
+
+
+@st.fragment
+def overwrite_panel():
+    # the example's shape is server-side: each picks the grid the sliders move through (built on first use).
+    # Over the toy; in lecture mode under it, so the toy and its sliders fill a 1280x720 projector's first screen
+    above, toy, below = st.container(), st.container(), st.container()
+    geometry_box, *dims = (below if ui.lecture() else above).columns([1.4, 1, 1, 1], gap="medium")
+    geometry = ui.linked(geometry_box.selectbox, ui.tr("playground.geometry"), ex.GEOMETRIES, key="playground_geometry",
+                         default="orthogonal", format_func=ui.label_maker("playground.geometry_"))
+    n, K, V = (where.slider(ui.tr(f"playground.{name}"), lo, hi, default, key=ui.bound(f"playground_overwrite_{name}"),
+                            bind="query-params") for where, (name, (lo, hi, default)) in zip(dims, OW_DIMS.items()))
+    controls = overwrite_controls(geometry)
+    snap_to_grid(controls)
+    shape = (geometry, n, K, V)
+    with toy:
+        explorer("playground_overwrite", controls, _overwrite_packed(ui.lang(), shape), side=True,
+                 download=ui.tr("playground.ow_alt"))
+    ui.note(ui.tr("playground.ow_story"))

@@ -11,8 +11,8 @@ measured in the same rounds: pages take turns with it, one interaction each.
     python bench/bench_browser.py [--rounds 10] [--server-cpus 0] [--browser-cpus 1] [--threads N]
     python bench/bench_browser.py --smoke     # 1 round, two pages (tests/test_bench_smoke.py runs it)
 Goals (docs/architecture.md, Quality bars): p50 of every page <= 1.5x the trivial page's p50; the stepping pages (memory table,
-compare: the frame player answers in the browser) and the explorer's sliders (start, the playground's half-life and
-repeated-writes toys, the 2-D write) <= 0.4x, sending no websocket message per press.
+compare: the frame player answers in the browser) and the explorer's sliders (start, the playground's overwrite,
+half-life and repeated-writes toys, the 2-D write) <= 0.4x, sending no websocket message per press.
 """
 from __future__ import annotations
 
@@ -91,8 +91,9 @@ def slider(key: str) -> str:
 CASES = [
     Case("trivial", None, slider("trivial_f")),
     Case("memory_table (next/prev key)", "memory_table?lang=en"),
-    Case("playground (beta slider)", "playground?lang=en", slider("playground_overwrite_beta"), ("ArrowLeft", "ArrowRight")),
     # the explorer's toys and the start page's first figure answer in the browser (app_pages/_support/explorer.py)
+    Case("playground_overwrite (beta slider)", "playground?lang=en", ".gdn-x-playground_overwrite_beta",
+         ("ArrowLeft", "ArrowRight")),
     Case("playground_halflife (alpha slider)", "playground?lang=en&playground_panel=halflife",
          ".gdn-x-playground_halflife_alpha", ("ArrowLeft", "ArrowRight")),
     Case("playground_repeat (beta slider)", "playground?lang=en&playground_panel=repeat",

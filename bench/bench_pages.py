@@ -45,9 +45,12 @@ def trivial(i):
 
 
 def overwrite(i):
+    """One frame of the overwrite toy (HTML: the page builds its grid once per shape, then answers in the browser)."""
     ow = ex.overwrite(3 + i % 4, 3, 3, geometry="angle", angle_deg=10.0 + i, alpha=0.9, beta=0.5 + i / 100)
-    return fp.fig_overwrite(ow.readout, ow.target, ow.old, ow.along, ow.error, rule_titles=list(RULES),
-                            part_labels=list("abc"), total_label="e", row_labels=list("otldg"), titles=("a", "b"))
+    labels = dict.fromkeys(["old", "interference", "missed", "total", "bars_title", "rows_title", "bars_axis",
+                            "value_axis"], "x")
+    return fph.overwrite_html(ow.readout, ow.target, ow.old, ow.along, ow.error, rule_titles=list(RULES),
+                              row_labels=list("otldg"), labels=labels, metrics=[], notes=[])
 
 
 def repeat(i):

@@ -1,6 +1,7 @@
 """The playground's browser-side toys (app_pages/_playground_toys.py) in headless Chromium: a slider move
 redraws the numbers from the grid in the payload, sends the server nothing, keeps the link, and the toy
 with its sliders fits the first screen of a 1280 x 720 projector, in both languages."""
+import re
 from urllib.parse import parse_qs, urlparse
 
 import numpy as np
@@ -8,6 +9,7 @@ import pytest
 
 from gdn.units import half_life
 from devtools.app_server import wait_for_app
+from tests.test_playground import overwrite_closed_form
 
 pytestmark = pytest.mark.browser
 
@@ -82,7 +84,7 @@ def test_key_norm_sliders_move_through_the_regimes(page, app_url):
     assert not page.problems, page.problems
 
 
-@pytest.mark.parametrize("panel", ["halflife", "repeat", "knorm"])
+@pytest.mark.parametrize("panel", ["halflife", "repeat", "knorm", "overwrite"])
 @pytest.mark.parametrize("lang", ["zh", "en"])
 @pytest.mark.parametrize("width,height,mode", [(1440, 900, ""), (1920, 1080, "&mode=lecture"),
                                                (1280, 720, "&mode=lecture")])
@@ -93,7 +95,8 @@ def test_a_toy_and_its_sliders_fit_the_first_screen(browser, app_url, panel, lan
     box = page.evaluate("""() => { const toy = document.querySelector('.gdn-toy'), ex = toy.closest('.gdn-explorer');
       const controls = [...ex.querySelectorAll('.gdn-explorer-control')].map(c => c.getBoundingClientRect());
       return {top: Math.min(toy.getBoundingClientRect().top, ...controls.map(c => c.top)),   // the panel's toy, not the 2-D write below
-              bottom: Math.max(toy.querySelector('svg').getBoundingClientRect().bottom, ...controls.map(c => c.bottom)),
+              bottom: Math.max((toy.querySelector('svg') || toy.querySelector('.ow-pair')).getBoundingClientRect().bottom,
+                               ...controls.map(c => c.bottom)),
               overflow: [...ex.querySelectorAll('.gdn-explorer-row')].filter(e => e.scrollWidth > e.clientWidth + 1).length};
     }""")
     assert box["top"] >= 0 and box["bottom"] <= height and box["overflow"] == 0, (width, height, box)
@@ -165,20 +168,91 @@ def test_the_2d_write_and_its_sliders_fit_one_screen(browser, app_url, lang, wid
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
-def test_overwrite_panel_dragged_sliders_and_axis_title_at_1280x720(browser, app_url, lang):
-    """Lecture mode on a 1280x720 projector: alpha, beta and the key norm are on the first screen, and the
-    read-out table's value-axis title sits below its tick labels, not on them."""
+def test_overwrite_sliders_answer_in_the_browser(page, app_url, lang):
+    """An old link (?playground_overwrite_beta=0.5) opens its view; alpha 1 -> 0.9 and the key norm 1 -> 1.1
+    redraw the four numbers from the grid, equal to the closed forms (tests/test_playground.py), with no
+    message to the server; the address bar follows; the download is the frame on screen; pointing at a
+    part's legend entry lights its bars."""
+    sent = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(payload)))
+    open_toy(page, app_url, f"lang={lang}&playground_panel=overwrite&playground_overwrite_beta=0.5")
+    got = lambda: page.evaluate(METRICS)
+    want = lambda a, b, c: {k: f"{v:.0%}" for k, v in overwrite_closed_form(a, b, c).items()}
+    assert got() == want(1.0, 0.5, 1.0)
+    start = len(sent)
+    page.wait_for_timeout(1500)                                  # a measuring window, not a wait for readiness
+    idle = len(sent) - start
+    start = len(sent)
+    alpha = ".gdn-x-playground_overwrite_alpha"
+    page.locator(alpha).focus()
+    for _ in range(3):                                           # 1 -> 0.99 -> 0.95 -> 0.9
+        page.keyboard.press("ArrowLeft")
+    page.wait_for_function(f"document.querySelector('{alpha}').value === '5'")
+    assert got() == want(0.9, 0.5, 1.0)
+    page.locator(".gdn-x-playground_overwrite_knorm").press("ArrowRight")
+    page.wait_for_function("document.querySelector('.gdn-x-playground_overwrite_knorm').value === '5'")
+    assert got() == want(0.9, 0.5, 1.1)
+    page.wait_for_timeout(1500)
+    assert len(sent) - start <= idle, sent[start:]
+    query = parse_qs(urlparse(page.url).query)
+    assert [query[f"playground_overwrite_{k}"] for k in ("alpha", "beta", "knorm")] == [["0.9"], ["0.5"], ["1.1"]]
+    with page.expect_download() as saved:                        # the frame on screen, saved by the browser
+        page.locator(".gdn-explorer-download").first.click()
+    text = open(saved.value.path(), encoding="utf-8").read()
+    values = dict(re.findall(r'data-metric="(\w+)"><div class="label">[^<]*</div><div class="value">([^<]*)<', text))
+    assert text.startswith("<!doctype html>") and values == want(0.9, 0.5, 1.1), values
+    page.wait_for_timeout(1000)
+    assert len(sent) - start <= idle, sent[start:]              # the download sent nothing either
+    page.locator(".ow-legend .key.old").hover()
+    page.wait_for_function("document.querySelectorAll('.ow-step.old.gdn-lit').length === 3")
+    assert page.evaluate("document.querySelectorAll('.ow-step.total.gdn-lit').length") == 0
+    assert not page.problems, page.problems
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_overwrite_panel_dragged_sliders_and_figure_at_1280x720(browser, app_url, lang):
+    """Lecture mode on a 1280x720 projector: alpha, beta and the key norm, the staircase with its axis
+    title and the readout table are on the first screen (the example's shape widgets go under the toy)."""
     context = browser.new_context(viewport={"width": 1280, "height": 720})
     page = context.new_page()
-    page.goto(f"{app_url}/playground?lang={lang}&mode=lecture&playground_panel=overwrite")
-    wait_for_app(page)
+    open_toy(page, app_url, f"lang={lang}&mode=lecture&playground_panel=overwrite")
     got = page.evaluate("""() => {
-      const bottom = (k) => document.querySelector(`.st-key-playground_overwrite_${k} input[type=range], `
-                                                   + `.st-key-playground_overwrite_${k} [role=slider]`).getBoundingClientRect().bottom;
-      const title = document.querySelector('.g-x2title text').getBoundingClientRect();
-      const ticks = [...document.querySelectorAll('.x2tick text')].map(t => t.getBoundingClientRect().bottom);
-      return {sliders: ['alpha', 'beta', 'knorm'].map(bottom), title: title.top, ticks: Math.max(...ticks),
-              titleBottom: title.bottom};
+      const bottom = (s) => document.querySelector(s).getBoundingClientRect().bottom;
+      return {sliders: ['alpha', 'beta', 'knorm'].map(k => bottom(`.gdn-x-playground_overwrite_${k}`)),
+              title: bottom('.ow-axis-title'), table: bottom('.ow-table'),
+              ticks: Math.max(...[...document.querySelectorAll('.ow-axis span')].map(t => t.getBoundingClientRect().bottom)),
+              titleTop: document.querySelector('.ow-axis-title').getBoundingClientRect().top};
     }""")
-    assert max(got["sliders"]) <= 720 and got["title"] >= got["ticks"] and got["titleBottom"] <= 720, got
+    assert max(got["sliders"]) <= 720 and got["title"] <= 720 and got["table"] <= 720, got
+    assert got["titleTop"] >= got["ticks"] - 1, got                  # the axis title below its tick labels
     context.close()
+
+
+def test_overwrite_geometry_switch_brings_the_angle_slider(page, app_url):
+    """Picking the "angle" geometry (a rerun: a new grid) adds the angle slider; alpha moved to 0.4 in the
+    browser comes over to the coarser grid as its nearest point, 0.5; the numbers are the lesson's."""
+    from gdn.lessons import playground as ex
+    from gdn.lessons.compare import RULES
+
+    def want(alpha, angle):
+        ow = ex.overwrite(3, 3, 3, geometry="angle", angle_deg=angle, alpha=alpha, beta=1.0, knorm=1.0)
+        return {r: f"{e:.0%}" for r, e in zip(RULES, ow.error)} | {"disturbed": f"{ow.disturbed[-1]:.0%}"}
+
+    open_toy(page, app_url, "lang=en&playground_panel=overwrite")
+    alpha = ".gdn-x-playground_overwrite_alpha"
+    page.locator(alpha).focus()
+    for _ in range(6):                                           # 1 -> 0.99 -> ... -> 0.4
+        page.keyboard.press("ArrowLeft")
+    page.wait_for_function(f"document.querySelector('{alpha}').value === '2'")
+    page.locator(".st-key-playground_geometry").click()
+    page.get_by_role("option", name="angle between k₁ and k₂").click()
+    angle = ".gdn-x-playground_overwrite_angle"
+    page.wait_for_selector(angle)
+    page.wait_for_function(f"document.querySelector('{alpha}').value === '1'")       # 0.5 of (0, 0.5, 0.9, 1)
+    assert page.evaluate(METRICS) == want(0.5, 60)
+    page.locator(angle).press("ArrowLeft")                                            # 60 -> 45 degrees
+    page.wait_for_function(f"document.querySelector('{angle}').value === '3'")
+    assert page.evaluate(METRICS) == want(0.5, 45)
+    query = parse_qs(urlparse(page.url).query)
+    assert query["playground_overwrite_angle"] == ["45"] and query["playground_overwrite_alpha"] == ["0.5"]
+    assert not page.problems, page.problems

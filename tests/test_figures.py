@@ -110,8 +110,8 @@ PAGES_AND_VIEWS = [
     ("app_pages/compare.py", {}), ("app_pages/cost.py", {}),          # the memory page draws no chart: HTML only
     ("app_pages/chunking.py", {}),
     ("app_pages/real_model.py", {"real_model_view": "head"}),        # the default view draws HTML (the gates)
-    # the repeated-writes, key-norm and half-life toys and the 2-D write are SVG in the explorer: no Plotly chart
-    *[("app_pages/playground.py", {"playground_panel": p}) for p in ("overwrite", "capacity")],
+    # the overwrite, repeated-writes, key-norm and half-life toys and the 2-D write are HTML in the explorer
+    ("app_pages/playground.py", {"playground_panel": "capacity"}),
 ]
 
 
@@ -127,7 +127,7 @@ def test_every_chart_on_the_pages_fits_its_data(page, params):
 
 # ---- skeletons (gdn.figures.common.from_skeleton): a warm skeleton gives the figure a cold build gives ----
 
-SKELETON_CASES = ["overwrite", "capacity_toy", "compare", "memory_step", "memory_timeline",
+SKELETON_CASES = ["capacity_toy", "compare", "memory_step", "memory_timeline",
                   "cost_slider"]
 
 

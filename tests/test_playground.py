@@ -1,5 +1,6 @@
 """Playground: every experiment against an independent computation, AppTest at the slider extremes, browser."""
 import json
+import re
 
 import numpy as np
 import pytest
@@ -165,28 +166,65 @@ def assert_clean(at):
         assert "NaN" not in json.dumps(spec) and "Infinity" not in json.dumps(spec)
 
 
-EXTREMES = {
-    "overwrite": [("alpha", 0.0), ("alpha", 1.0), ("beta", 0.0), ("beta", 1.0), ("knorm", 3.0), ("dk", 2), ("dv", 8),
-                  ("pairs", 8), ("pairs", 1)],
-}
+OVERWRITE_SHAPES = [("dk", 2), ("dv", 8), ("pairs", 8)]
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
-@pytest.mark.parametrize("panel", list(EXTREMES))
-def test_page_sliders_at_the_extremes(lang, panel):
-    at = open_app(lang, "app_pages/playground.py", playground_panel=panel)
+def test_overwrite_shape_sliders_at_the_extremes(lang):
+    """The example's shape is server-side: each extreme builds its own grid, whose every frame is finite."""
+    at = open_app(lang, "app_pages/playground.py", playground_panel="overwrite")
     assert_clean(at)
-    first = [m.value for m in at.metric]
-    for name, value in EXTREMES[panel]:
-        at.slider(key=f"playground_{panel}_{name}").set_value(value).run()
+    _, first = toy(at, "overwrite")
+    for name, value in OVERWRITE_SHAPES:
+        at.slider(key=f"playground_overwrite_{name}").set_value(value).run()
         assert_clean(at)
-    assert [m.value for m in at.metric] != first
+        _, frames = toy(at, "overwrite")
+        assert len(frames) == 990 and not any(re.search(r"\b(nan|inf)\b", f, re.I) for f in frames.values()), name
+    assert frames != first
 
 
 def test_page_geometry_angle_and_key_norm_warnings():
     at = open_app("en", "app_pages/playground.py", playground_geometry="angle", playground_overwrite_angle="0")
     assert_clean(at)
-    assert any("|cos|" in c.value and "1.00" in c.value for c in at.caption)   # |cos| = 1 at 0 degrees
+    data, frames = toy(at, "overwrite")
+    assert [c["key"][len("playground_overwrite_"):] for c in data["controls"]] == ["alpha", "beta", "knorm", "angle"]
+    notes = [n.text for n in select(frames[",".join(map(str, data["index"]))], class_="gdn-callout")]
+    assert any("|cos|" in n and "1.00" in n for n in notes), notes                # |cos| = 1 at 0 degrees
+
+
+def overwrite_closed_form(alpha: float, beta: float, c: float, n: int = 3, V: int = 3) -> dict[str, float]:
+    """Orthogonal keys of norm c, written once each, then k1 re-written with the target and read: with
+    x = beta c^2, linear reads x v_old + x t, DeltaNet (1 - x) x v_old + x t, Gated DeltaNet (each write first
+    fades the table by alpha, n of them since v_old) alpha^n (1 - x) x v_old + x t. The gated re-write fades
+    key j's read alpha^(n-1-j) x v_j by alpha too: it moves by (1 - alpha) alpha^(n-1-j) x of |v_j|."""
+    values = np.round(np.random.default_rng(1).normal(size=(n + 1, V)), 1)     # the lesson's example: seed + 1
+    t = np.where(np.abs(values[-1]) < 0.1, 1.0, values[-1])
+    old, x = values[0], beta * c * c
+    reads = {"linear": x * old + x * t, "delta": (1 - x) * x * old + x * t,
+             "gated": alpha ** n * (1 - x) * x * old + x * t}
+    got = {r: np.linalg.norm(o - t) / np.linalg.norm(t) for r, o in reads.items()}
+    got["disturbed"] = np.mean([(1 - alpha) * alpha ** (n - 1 - j) * x for j in range(1, n)])
+    return got
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_overwrite_frames_show_the_closed_form_errors(lang):
+    """At grid points of the default example (3 orthogonal keys in 3 dims) the frame's four numbers and
+    the staircase's totals are the closed forms above; an old link between grid points (alpha 0.37 as the
+    finer slider wrote it) opens the nearest point."""
+    at = open_app(lang, "app_pages/playground.py", playground_panel="overwrite", playground_overwrite_alpha="0.37",
+                  playground_overwrite_beta="0.5")
+    assert_clean(at)
+    data, frames = toy(at, "overwrite")
+    alphas, betas, norms = (c["values"] for c in data["controls"])
+    assert (alphas[data["index"][0]], betas[data["index"][1]], norms[data["index"][2]]) == ("0.4", "0.5", "1.0")
+    for a, b, c in ((0.4, 0.5, 1.0), (0.9, 0.3, 1.25), (1.0, 1.0, 1.0), (0.0, 0.7, 0.5), (0.99, 1.0, 2.0)):
+        frame = frames[f"{alphas.index(str(a))},{betas.index(str(b))},{norms.index(str(c))}"]
+        want = overwrite_closed_form(a, b, c)
+        assert metric_values(frame) == {k: f"{v:.0%}" for k, v in want.items()}, (a, b, c)
+        totals = [n.text for n in select(frame, data_part="total")]
+        assert totals == [f"{want[r]:.0%}" for r in ("linear", "delta", "gated")], (a, b, c)
+
 
 def toy(at, name: str) -> tuple[dict, dict]:
     """A browser-side toy (app_pages/_playground_toys.py): (the explorer's data, {"i,j,k": html})."""
@@ -267,15 +305,15 @@ def test_page_capacity_defaults_show_the_reference(lang):
 
 @pytest.mark.browser
 def test_browser_playground_slider_changes_a_number(page, app_url):
+    """A server-side slider of the overwrite toy (the example's number of pairs) builds a new grid."""
     from devtools.app_server import open_page
 
     open_page(page, f"{app_url}/playground?lang=en")
-    metric = page.locator('[data-testid="stMetricValue"]').first
-    before = metric.inner_text()
-    page.locator('[data-testid="stSlider"]', has_text="key norm").get_by_role("slider").press("End")
-    page.wait_for_function("(b) => document.querySelector('[data-testid=\"stMetricValue\"]').innerText !== b",
-                           arg=before, timeout=20_000)
-    assert metric.inner_text() != before
+    value = "document.querySelector('.gdn-toy[data-toy=overwrite] .metric[data-metric=linear] .value').textContent"
+    page.wait_for_function(value)
+    before = page.evaluate(value)
+    page.locator('[data-testid="stSlider"]', has_text="stored pairs").get_by_role("slider").press("End")
+    page.wait_for_function(f"(b) => {value} !== b", arg=before, timeout=30_000)
     assert not page.problems, page.problems
 
 
@@ -358,3 +396,38 @@ def test_every_toy_frame_draws_its_lines_inside_the_plot(panel):
                     continue
                 assert (xy[:, 0] >= LEFT - 0.1).all() and (xy[:, 0] <= w - RIGHT + 0.1).all(), (key, node.attrs)
                 assert (xy[:, 1] >= TOP - 0.1).all() and (xy[:, 1] <= h - BOTTOM + 0.1).all(), (key, node.attrs)
+
+
+def test_the_overwrite_download_is_the_frame_with_its_styles():
+    """The toy's download (saved by the browser: the frame on screen) is a standalone page around the
+    frame, with the explorer's CSS its classes need and nothing fetched; none in lecture mode."""
+    at = open_app("en", "app_pages/playground.py", playground_panel="overwrite", playground_overwrite_beta="0.5")
+    data, frames = toy(at, "overwrite")
+    frame = frames[",".join(map(str, data["index"]))]
+    before, after = data["download"]["parts"]
+    page = before + frame + after
+    assert page.startswith("<!doctype html>") and ".ow-step.old i" in page and ".gdn-tables" in page
+    assert 'class="gdn-explorer-figure gdn-figure">' + frame in page and page.endswith("</body></html>")
+    assert not re.search(r"(src|href)=\"?(https?:)?//", page)
+    assert data["download"]["label"] == "Download as standalone HTML (works offline)"
+    lecture = open_app("en", "app_pages/playground.py", playground_panel="overwrite", mode="lecture")
+    assert toy(lecture, "overwrite")[0]["download"] is None
+
+
+def test_the_overwrite_share_link_carries_the_toy_and_its_shape():
+    """The explorer's values (from the link, snapped to the grid, or as the relay sets them) and the
+    server-side shape widgets all travel in the share link, and the link reopens the same frame."""
+    at = open_app("en", "app_pages/playground.py", playground_geometry="angle", playground_overwrite_angle="47",
+                  playground_overwrite_pairs="4", playground_overwrite_alpha="0.93")
+    at.session_state["playground_overwrite_beta"] = 0.6                  # as the relay would set it
+    at.run()
+    at.button(key="share_open").click().run()
+    link = next(c.value for c in at.code if c.value.startswith("http"))
+    for part in ("playground_geometry=angle", "playground_overwrite_angle=45", "playground_overwrite_pairs=4",
+                 "playground_overwrite_alpha=0.9", "playground_overwrite_beta=0.6"):
+        assert part in link, (part, link)
+    data, frames = toy(at, "overwrite")
+    params = dict(p.split("=", 1) for p in link.split("?", 1)[1].split("&"))
+    again = open_app("en", "app_pages/playground.py", **{k: v for k, v in params.items() if k != "lang"})
+    data2, frames2 = toy(again, "overwrite")
+    assert data2["index"] == data["index"] and frames2 == frames

@@ -54,6 +54,7 @@ BOUNDS = {                    # max_entries of the streamlit caches in app_pages
     "player.compare": 64,
     "explorer.start": 8,
     "explorer.playground": 16,
+    "explorer.overwrite": 24,
     "explorer.geometry": 8,
 }
 
@@ -84,6 +85,9 @@ STREAMLIT = {
                             "Packed: the start page's first figure at every T and example", "_start_attention.py"),
     "explorer.playground": Cache(BOUNDS["explorer.playground"], "(language, lecture), one cache per toy",
                                  "Packed: a playground toy at every point of its slider grid", "_playground_toys.py"),
+    "explorer.overwrite": Cache(BOUNDS["explorer.overwrite"], "(language, (geometry, n, d_k, d_v))",
+                                "Packed: the overwrite toy at every alpha x beta x key norm [x angle] of one shape",
+                                "_playground_toys.py"),
     "explorer.geometry": Cache(BOUNDS["explorer.geometry"], "(page prefix, language, lecture)",
                                "Packed: the 2-D write at every k1 angle x angle between the keys x beta",
                                "_geometry_view.py"),

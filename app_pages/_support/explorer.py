@@ -13,7 +13,9 @@ Where the values live, as for the player:
 - st.session_state[<key>]: Python's copy, sent through the player's relay (player.py, mounted outside
   every fragment) only just before a click or Enter outside the explorer, so a share link, a page switch
   or another widget's run sees the values on screen;
-- a value set by Python (a new link, a classroom demo) bumps "_explorer_seq_<id>" and the browser follows.
+- a value set by Python (a new link, a classroom demo) bumps "_explorer_seq_<id>" and the browser follows;
+  a value between the grid's points (an old link, another grid's value) goes to the nearest (snap_to_grid).
+When a server-side widget changes the grid (its controls, their ranges), the browser rebuilds the sliders.
 """
 from __future__ import annotations
 
@@ -21,12 +23,15 @@ import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
 import streamlit as st
 
 from app_pages._support import ui
+from app_pages._support.figures import standalone_html
 from app_pages._support.pack import Packed, component_js, pack_json
 from app_pages._support.url_state import seed_from_url, sync_to_url
 
+EXPLORER_CSS = (ui.ASSETS / "explorer" / "explorer.css").read_text(encoding="utf-8")   # also in the downloads
 EXPLORER_JS = component_js("explorer/explorer.js", css="explorer/explorer.css", css_name="EXPLORER_CSS")
 _component = st.components.v2.component("gdn_explorer", js=EXPLORER_JS, isolate_styles=False)
 PLAY_MS = 900               # one value per tick when a control plays
@@ -56,6 +61,33 @@ def pack_grid(controls: list[Control], draw: Callable[..., str]) -> Packed:
     points repeat most of their markup, so a few hundred frames pack to tens of KB."""
     frames = {name: draw(*values) for name, values in grid_points(controls)}
     return pack_json(frames, n_frames=len(frames))
+
+
+def nearest(control: Control, wanted) -> object | None:
+    """The option of a numeric control nearest to `wanted` (a link's text, a value of another grid),
+    or None when it is no finite number within the options' range."""
+    try:
+        x = float(wanted)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    numbers = [o for o in control.options if isinstance(o, (int, float))]
+    if not numbers or not np.isfinite(x) or not min(numbers) <= x <= max(numbers):
+        return None
+    return min(numbers, key=lambda o: abs(o - x))
+
+
+def snap_to_grid(controls: list[Control]) -> None:
+    """Before values(): a link or a session value between the grid's points (a link written when the
+    slider moved in finer steps, or a value of the grid of another example) goes to the nearest point,
+    not back to the default."""
+    state = st.session_state
+    for c in controls:
+        held = state.get(c.key, st.query_params.get(c.key))
+        if held is None or held in c.options or any(str(o) == str(held) for o in c.options):
+            continue
+        near = nearest(c, held)
+        if near is not None:
+            state[c.key] = near
 
 
 def values(explorer_id: str, controls: list[Control]) -> tuple:
@@ -90,10 +122,23 @@ def heard(sent: dict) -> None:
             list(domains[k]).index(st.session_state[k]) for k in keys)
 
 
+FRAME_MARK = "\u0000frame\u0000"
+
+
+def download_parts(title: str) -> list[str]:
+    """[before, after] the figure's HTML in its standalone file (figures.standalone_html, with the explorer's
+    CSS and the boxes it is scoped to): the browser saves the frame on screen, whatever Python last heard."""
+    page = standalone_html(f'<div class="gdn-explorer"><div class="gdn-explorer-figure gdn-figure">{FRAME_MARK}</div></div>',
+                           title, EXPLORER_CSS)
+    return page.split(FRAME_MARK)
+
+
 def explorer(explorer_id: str, controls: list[Control], packed: Packed, *, alt: str = "",
-             controls_below: bool = False, side: bool = False):
+             controls_below: bool = False, side: bool = False, download: str = ""):
     """Mount the explorer at Python's values (see values()). side: the sliders in a narrow column left of
-    the figure (the playground's layout). Returns the data-open value of a clicked element, else None."""
+    the figure (the playground's layout). download: a title, for a button under the sliders that saves the
+    frame on screen as a standalone HTML file (not in lecture mode, as figures.html_download). Returns the
+    data-open value of a clicked element, else None."""
     values(explorer_id, controls)
     state = st.session_state
     state.setdefault(DOMAINS, {})[explorer_id] = {c.key: list(c.options) for c in controls}
@@ -107,6 +152,8 @@ def explorer(explorer_id: str, controls: list[Control], packed: Packed, *, alt: 
         "labels": {"play": ui.tr("common.play"), "pause": ui.tr("common.pause")},
         "alt": alt, "below": controls_below, "side": side, "lecture": ui.lecture(), "playMs": PLAY_MS,
         "hash": packed.hash, "gz": packed.gz,
+        "download": {"label": ui.tr("common.download_html"), "file": f"{explorer_id}.html",
+                     "parts": download_parts(download)} if download and not ui.lecture() else None,
     }
     result = _component(key=f"{explorer_id}_explorer", data=data, width="stretch", height="content",
                         on_open_change=lambda: None)

@@ -86,10 +86,12 @@ def show_figure(fig: go.Figure, key: str, alt: str, export: bool = True, fit_top
     return event if events else None
 
 
-def standalone_html(body: str, title: str) -> str:
-    """A picture the page draws as HTML, as a file that opens offline: the same markup, the app's CSS."""
+def standalone_html(body: str, title: str, css: str = "") -> str:
+    """A picture the page draws as HTML, as a file that opens offline: the same markup, the app's CSS
+    (and css, the stylesheet of the component that drew it)."""
+    extra = f"<style>{css}</style>" if css else ""
     return (f'<!doctype html><html lang="{lang()}"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
-            f'{APP_CSS}<style>body{{font-family:"Source Sans Pro","Noto Sans CJK SC",sans-serif;margin:1.5rem}}</style>'
+            f'{APP_CSS}{extra}<style>body{{font-family:"Source Sans Pro","Noto Sans CJK SC",sans-serif;margin:1.5rem}}</style>'
             f"</head><body>{body}</body></html>")
 
 

@@ -5,7 +5,8 @@
 // relay) only when a click elsewhere may need them.
 //
 // Payload (data): id, seq, index [one per control], controls [{key, label, values, labels, default, play}],
-// labels {play, pause}, alt, below, lecture, playMs, hash, gz (base64 gzip of JSON {"i,j": html}).
+// labels {play, pause}, alt, below, lecture, playMs, hash, gz (base64 gzip of JSON {"i,j": html}),
+// download (null, or {label, file, parts: [the standalone page before the frame, after it]}).
 export default function ({ data, parentElement, setTriggerValue }) {
   addStyle("gdn-explorer-css", EXPLORER_CSS);   // EXPLORER_CSS: assets/explorer/explorer.css, prepended by explorer.py
   const registry = (window.__gdnExplorers ??= { views: new Map() });
@@ -17,7 +18,12 @@ export default function ({ data, parentElement, setTriggerValue }) {
   }
   view.data = data;
   view.open = setTriggerValue;
-  if (view.host !== parentElement || !view.root?.isConnected) build(view, parentElement);
+  // the controls change with the server-side widgets that pick the grid (a fourth slider, another range)
+  const controls = JSON.stringify(data.controls);
+  if (view.host !== parentElement || !view.root?.isConnected || view.controls !== controls) {
+    build(view, parentElement);
+    view.controls = controls;
+  }
   load(view).then(() => {
     if (view.seq !== data.seq || !view.index || view.index.length !== data.index.length) {
       view.seq = data.seq;                       // a new mount, or Python moved the values on purpose
@@ -62,6 +68,22 @@ function build(view, host) {
     }
     return { input, out, play };
   });
+  // The download: the frame on screen inside the standalone page Python wrote around it (no rerun).
+  const download = view.data.download;
+  if (download) {
+    const button = el("button", "gdn-explorer-download", bar);
+    button.type = "button";
+    button.textContent = `⤓ ${download.label}`;
+    button.addEventListener("click", (e) => {
+      e.preventDefault();
+      const page = download.parts[0] + (view.frames[view.shown] ?? "") + download.parts[1];
+      const link = el("a");
+      link.href = URL.createObjectURL(new Blob([page], { type: "text/html" }));
+      link.download = download.file;
+      link.click();
+      setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+    });
+  }
   // Linked hovers: pointing at (or focusing) an element marked data-link="x" lights every one marked x.
   const linkOf = (e) => e.target.closest?.("[data-link]")?.dataset.link ?? null;
   view.figure.addEventListener("pointerover", (e) => light(view, linkOf(e)));
@@ -74,6 +96,7 @@ function build(view, host) {
   });
   view.root = root;
   view.host = host;
+  view.shown = null;                             // the new figure box is empty
 }
 
 function light(view, link) {

@@ -9,7 +9,10 @@ import html
 
 import numpy as np
 
+from gdn.figures.common import numbered, symmetric_range
 from gdn.figures.svg_chart import Axes, Line, Mark, line_chart, nice_ticks
+from gdn.figures.tables import Panel, panels_table
+from gdn.units import cell_text
 
 CHOSEN = "#dc2626"
 RULE_COLOURS = {"linear": "#64748b", "delta": "#1d4ed8", "gated": "#dc2626"}    # as the Plotly toys
@@ -89,3 +92,71 @@ def key_norm_html(c_grid: np.ndarray, factor: np.ndarray, c: float, errors: np.n
     return (f'<div class="gdn-toy" data-toy="knorm" role="group" aria-label="{html.escape(alt)}">{metrics_html(metrics)}'
             f'<div class="gdn-toy-pair"><div><h4>{html.escape(labels["factor_title"])}</h4>{left}</div>'
             f'<div><h4>{html.escape(labels["error_title"])}</h4>{right}{warn}</div></div>{callouts}</div>')
+
+
+COLOUR_STEPS = 10            # shades of the readout table's colour scale on each side of 0
+PART_NAMES = ("old", "interference", "missed", "total")      # coloured by explorer.css as the Plotly toy was
+
+
+def _pct(x: float, lo: float, hi: float) -> float:
+    return 100.0 * (x - lo) / (hi - lo)
+
+
+def _waterfall(along: np.ndarray, error: np.ndarray, rule_titles: list[str], labels: dict[str, str]) -> tuple[str, str]:
+    """(the legend's entries, the staircases): per rule a staircase drawn sideways, each part a bar
+    starting where the one above it ended (right when it adds to the error, left when it takes some
+    away), then the total from zero, ending where the last step does. along: [3 rules, 3 parts] signed
+    components along the error; error: [3]."""
+    starts = np.hstack([np.zeros((len(along), 1)), np.cumsum(along, axis=1)[:, :-1]])     # [3 rules, 3 parts]
+    ends = np.concatenate([starts.ravel(), (starts + along).ravel(), error, [0.0]])
+    span = max(float(ends.max() - ends.min()), 0.1)
+    lo, hi = min(0.0, float(ends.min()) - 0.3 * span), float(ends.max()) + 0.3 * span    # room for the labels
+    ticks = [t for t in nice_ticks(lo, hi, 4) if lo <= t <= hi]
+    cells = []
+    for r, title in enumerate(rule_titles):
+        bars = []
+        for j, name in enumerate(PART_NAMES):
+            a, b = (starts[r, j], starts[r, j] + along[r, j]) if j < 3 else (0.0, error[r])
+            left, right = sorted((_pct(a, lo, hi), _pct(b, lo, hi)))
+            # a step under 5 % is too thin to carry a label without crowding its neighbours' (its title says it)
+            text = f"{along[r, j]:+.0%}" if j < 3 and abs(along[r, j]) >= 0.05 else f"{error[r]:.0%}" if j == 3 else ""
+            place = f"right:{100 - left + 0.8:.1f}%" if b < a else f"left:{right + 0.8:.1f}%"
+            bar = f'<i style="left:{left:.1f}%;width:{right - left:.1f}%"></i>' if right - left >= 0.05 else ""
+            bars.append(f'<div class="ow-step {name}" data-link="{name}">{bar}'
+                        + (f'<b data-part="{name}" style="{place}">{text}</b>' if text else "") + "</div>")
+        cells.append(f'<div class="ow-rule" style="grid-row:{r + 1}">{html.escape(title)}</div>'
+                     f'<div class="ow-track" data-rule="{r}" style="grid-row:{r + 1}">{"".join(bars)}</div>')
+    grid = "".join(f'<i class="{"zero" if t == 0 else "grid"}" style="left:{_pct(t, lo, hi):.1f}%"></i>' for t in ticks)
+    axis = "".join(f'<span style="left:{_pct(t, lo, hi):.1f}%">{t:.0%}</span>' for t in ticks)
+    n = len(rule_titles)
+    legend = "".join(f'<span class="key {name}" data-link="{name}"><i></i>{html.escape(labels[name])}</span>'
+                     for name in PART_NAMES)
+    return legend, (f'<div class="ow-bars">'
+            f'<div class="ow-lines" style="grid-row:1/{n + 1}">{grid}</div>{"".join(cells)}'
+            f'<div class="ow-axis" style="grid-row:{n + 1}">{axis}</div></div>'
+            f'<div class="ow-axis-title">{html.escape(labels["bars_axis"])}</div>')
+
+
+def overwrite_html(readout: np.ndarray, target: np.ndarray, old: np.ndarray, along: np.ndarray, error: np.ndarray, *,
+                   rule_titles: list[str], row_labels: list[str], labels: dict[str, str],
+                   metrics: list[tuple[str, str, str]], notes: list[str], alt: str = "") -> str:
+    """Overwrite vs blur at one slider setting (gdn.lessons.playground.Overwrite's arrays): left, the
+    error of each rule as a staircase of its three parts (_waterfall); right, the old value, the target
+    and each rule's readout as rows of a signed table. labels: old, interference, missed, total (the
+    parts), bars_title, rows_title, bars_axis, value_axis. notes: plain-text lines under the figure."""
+    rows = np.vstack([old, target, readout])                           # [5, V]
+    zmax = symmetric_range(rows)
+    # colours in 2 x COLOUR_STEPS + 1 shades (the numbers stay exact): a frame's cells then repeat a few
+    # styles, which halves the packed grid of an 8 x 8 example
+    shades = np.round(rows / zmax * COLOUR_STEPS) / COLOUR_STEPS * zmax
+    table = panels_table([Panel(labels["rows_title"], shades, row_labels, numbered(rows.shape[1]),
+                                axis=labels["value_axis"], name="readout", text=cell_text(rows, 1))],
+                         zmax, "gdn-tables vectors ow-table")
+    callouts = "".join(f'<div class="gdn-callout info">{html.escape(n)}</div>' for n in notes)
+    legend, bars = _waterfall(along, error, rule_titles, labels)
+    # the legend over both halves: on one line even on a 1280 px projector. The table beside the staircase
+    # up to 5 value dims (wider from 4 on), under it beyond: 8 columns of "-0.5" do not fit beside it
+    width = "" if rows.shape[1] <= 3 else " wide" if rows.shape[1] <= 5 else " stacked"
+    return (f'<div class="gdn-toy" data-toy="overwrite" role="group" aria-label="{html.escape(alt)}">{metrics_html(metrics)}'
+            f'<div class="ow-legend">{legend}</div><div class="ow-pair{width}"><div><h4>{html.escape(labels["bars_title"])}</h4>'
+            f'{bars}</div><div>{table}</div></div>{callouts}</div>')
