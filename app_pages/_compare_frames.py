@@ -27,7 +27,8 @@ from gdn.lessons.stream import STAGES, StepRecords, opening_step, step_records
 from gdn.units import cell_text
 from app_pages._support import ui
 from app_pages._support.caches import BOUNDS
-from app_pages._support.player import Frame, Packed, Variant, pack
+from app_pages._support.pack import Packed
+from app_pages._support.player import Frame, Variant, pack
 
 
 def _html(text: str) -> str:

@@ -13,7 +13,8 @@ from gdn.figures.geometry_html import write_2d_html
 from gdn.lessons.geometry import scene
 from app_pages._support import ui
 from app_pages._support.caches import BOUNDS
-from app_pages._support.explorer import Control, Packed, explorer, pack_grid
+from app_pages._support.explorer import Control, explorer, pack_grid
+from app_pages._support.pack import Packed
 
 K1_ANGLES = tuple(range(0, 360, 30))
 BETWEEN = tuple(range(0, 181, 15))          # k2 = k1 turned this far counter-clockwise

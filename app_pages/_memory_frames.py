@@ -16,7 +16,8 @@ from gdn.lessons.stream import STAGES, StepRecords, Stream, step_records
 from app_pages._support import ui
 from app_pages._support.caches import BOUNDS
 from app_pages._support.figures import fingerprint
-from app_pages._support.player import Frame, Packed, pack
+from app_pages._support.pack import Packed
+from app_pages._support.player import Frame, pack
 
 PANELS = ("S_prev", "S_decayed", "write", "S_new", "keys", "read", "output")
 # The write's animation: k (row 0 of "keys") and beta * e (row 3 of "read") fly into the write panel.

@@ -13,7 +13,8 @@ from gdn.lessons.compare import RULES
 from gdn.units import half_life
 from app_pages._support import ui
 from app_pages._support.caches import BOUNDS
-from app_pages._support.explorer import Control, Packed, explorer, pack_grid, snap_to_grid
+from app_pages._support.explorer import Control, explorer, pack_grid, snap_to_grid
+from app_pages._support.pack import Packed
 
 ALPHAS = tuple(round(0.01 * i, 2) for i in range(101))        # the half-life toy's α: 0, 0.01, ..., 1
 REFERENCES = (0.5, 0.9, 0.97, 0.99)

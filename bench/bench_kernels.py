@@ -5,6 +5,14 @@
     python bench/bench_kernels.py --device cuda   # adds T=32768 and fla's chunk_gated_delta_rule if importable
     python bench/bench_kernels.py --before DIR    # adds another checkout's chunked kernel ("before chunk")
     python bench/bench_kernels.py --device cuda --table   # fp32 / bf16 x T x B: ours, fla, transformers, errors vs float64
+    python bench/bench_kernels.py --threads 1 --clock cpu --max-recurrent-T 0   # the CPU goal (>= 3x transformers)
+    python bench/bench_kernels.py --smoke --table        # the table's code path on a CPU, tiny sizes
+
+The GPU table of the issue, run from the repository root on a CUDA machine with fla installed (one GPU;
+the device is cuda:0, i.e. whatever CUDA_VISIBLE_DEVICES leaves first; no CUDA graph is captured for
+fla or transformers, ours replays its state scan from one, see below):
+
+    python bench/bench_kernels.py --device cuda --table --T 4096 32768 --B 1 8 --repeats 7
 
 On CUDA "ours chunk" replays its state scan from a CUDA graph (gdn/ops/scan.py); "ours chunk eager"
 is the same kernel with the graph turned off, so the graph's share is visible.
@@ -13,10 +21,11 @@ Every ratio is measured in one run: the kernels being compared are timed in turn
 each reports the median of its rounds, so load from other processes hits them alike. Ratios read
 "how many times faster the first-named kernel is" (> 1 means faster).
 
-The arithmetic floor: per token and head, a chunk of C tokens costs about 10*C*d + 6*d^2 FLOP
-(Q K^T, K K^T, the triangular solve's two applications and the intra-chunk scores: ~10*C*d;
-K S, Q S and the state update K^T U: 6*d^2). Divided by this machine's measured fp32 matmul rate it
-gives the time no fp32 matmul-based chunked kernel can beat; we print how far we are above it.
+The arithmetic floor: per token and head, a chunk of C tokens costs at least 8*C*d + 6*d^2 FLOP
+(Q K^T and K K^T: 4*C*d; L^-1 applied to the chunk's values and the intra-chunk scores times the new
+values: 4*C*d; K S, Q S and the state update K^T N: 6*d^2; the [C, C] triangular solve not counted).
+Divided by this machine's measured fp32 matmul rate it gives the time no fp32 matmul-based chunked
+kernel can beat; we print how far we are above it.
 """
 from __future__ import annotations
 
@@ -87,19 +96,27 @@ def sync(device):
         torch.cuda.synchronize()
 
 
-def time_round_robin(fns, repeats, device):
+# What a kernel's time is read from: "wall" (time.perf_counter, the default) or "cpu" (time.thread_time:
+# this thread's CPU time, CPU only). At --threads 1 every kernel runs on the calling thread, so "cpu" is
+# the same work without the time the thread waited for a core: on a shared machine the wall clock
+# swings 2x between rounds, the CPU time a few percent.
+CLOCKS = {"wall": time.perf_counter, "cpu": time.thread_time}
+
+
+def time_round_robin(fns, repeats, device, clock="wall"):
     """fns: {name: callable}. One warm-up call each, then `repeats` rounds timing each once per round.
     Returns {name: sorted list of seconds}."""
+    now = CLOCKS[clock]
     for fn in fns.values():
         fn()
     times = {name: [] for name in fns}
     for _ in range(repeats):
         for name, fn in fns.items():
             sync(device)
-            t0 = time.perf_counter()
+            t0 = now()
             fn()
             sync(device)
-            times[name].append(time.perf_counter() - t0)
+            times[name].append(now() - t0)
     return {name: sorted(ts) for name, ts in times.items()}
 
 
@@ -138,13 +155,14 @@ def bench_one(T, args, peers):
         fns["ours recurrent"] = lambda: recurrent_gated_delta_rule(q, k, v, g=g, beta=beta, **kw)
         fns["transformers recurrent"] = lambda: hf_rec(q, k, v, g=g, beta=beta, **kw)
     with torch.inference_mode():
-        runs = time_round_robin(fns, args.repeats, dev)
+        runs = time_round_robin(fns, args.repeats, dev, args.clock)
         t = {name: statistics.median(ts) for name, ts in runs.items()}
         o_ours = fns["ours chunk"]()[0]
         err = rel_err(o_ours, fns["transformers chunk"]()[0])
         err_fla = rel_err(fns["fla chunk"]()[0], o_ours) if fla_chunk is not None else None
 
-    print(f"\nT={T}  (B={B}, H={H}, K=V={d}, C={C}, {dev}, float32, median of {args.repeats}; best in brackets)")
+    print(f"\nT={T}  (B={B}, H={H}, K=V={d}, C={C}, {dev}, float32, median of {args.repeats}; best in brackets;"
+          f" {args.clock} clock)")
     for name in t:
         print(f"  {name:24s}{t[name] * 1e3:9.2f} ms  ({runs[name][0] * 1e3:.2f})")
     print(f"  ratio T={T} chunk: transformers chunk / ours chunk = {t['transformers chunk'] / t['ours chunk']:.2f}x"
@@ -162,7 +180,7 @@ def bench_one(T, args, peers):
         print(f"  ratio T={T} recurrent: ours recurrent / ours chunk = {t['ours recurrent'] / t['ours chunk']:.2f}x")
         print(f"  ratio T={T} recurrent: transformers recurrent / ours recurrent = "
               f"{t['transformers recurrent'] / t['ours recurrent']:.2f}x")
-    flop = (10 * C * d + 6 * d * d) * T * H * B
+    flop = (8 * C * d + 6 * d * d) * T * H * B
     floor = flop / args.rate
     print(f"  floor T={T}: {flop / 1e9:.2f} GFLOP / {args.rate / 1e9:.0f} GFLOP/s = {floor * 1e3:.2f} ms;"
           f" ours chunk is {t['ours chunk'] / floor:.2f}x the floor (best run {runs['ours chunk'][0] / floor:.2f}x)")
@@ -188,7 +206,7 @@ def table(args, peers):
                 if fla_chunk is not None:
                     fns["fla"] = lambda: fla_chunk(q=q, k=k, v=v, g=g, beta=beta, **kw)[0]
                 with torch.inference_mode():
-                    runs = time_round_robin(fns, args.repeats, dev)
+                    runs = time_round_robin(fns, args.repeats, dev, args.clock)
                     ref = chunk_gated_delta_rule(*(x.double() for x in (q, k, v)), g=g.double(), beta=beta.double(),
                                                  chunk_size=C, **kw)[0]
                     err = {name: rel_err(fn().double(), ref) for name, fn in fns.items()}
@@ -204,8 +222,10 @@ def table(args, peers):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="cuda: the first visible GPU")
+    p.add_argument("--clock", default="wall", choices=sorted(CLOCKS),
+                   help="wall: elapsed time; cpu: this thread's CPU time (CPU only, meant for --threads 1)")
     p.add_argument("--smoke", action="store_true", help="tiny sizes (CI): runs everything, times nothing useful")
     p.add_argument("--T", type=int, nargs="*", help="sequence lengths (default depends on --device)")
     p.add_argument("--repeats", type=int, default=5, help="timed rounds per kernel (median reported)")
@@ -222,6 +242,8 @@ def main(argv=None):
         torch.set_num_threads(args.threads)
     if args.device == "cuda" and not torch.cuda.is_available():
         p.error("--device cuda: torch.cuda.is_available() is False")
+    if args.clock == "cpu" and args.device != "cpu":
+        p.error("--clock cpu times the calling thread: a GPU kernel's time is not in it")
     args.heads, args.dim = (2, 16) if args.smoke else (16, 128)
     if args.smoke:
         args.T, args.repeats, args.chunk_size = args.T or [33, 64], min(args.repeats, 3), min(args.chunk_size, 16)

@@ -12,7 +12,7 @@ APP = str(Path(__file__).resolve().parent.parent / "app.py")
 config.set_option("client.showErrorDetails", "full")
 
 
-# A tab keeps every packed payload it was sent (assets/player/payloads.js) and a later run sends only
+# A tab keeps every packed payload it was sent (payloadOf in assets/common/pack.js) and a later run sends only
 # its hash (app_pages/_support/payload.py). The tests stand in for that tab: every run's payloads are
 # kept here by hash (content-addressed, so one store serves every AppTest), and a mount that sent only a
 # hash is read with the payload the session was sent before.

@@ -26,6 +26,20 @@ def test_bench_smoke_prints_ratios():
     assert len(diffs) == 2 and max(diffs) < 1e-5, out
 
 
+def test_kernel_table_smoke_runs_on_a_cpu_and_errors_sit_at_the_floor():
+    """--table (the GPU table's code path) at smoke sizes on a CPU, timed by the thread's CPU clock: a row
+    per dtype x T x B, and each kernel's distance from the float64 run is float32 rounding for float32
+    inputs and at most twice the bfloat16 floor (the float64 output rounded to bfloat16) for bfloat16."""
+    run = subprocess.run([sys.executable, str(ROOT / "bench" / "bench_kernels.py"), "--smoke", "--table", "--clock", "cpu"],
+                         capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert run.returncode == 0, run.stderr[-2000:]
+    rows = [line.split("|")[1:-1] for line in run.stdout.splitlines() if re.match(r"\| (float32|bfloat16) \|", line)]
+    assert len(rows) == 2 * 2 * 2, run.stdout                          # dtypes x smoke T (33, 64) x B (1, 8)
+    for dtype, *_, err_ours, _err_fla, err_hf, floor in (map(str.strip, row) for row in rows):
+        limit = 1e-5 if dtype == "float32" else 2 * float(floor)
+        assert float(err_ours) < limit and float(err_hf) < limit, (dtype, err_ours, err_hf, floor)
+
+
 def test_load_bench_smoke_prints_its_ratios():
     """bench_load.py on a tiny random checkpoint: ours, transformers and a 'before' contender (this same
     checkout), each in a fresh process; only that every ratio line is printed."""

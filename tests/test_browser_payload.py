@@ -1,4 +1,4 @@
-"""The tab keeps the packed payloads it was sent (assets/player/payloads.js, app_pages/_support/payload.py):
+"""The tab keeps the packed payloads it was sent (payloadOf in assets/common/pack.js, app_pages/_support/payload.py):
 back on a page, its figures are drawn from that copy; a tab that lost one asks and gets it again; and a
 page link right after a moved explorer slider switches pages in one run (no values sent first)."""
 import pytest

@@ -156,14 +156,17 @@ def test_gradients_of_both_kernels_agree_float64(C, per_channel):
 
 
 @pytest.mark.parametrize("chunks_per_block", [None, 2, 1], ids=["all-chunks-GPU-path", "two-per-block", "CPU-path"])
+@pytest.mark.parametrize("scan_maps", [True, False], ids=["maps-and-UW", "chunk-by-chunk-N"])
 @pytest.mark.parametrize("per_channel", [False, True], ids=["per-head-beta", "per-channel-beta"])
-def test_every_block_size_gives_the_same_function(chunks_per_block, per_channel):
-    """The GPU path (the state-free work of all chunks batched) runs here on a CPU, block size passed in."""
+def test_every_block_size_gives_the_same_function(chunks_per_block, scan_maps, per_channel):
+    """The GPU path (the state-free work of all chunks batched, the state scanned through the chunks'
+    affine maps) runs here on a CPU, block size passed in; so does the CPU's state loop, which takes the
+    new values from the UT system without U and W (scan_maps=False), with any block size."""
     q, k, v, g, beta, S0 = make_inputs(2, 45, 2, 4, 8, 6, seed=5, per_channel_beta=per_channel)
     o_ref, S_ref = recurrent_gated_delta_rule(q, k, v, g=g, beta=beta, initial_state=S0, output_final_state=True,
                                               use_qk_l2norm_in_kernel=True)
     o, S = chunk_scan(q, k, v, g, beta, S0.clone(), chunk_size=8, scale=8 ** -0.5, l2norm=True,
-                      chunks_per_block=chunks_per_block)
+                      chunks_per_block=chunks_per_block, scan_maps=scan_maps)
     torch.testing.assert_close(o, o_ref, rtol=1e-10, atol=1e-10)
     torch.testing.assert_close(S, S_ref, rtol=1e-10, atol=1e-10)
 

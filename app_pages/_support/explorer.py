@@ -19,11 +19,7 @@ When a server-side widget changes the grid (its controls, their ranges), the bro
 """
 from __future__ import annotations
 
-import base64
-import gzip
-import hashlib
 import itertools
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -32,12 +28,11 @@ import streamlit as st
 
 from app_pages._support import payload, ui
 from app_pages._support.figures import standalone_html
+from app_pages._support.pack import Packed, component_js, pack_json
 from app_pages._support.url_state import seed_from_url, sync_to_url
 
-EXPLORER_CSS = (ui.ASSETS / "explorer" / "explorer.css").read_text(encoding="utf-8")
-EXPLORER_JS = (f"const EXPLORER_CSS = {json.dumps(EXPLORER_CSS)};\n"
-               + (ui.ASSETS / "player" / "payloads.js").read_text(encoding="utf-8")
-               + (ui.ASSETS / "explorer" / "explorer.js").read_text(encoding="utf-8"))
+EXPLORER_CSS = (ui.ASSETS / "explorer" / "explorer.css").read_text(encoding="utf-8")   # also in the downloads
+EXPLORER_JS = component_js("explorer/explorer.js", css="explorer/explorer.css", css_name="EXPLORER_CSS")
 _component = st.components.v2.component("gdn_explorer", js=EXPLORER_JS, isolate_styles=False)
 PLAY_MS = 900               # one value per tick when a control plays
 DOMAINS = "_explorer_domains"   # session key: {explorer id: {control key: [options]}}, what the relay may set
@@ -55,14 +50,6 @@ class Control:
     play: bool = False
 
 
-@dataclass(frozen=True)
-class Packed:
-    """The grid's HTML ready to send: gz is base64 of gzip(JSON {"i,j,...": html}); hash names it."""
-    gz: str
-    hash: str
-    n_frames: int
-
-
 def grid_points(controls: list[Control]):
     """Every point of the controls' grid as (its name "i,j,...", the values at it), first control slowest."""
     for idx in itertools.product(*(range(len(c.options)) for c in controls)):
@@ -73,9 +60,7 @@ def pack_grid(controls: list[Control], draw: Callable[..., str]) -> Packed:
     """draw(*values) -> the figure's HTML at one grid point, called at every point. Gzip: neighbouring
     points repeat most of their markup, so a few hundred frames pack to tens of KB."""
     frames = {name: draw(*values) for name, values in grid_points(controls)}
-    body = json.dumps(frames, ensure_ascii=False, separators=(",", ":")).encode()
-    return Packed(gz=base64.b64encode(gzip.compress(body, 6, mtime=0)).decode("ascii"),
-                  hash=hashlib.sha1(body).hexdigest()[:16], n_frames=len(frames))
+    return pack_json(frames, n_frames=len(frames))
 
 
 def nearest(control: Control, wanted) -> object | None:

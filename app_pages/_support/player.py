@@ -16,21 +16,14 @@ Where the position lives:
 """
 from __future__ import annotations
 
-import base64
-import gzip
-import hashlib
-import json
 from dataclasses import asdict, dataclass
 
 import streamlit as st
 
 from app_pages._support import explorer, payload, ui
+from app_pages._support.pack import Packed, component_js, pack_json
 
-# The stylesheet rides in the script, which puts it in the page's head once: a component drawn into the
-# page (isolate_styles=False, so the tables get the app's CSS) has its css= applied nowhere.
-PLAYER_JS = (f"const PLAYER_CSS = {json.dumps((ui.ASSETS / 'player' / 'player.css').read_text(encoding='utf-8'))};\n"
-             + (ui.ASSETS / "player" / "payloads.js").read_text(encoding="utf-8")
-             + (ui.ASSETS / "player" / "player.js").read_text(encoding="utf-8"))
+PLAYER_JS = component_js("player/player.js", css="player/player.css", css_name="PLAYER_CSS")
 _component = st.components.v2.component("gdn_player", js=PLAYER_JS, isolate_styles=False)
 PLAY_MS = 1200          # one stage per tick when playing: slow enough to read the numbers aloud
 PLAYER_PARAMS: set[str] = set()     # the query names that hold a player's position ("memory_t", ...)
@@ -47,27 +40,12 @@ class Frame:
     fly: dict | None = None
 
 
-@dataclass(frozen=True)
-class Packed:
-    """Frames ready to send: gz is base64 of gzip(JSON); hash names them (the browser decodes once)."""
-    gz: str
-    hash: str
-    n_frames: int
-
-
 def pack(frames: list[Frame], *, fixed: str = "", sides: dict[str, str] | None = None) -> Packed:
     """fixed: HTML drawn once under the frames (its [data-token] elements are framed for the current
     token); sides: stage -> HTML beside the figure. Gzip: a random 16-token, 8 x 8 stream is 3 MB of
     table HTML and 0.17 MB packed (the cells repeat)."""
     return pack_json({"frames": [{k: v for k, v in asdict(f).items() if v is not None} for f in frames],
                       "fixed": fixed, "sides": sides or {}}, n_frames=len(frames))
-
-
-def pack_json(payload: dict, n_frames: int = 0) -> Packed:
-    """Any JSON payload, gzip-packed for the browser (player.js and swap.js unpack it)."""
-    body = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
-    return Packed(gz=base64.b64encode(gzip.compress(body, 6, mtime=0)).decode("ascii"),
-                  hash=hashlib.sha1(body).hexdigest()[:16], n_frames=n_frames)
 
 
 def position(prefix: str, n_tokens: int, stages: tuple[str, ...],
@@ -106,7 +84,7 @@ export default function ({ setStateValue, setTriggerValue }) {
   // The players' way to Python (assets/player/player.js, flush): mounted outside every fragment.
   const registry = (window.__gdnPlayers ??= { players: new Map(), last: null });
   registry.relay = setStateValue;
-  // A payload this tab lacks (assets/player/payloads.js): Python sends them all again in this run.
+  // A payload this tab lacks (payloadOf, assets/common/pack.js): Python sends them all again in this run.
   registry.need = (hash) => setTriggerValue("need", hash);
   if (registry.pendingNeed) registry.need(registry.pendingNeed);
   registry.pendingNeed = null;

@@ -12,10 +12,10 @@ from __future__ import annotations
 import streamlit as st
 
 from app_pages._support import ui
-from app_pages._support.player import RELAYED, pack_json
+from app_pages._support.pack import component_js, pack_json
+from app_pages._support.player import RELAYED
 
-_component = st.components.v2.component("gdn_swap", js=(ui.ASSETS / "player" / "swap.js").read_text(encoding="utf-8"),
-                                        isolate_styles=False)
+_component = st.components.v2.component("gdn_swap", js=component_js("player/swap.js"), isolate_styles=False)
 _KEYS = "_swap_keys"            # session: {key: its options}, the keys the relay may set
 
 

@@ -6,10 +6,10 @@
 //
 // Payload (data): id, seq, index [one per control], controls [{key, label, values, labels, default, play}],
 // labels {play, pause}, alt, below, lecture, playMs, hash, gz (base64 gzip of JSON {"i,j": html}; left
-// out when this tab was already sent it: assets/player/payloads.js keeps it),
+// out when this tab was already sent it: payloadOf in assets/common/pack.js keeps it),
 // download (null, or {label, file, parts: [the standalone page before the frame, after it]}).
 export default function ({ data, parentElement, setTriggerValue }) {
-  addStyle();
+  addStyle("gdn-explorer-css", EXPLORER_CSS);   // EXPLORER_CSS: assets/explorer/explorer.css, prepended by explorer.py
   const registry = (window.__gdnExplorers ??= { views: new Map() });
   installFlush(registry);
   let view = registry.views.get(data.id);
@@ -35,39 +35,21 @@ export default function ({ data, parentElement, setTriggerValue }) {
   return () => stopPlaying(view);
 }
 
-function addStyle() {
-  // EXPLORER_CSS is prepended by explorer.py (assets/explorer/explorer.css).
-  let style = document.getElementById("gdn-explorer-css");
-  if (!style) {
-    style = document.createElement("style");
-    style.id = "gdn-explorer-css";
-    document.head.appendChild(style);
-  }
-  if (style.textContent !== EXPLORER_CSS) style.textContent = EXPLORER_CSS;
-}
-
 async function load(view) {
   const { hash } = view.data;
   if (view.hash === hash) return;
-  const gz = payloadOf(hash, view.data.gz);              // assets/player/payloads.js: sent once per tab
+  const gz = payloadOf(hash, view.data.gz);              // assets/common/pack.js: sent once per tab
   if (!gz) {                                             // asked for again: nothing stale meanwhile
     view.frames = {};
     view.hash = view.shown = null;
     view.figure.replaceChildren();
     return;
   }
-  const frames = await unpackPayload(gz);
+  const frames = await unpack(gz);
   if (view.data.hash !== hash) return;                   // a newer mount came while unpacking
   view.frames = frames;
   view.hash = hash;
   view.shown = null;
-}
-
-function el(tag, className, parent) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (parent) parent.appendChild(node);
-  return node;
 }
 
 // ---- the controls and the figure ------------------------------------------------------------------
@@ -219,8 +201,6 @@ function currentValues(view) {
 // fragment), so they arrive in the same run as that click.
 function installFlush(registry) {
   if (registry.flush) return;
-  const CONTROL = 'button, a, input, select, textarea, label, [role="button"], [role="tab"], [role="slider"], [role="option"], [role="spinbutton"]';
-  const outside = (node) => ![...registry.views.values()].some((v) => v.root?.contains(node));
   // Not before a page link (as the player, assets/player/player.js): the values' own run raced the page
   // switch, and the explorer keeps its values across pages anyway (the address bar, its own registry).
   const PAGE_LINK = '[data-testid="stTopNavLink"], [data-testid="stSidebarNavLink"], [data-testid="stPageLink-NavLink"]';
@@ -232,10 +212,6 @@ function installFlush(registry) {
       relay("values", { id: view.id, values: currentValues(view) });
     }
   };
-  document.addEventListener("pointerdown", (e) => {
-    if (e.target.closest?.(CONTROL) && outside(e.target) && !e.target.closest?.(PAGE_LINK)) registry.flush();
-  }, true);
-  window.addEventListener("keydown", (e) => {
-    if (e.key === "Enter" && outside(document.activeElement)) registry.flush();
-  }, true);
+  flushBeforeLeaving((node) => [...registry.views.values()].some((v) => v.root?.contains(node)), registry.flush,
+                     (node) => !!node.closest?.(PAGE_LINK));
 }

@@ -8,9 +8,9 @@
 // stageLabels, labels {reset, prev, next, play, pause, stepOf, token, stage}, params {t, stage},
 // opening {t, stage} (the frame a link without a position opens; the address leaves it out),
 // lecture, playMs, hash, gz (base64 gzip of JSON {frames: [{head, narration, html, side?, fly?}],
-// fixed, sides {stage: html}}; left out when this tab was already sent it: payloads.js keeps it).
+// fixed, sides {stage: html}}; left out when this tab was already sent it: payloadOf in assets/common/pack.js keeps it).
 export default function ({ data, parentElement }) {
-  addStyle();
+  addStyle("gdn-player-css", PLAYER_CSS);   // PLAYER_CSS: assets/player/player.css, prepended by player.py
   const registry = (window.__gdnPlayers ??= { players: new Map(), last: null });
   installKeys(registry);
   if (!registry.applyFollow) installFollow(registry);
@@ -34,30 +34,19 @@ export default function ({ data, parentElement }) {
   return () => stopPlaying(player);
 }
 
-function addStyle() {
-  // PLAYER_CSS is prepended by player.py (assets/player/player.css).
-  let style = document.getElementById("gdn-player-css");
-  if (!style) {
-    style = document.createElement("style");
-    style.id = "gdn-player-css";
-    document.head.appendChild(style);
-  }
-  if (style.textContent !== PLAYER_CSS) style.textContent = PLAYER_CSS;
-}
-
 // ---- the payload --------------------------------------------------------------------------------
 
 async function load(player) {
   const { hash } = player.data;
   if (player.hash === hash) return;
-  const gz = payloadOf(hash, player.data.gz);           // assets/player/payloads.js: sent once per tab
+  const gz = payloadOf(hash, player.data.gz);           // assets/common/pack.js: sent once per tab
   if (!gz) {                                             // asked for again: nothing stale meanwhile
     player.frames = [];
     player.hash = null;
     for (const part of [player.figure, player.head, player.narration, player.side, player.fixed]) part.replaceChildren();
     return;
   }
-  const payload = await unpackPayload(gz);
+  const payload = await unpack(gz);
   if (player.data.hash !== hash) return;                 // a newer mount came while unpacking
   player.frames = payload.frames;
   player.sides = payload.sides || {};
@@ -68,13 +57,6 @@ async function load(player) {
 }
 
 // ---- the page around the frames ------------------------------------------------------------------
-
-function el(tag, className, parent) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (parent) parent.appendChild(node);
-  return node;
-}
 
 function build(player, host, registry) {
   stopPlaying(player);
@@ -329,18 +311,14 @@ function installKeys(registry) {
   if (registry.keys) return;
   registry.keys = true;
   let dragging = false;                                  // a slider held by the pointer keeps its keys
-  const CONTROL = 'button, a, input, select, textarea, label, [role="button"], [role="tab"], [role="slider"], [role="option"]';
-  const outside = (node) => ![...registry.players.values()].some((p) => p.root?.contains(node));
+  const inside = (node) => [...registry.players.values()].some((p) => p.root?.contains(node));
   // A page link is no such click: the position's own run would race the page switch (the switch was
   // lost, or the address kept the old page), and the player keeps its position across pages anyway.
   const PAGE_LINK = '[data-testid="stTopNavLink"], [data-testid="stSidebarNavLink"], [data-testid="stPageLink-NavLink"]';
-  document.addEventListener("pointerdown", (e) => {
-    dragging = !!e.target.closest?.('[role="slider"]');
-    if (e.target.closest?.(CONTROL) && outside(e.target) && !e.target.closest?.(PAGE_LINK)) flush(registry);
-  }, true);
+  flushBeforeLeaving(inside, () => flush(registry), (node) => !!node.closest?.(PAGE_LINK));
+  document.addEventListener("pointerdown", (e) => { dragging = !!e.target.closest?.('[role="slider"]'); }, true);
   document.addEventListener("pointerup", () => { dragging = false; }, true);
   window.addEventListener("keydown", (e) => {
-    if (e.key === "Enter" && outside(document.activeElement)) flush(registry);
     const move = KEYS[e.key];
     if (move === undefined || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
     if (typing(document.activeElement) || dragging) return;

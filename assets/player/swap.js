@@ -15,10 +15,10 @@ export default function ({ data, parentElement }) {
   if (!swap || swap.host !== parentElement || !swap.root.isConnected) {
     swap = { id: data.id, host: parentElement, hash: null, frames: {}, shown: null };
     parentElement.replaceChildren();
-    swap.root = element("div", "gdn-swap", parentElement);
-    swap.bar = element("div", "gdn-swap-bar", swap.root);
+    swap.root = el("div", "gdn-swap", parentElement);
+    swap.bar = el("div", "gdn-swap-bar", swap.root);
     swap.bar.setAttribute("role", "group");
-    swap.body = element("div", "gdn-swap-body", swap.root);
+    swap.body = el("div", "gdn-swap-body", swap.root);
     registry.swaps.set(data.id, swap);
   }
   swap.data = data;
@@ -26,21 +26,12 @@ export default function ({ data, parentElement }) {
     (registry.drawn ??= new Map()).set(data.param, data.value);
     registry.picked.set(data.param, data.value);
   }
-  unpack(swap).then(() => { drawBar(swap, registry); paint(swap, registry.picked.get(data.param)); });
+  load(swap).then(() => { drawBar(swap, registry); paint(swap, registry.picked.get(data.param)); });
 }
 
-function element(tag, className, parent) {
-  const node = document.createElement(tag);
-  node.className = className;
-  parent.appendChild(node);
-  return node;
-}
-
-async function unpack(swap) {
+async function load(swap) {
   if (swap.hash === swap.data.hash) return;
-  const bytes = Uint8Array.from(atob(swap.data.gz), (c) => c.charCodeAt(0));
-  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-  swap.frames = JSON.parse(await new Response(stream).text()).frames;
+  swap.frames = (await unpack(swap.data.gz)).frames;
   swap.hash = swap.data.hash;
   swap.shown = null;
 }
@@ -52,9 +43,9 @@ function drawBar(swap, registry) {
   if (!label || swap.bar.dataset.sig === sig) return;
   swap.bar.replaceChildren();
   swap.bar.setAttribute("aria-label", label);
-  element("span", "gdn-swap-name", swap.bar).textContent = label;
+  el("span", "gdn-swap-name", swap.bar).textContent = label;
   for (const o of options) {
-    const b = element("button", "gdn-swap-btn", swap.bar);
+    const b = el("button", "gdn-swap-btn", swap.bar);
     b.type = "button";
     b.textContent = o.label;
     b.dataset.value = String(o.value);
@@ -97,12 +88,5 @@ function installFlush(registry) {
     for (const [param, value] of registry.moved) relay("position", { id: "swap", key: param, value });
     registry.moved.clear();
   };
-  const outside = (node) => ![...registry.swaps.values()].some((s) => s.bar.contains(node));
-  const CONTROL = 'button, a, input, select, textarea, label, [role="button"], [role="tab"], [role="slider"], [role="option"], [role="combobox"]';
-  document.addEventListener("pointerdown", (e) => {
-    if (registry.moved.size && e.target.closest?.(CONTROL) && outside(e.target)) registry.flush();
-  }, true);
-  window.addEventListener("keydown", (e) => {
-    if (e.key === "Enter" && registry.moved.size && outside(document.activeElement)) registry.flush();
-  }, true);
+  flushBeforeLeaving((node) => [...registry.swaps.values()].some((s) => s.bar.contains(node)), registry.flush);
 }

@@ -28,9 +28,13 @@ Speed. transformers computes the state-free part for all chunks at once, then sc
 pass over memory, which took longer than the matrix multiplies themselves. So on a CPU we go one chunk
 at a time: every temporary stays small (the allocator reuses it), the caller's [B, T, H, K] tensors are
 read through strided views without transposed copies, and the last chunk is simply shorter (no
-padding). On a GPU memory is cheap and kernel launches are not, so there the state-free part is
-batched over all chunks, as in transformers, and so is everything that only needs the state before
-each chunk: the chunk's state update, written as one affine map of the state,
+padding). One chunk at a time, the new values need no U and W: N = L^-1 diag(beta) (V - diag(e^gamma)
+K S0) is one [c, K] x [K, V] and one [c, c] x [c, V] product, where U and W cost two [c, c] x [c, *]
+products more (2 c^2 V FLOP per chunk and head, ~9% of the chunk's).
+
+On a GPU memory is cheap and kernel launches are not, so there the state-free part is batched
+over all chunks, as in transformers, and so is everything that only needs the state before each chunk:
+the chunk's state update, written as one affine map of the state,
 
     S_C = A S0 + B,    A = e^gamma_C I - (diag(e^(gamma_C - gamma)) K)^T W,    B = (...)^T U
 
@@ -91,6 +95,7 @@ def chunk_gated_delta_rule(q, k, v, g, beta, *, chunk_size=CHUNK_SIZE, scale=Non
     on_cpu = q.device.type == "cpu"
     o, S = chunk_scan(q, k, v, g, beta, S, chunk_size=int(chunk_size), scale=K ** -0.5 if scale is None else scale,
                       l2norm=use_qk_l2norm_in_kernel, chunks_per_block=1 if on_cpu else None,
+                      scan_maps=not on_cpu,
                       matmul_dtype=dtype if on_cpu else matmul_dtype(v, dtype))
     verdict()
     return o, (S if output_final_state else None)
@@ -104,9 +109,10 @@ def matmul_dtype(v: torch.Tensor, working: torch.dtype) -> torch.dtype:
 
 def mm(a: torch.Tensor, b: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     """Batched a @ b with both factors read in `dtype` (a half dtype accumulates in float32 inside the
-    GEMM), returned in a's dtype. With dtype = a's dtype it is plain torch.bmm."""
+    GEMM), returned in a's dtype. With dtype = a's dtype it is plain torch.bmm (a factor already cast
+    to a half dtype gives a half result: the caller casts it back)."""
     if dtype == a.dtype:
-        return torch.bmm(a, b)
+        return torch.bmm(a, b.to(dtype))
     return torch.bmm(a.to(dtype), b.to(dtype)).to(a.dtype)
 
 
@@ -125,16 +131,21 @@ def mm_add_(c: torch.Tensor, a: torch.Tensor, b: torch.Tensor, dtype: torch.dtyp
 
 
 def chunk_scan(q, k, v, g, beta, S, *, chunk_size: int, scale: float, l2norm: bool, chunks_per_block: int | None,
+               scan_maps: bool = True,
                matmul_dtype: torch.dtype | None = None):
     """The kernel after validation. q, k: [B, T, HK, K]; v: [B, T, HV, V]; g: [B, T, HV];
-    beta: [B, T, HV] or [B, T, HV, V]; S: [B, HV, K, V] in the working dtype.
+    beta: [B, T, HV] or [B, T, HV, V]; S: [B, HV, K, V] in the working dtype, the kernel's own copy
+    (without autograd it is updated in place: pass a clone of anything you keep).
     Returns o: [B, T, HV, V] in v's dtype and the final state.
 
     Tokens go in blocks of chunks_per_block equal chunks (None: all full chunks, the GPU choice; 1: the
     CPU choice, see the module docstring): the state-free work of a block is batched over its chunks,
     then a short loop carries the state through them. A ragged tail is a last block of one shorter
     chunk: no padding anywhere. matmul_dtype: what the GEMMs read (None: S's dtype; see Half precision).
-    Tests pass chunks_per_block and matmul_dtype explicitly to run the GPU path on a CPU."""
+    scan_maps (per-head beta): True, the GPU choice, forms U and W and scans the chunks' affine state
+    maps when a block holds >= 2 chunks; False, the CPU choice, carries the state chunk by chunk and
+    takes the new values straight from the UT system (see Speed). Tests pass chunks_per_block,
+    scan_maps and matmul_dtype explicitly to run the GPU path on a CPU."""
     B, T, HK, K = q.shape
     HV, V = v.shape[2], v.shape[3]
     per_channel = beta.dim() == 4
@@ -152,7 +163,7 @@ def chunk_scan(q, k, v, g, beta, S, *, chunk_size: int, scale: float, l2norm: bo
         chunks = lambda x: _by_chunk(x.to(S.dtype), n)
         beta_b = chunks(beta[:, block]) if per_channel else chunks(beta[:, block, :, None])[..., 0]
         o_block, S = _block(chunks(qb), chunks(kb), chunks(v[:, block]), chunks(g[:, block, :, None])[..., 0],
-                            beta_b, S, md)
+                            beta_b, S, md, scan_maps)
         o[:, block].view(B, n, c, HV, V).copy_(o_block.view(n, B, HV, c, V).permute(1, 0, 3, 2, 4))
         start += n * c
     return o, S.view(B, HV, K, V)
@@ -169,9 +180,10 @@ def _load_queries_keys(q, k, dtype, scale, l2norm, group):
     """q, k: [B, c, HK, K] raw slices -> [B, c, HV, K]: normalised (if asked), q scaled, each key head
     serving `group` consecutive value heads (repeat_interleave, as in transformers and fla)."""
     q, k = q.to(dtype), k.to(dtype)
-    if l2norm:
-        q, k = l2_normalize(q), l2_normalize(k)                        # per vector: before or after the repeat
-    q = q * scale
+    if l2norm:                                                         # per vector: before or after the repeat
+        q, k = l2_normalize(q, scale=scale), l2_normalize(k)           # the scale rides in q's norm factor
+    else:
+        q = q * scale
     if group > 1:
         q, k = q.repeat_interleave(group, dim=2), k.repeat_interleave(group, dim=2)  # [B, c, HV, K]
     return q, k
@@ -179,14 +191,21 @@ def _load_queries_keys(q, k, dtype, scale, l2norm, group):
 
 # ---- the in-chunk decays and the UT system: shared by this kernel, the state-norm scan and the lessons
 
+def segment_sums(g: torch.Tensor) -> torch.Tensor:
+    """g: [N, c] -> [N, c, c], D_ij = g_{j+1} + ... + g_i for j < i: row i's g_i copied below the
+    diagonal (tril of a broadcast view: one pass) and summed down the columns; 0 on and above the
+    diagonal (an empty sum)."""
+    c = g.shape[-1]
+    return g[:, :, None].expand(-1, c, c).tril(-1).cumsum(1)
+
+
 def log_decays(g: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """g: [N, c] log decays of N chunks -> gamma [N, c], the log decay from the chunk start through
     token i, and D [N, c, c], D_ij = g_{j+1} + ... + g_i for j <= i (log decay from token j to token i;
     0 on the diagonal) and -inf above it. D is summed over its own range (see Precision above)."""
     c = g.shape[-1]
-    later = torch.ones(c, c, dtype=torch.bool, device=g.device).tril(-1)   # [c, c]  row l > column j
-    D = g[:, :, None].expand(-1, c, c).masked_fill(~later, 0.0).cumsum(1)  # [N, c, c]  sum over j < l <= i
-    return g.cumsum(-1), D.masked_fill_(later.T, float("-inf"))
+    above = torch.ones(c, c, dtype=torch.bool, device=g.device).triu(1)   # [c, c]  column j > row i
+    return g.cumsum(-1), segment_sums(g).masked_fill_(above, float("-inf"))
 
 
 def needs_flush(gamma: torch.Tensor) -> bool:
@@ -217,9 +236,11 @@ def ut_system(k: torch.Tensor, beta: torch.Tensor, Gamma: torch.Tensor) -> torch
 def decays(g: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """g: [N, c] -> Gamma [N, c, c] (decay from token j to token i, 0 above the diagonal) and decay [N, c]
     (e^gamma_i, from the chunk start), flushed in float32 where they would be subnormal."""
-    gamma, D = log_decays(g)
+    gamma = g.cumsum(-1)
     flush = needs_flush(gamma)
-    return exp_flushed_(D, flush), exp_flushed_(gamma, flush)
+    Gamma = exp_flushed_(segment_sums(g), flush)                       # e^0 = 1 above the diagonal: zeroed next
+    # (in place unless autograd holds exp's output for its backward; half the cost of masking before exp)
+    return Gamma.tril() if Gamma.requires_grad else Gamma.tril_(), exp_flushed_(gamma, flush)
 
 
 def wy_per_head(k, v, beta, Gamma, decay) -> tuple[torch.Tensor, torch.Tensor]:
@@ -231,12 +252,15 @@ def wy_per_head(k, v, beta, Gamma, decay) -> tuple[torch.Tensor, torch.Tensor]:
 
 def ut_inverse(A: torch.Tensor) -> torch.Tensor:
     """L^-1 for L = I + strict_lower(A): [..., c, c], unit lower-triangular. solve_triangular with
-    unitriangular=True reads neither A's diagonal nor its upper triangle."""
+    unitriangular=True reads neither A's diagonal nor its upper triangle. On a CPU it is solved from the
+    right (X L = I, the same X): ~30% faster there than L X = I (MKL, 1 thread, [16, 64, 64]), with the
+    same error (~2e-8 in float32); elsewhere as L X = I, the form the GPU timings were measured with."""
     eye = torch.eye(A.shape[-1], dtype=A.dtype, device=A.device)
-    return torch.linalg.solve_triangular(A, eye.expand_as(A), upper=False, unitriangular=True)
+    return torch.linalg.solve_triangular(A, eye.expand_as(A), upper=False, left=A.device.type != "cpu",
+                                         unitriangular=True)
 
 
-def _block(q, k, v, g, beta, S, md):
+def _block(q, k, v, g, beta, S, md, scan_maps=True):
     """n chunks of c tokens each, chunk-major with the BH = B*H heads inside (row i*BH + h).
     q, k: [n*BH, c, K]; v: [n*BH, c, V]; g: [n*BH, c]; beta: [n*BH, c] or per channel [n*BH, c, V];
     S: [BH, K, V] the state before the block; md: the GEMMs' dtype (mm). Returns the outputs
@@ -244,7 +268,10 @@ def _block(q, k, v, g, beta, S, md):
     BH = S.shape[0]
     # 1. Everything that does not depend on the state, for all n chunks at once.
     Gamma, decay = decays(g)                                           # [nBH, c, c] token j to i, [nBH, c] e^gamma_i
-    if beta.dim() == 2:
+    if beta.dim() == 2 and not scan_maps:                              # the CPU path: N from its UT system
+        inv_L_beta = ut_inverse(ut_system(k, beta, Gamma)) * beta[:, None, :]  # [nBH, c, c]  L^-1 diag(beta)
+        k_decayed = k * decay[:, :, None]                              # [nBH, c, K]  diag(e^gamma) K
+    elif beta.dim() == 2:
         U, W = wy_per_head(k, v, beta, Gamma, decay)                   # [nBH, c, V], [nBH, c, K]
     else:                                                              # one L per value channel
         inv_L = ut_inverse(ut_system(k, beta, Gamma))                  # [nBH, V, c, c]
@@ -256,18 +283,25 @@ def _block(q, k, v, g, beta, S, md):
     k_to_end = k * Gamma[:, -1, :, None]                               # [nBH, c, K]  decayed to the chunk end
     chunk_decay = decay[:, -1, None, None]                             # [nBH, 1, 1]  e^gamma_c
     n = q.shape[0] // BH
-    if beta.dim() == 2 and n > 1:                                      # the GPU path: scan affine maps
+    if scan_maps and beta.dim() == 2 and n > 1:                        # the GPU path: scan affine maps
         return _block_by_transitions(q_decayed, scores, k_to_end, chunk_decay, U, W, S, md)
     # 2. The state, chunk after chunk (rows i*BH ... i*BH + BH - 1 are chunk i). The in-place
     # updates touch only fresh temporaries whose old values autograd does not need.
+    in_place = not (torch.is_grad_enabled() and any(x.requires_grad for x in (q, k, v, g, beta, S)))
     outs = []
     for rows in (slice(i * BH, (i + 1) * BH) for i in range(q.shape[0] // BH)):
-        if beta.dim() == 2:
+        if beta.dim() == 2 and not scan_maps:
+            # N = L^-1 diag(beta) (V - diag(e^gamma) K S0), the UT system itself: without forming U and W
+            # (their two [c, c] x [c, *] products) it costs 2c^2 V FLOP fewer per chunk and head (~9%)
+            new_v = mm(inv_L_beta[rows], mm_add(v[rows], k_decayed[rows], S, md, alpha=-1), md)  # [BH, c, V]
+        elif beta.dim() == 2:
             new_v = mm_add(U[rows], W[rows], S, md, alpha=-1)          # [BH, c, V]  what each token writes
         else:
             new_v = U[rows] - torch.einsum("nvij,njv->niv", M[rows], torch.bmm(k[rows], S))  # [BH, c, V]
         outs.append(mm_add_(mm(q_decayed[rows], S, md), scores[rows], new_v, S.dtype))  # [BH, c, V]  old state + chunk
-        S = mm_add_(S * chunk_decay[rows], k_to_end[rows].transpose(1, 2), new_v, md)  # [BH, K, V]
+        # S is the kernel's own copy, and without autograd nothing else reads its old value: decay it in place
+        S = S.mul_(chunk_decay[rows]) if in_place else S * chunk_decay[rows]
+        S = mm_add_(S, k_to_end[rows].transpose(1, 2), new_v, md)      # [BH, K, V]
     return (outs[0][None] if len(outs) == 1 else torch.stack(outs)), S  # [n, BH, c, V]
 
 
@@ -277,12 +311,14 @@ def _block_by_transitions(q_decayed, scores, k_to_end, chunk_decay, U, W, S, md)
     B_i = k_to_end^T U); every other product needs only S_i and is batched over all chunks."""
     BH, K, V = S.shape
     n = q_decayed.shape[0] // BH
-    kT = k_to_end.transpose(1, 2)                                      # [nBH, K, c]
-    A = mm(kT, W, md).neg_()                                           # [nBH, K, K]
+    # Half GEMMs: k_to_end and W each feed two products and S_before two: cast once each (one pass over
+    # [nBH, K, c] or [nBH, K, V] saved per reuse). In the working dtype .to is a no-op.
+    kT, W_md = k_to_end.transpose(1, 2).to(md), W.to(md)               # [nBH, K, c], [nBH, c, K]
+    A = mm(kT, W_md, md).to(S.dtype).neg_()                            # [nBH, K, K]
     A.diagonal(dim1=1, dim2=2).add_(chunk_decay[:, :, 0])              # + e^gamma_c I, on the diagonal only
-    B = mm(kT, U, md)                                                  # [nBH, K, V]
+    B = mm(kT, U, md).to(S.dtype)                                      # [nBH, K, V]
     states = affine_scan(A.view(n, BH, K, K), B.view(n, BH, K, V), S)  # [n + 1, BH, K, V]
-    S_before = states[:-1].reshape(n * BH, K, V)                       # [nBH, K, V]  state entering each chunk
-    new_v = mm_add(U, W, S_before, md, alpha=-1)                       # [nBH, c, V]  what each token writes
-    out = mm_add_(mm(q_decayed, S_before, md), scores, new_v, S.dtype)  # [nBH, c, V]
+    S_before = states[:-1].reshape(n * BH, K, V).to(md)                # [nBH, K, V]  state entering each chunk
+    new_v = U - mm(W_md, S_before, md).to(S.dtype) if md != S.dtype else mm_add(U, W, S_before, md, alpha=-1)
+    out = mm_add_(mm(q_decayed, S_before, md).to(S.dtype), scores, new_v, S.dtype)  # [nBH, c, V]
     return out.view(n, BH, *out.shape[1:]), states[-1]

@@ -33,9 +33,11 @@ def working_dtype(*tensors: torch.Tensor) -> torch.dtype:
     return torch.float32
 
 
-def l2_normalize(x: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:
-    """x / sqrt(sum(x^2) + eps) over the last dim; the eps matches transformers and fla."""
-    return x * torch.rsqrt((x * x).sum(dim=-1, keepdim=True) + eps)
+def l2_normalize(x: torch.Tensor, eps: float = 1e-6, scale: float = 1.0) -> torch.Tensor:
+    """scale * x / sqrt(sum(x^2) + eps) over the last dim; the eps matches transformers and fla. The
+    scale multiplies the [.., 1] factor, not x: one pass over x fewer than scaling afterwards."""
+    factor = torch.linalg.vector_norm(x, dim=-1, keepdim=True).square().add(eps).rsqrt()   # no [.., D] x*x temporary
+    return x * (factor if scale == 1.0 else factor * scale)
 
 
 def check_shapes(q, k, v, g, beta, initial_state) -> None:
