@@ -1,4 +1,11 @@
 """Shared fixtures: one app server and one headless Chromium for all browser tests of a run."""
+import os
+
+# The tests run torch as the app does (app.py): one OpenMP thread unless the caller chose otherwise. Set here,
+# before any test module imports torch. On a busy 2-core machine two threads wait on each other for every small
+# op: tests/test_kernels.py + test_chunking.py took 54 s with torch's default (2 threads) and 17 s with 1.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
 import pytest
 
 from devtools.app_server import app_server, launch_chromium, track_runs
