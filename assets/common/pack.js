@@ -1,5 +1,5 @@
 // Shared by the browser components that show what Python packed (the player, the explorer, the swapper):
-// app_pages/_support/chrome.py's component_js prepends this file to each component's own JS, so these
+// app_pages/_support/pack.py's component_js prepends this file to each component's own JS, so these
 // are plain functions of that component's module. Nothing here computes a number.
 
 // The component's CSS (the page runs with isolate_styles=False, so a component's css= is applied
@@ -14,7 +14,7 @@ function addStyle(id, css) {
   if (style.textContent !== css) style.textContent = css;
 }
 
-// A payload that Python packed (player.py's pack_json: base64 of gzip of JSON) -> the parsed JSON.
+// A payload that Python packed (pack.py's pack_json: base64 of gzip of JSON) -> the parsed JSON.
 async function unpack(gz) {
   const bytes = Uint8Array.from(atob(gz), (c) => c.charCodeAt(0));
   const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
