@@ -101,6 +101,27 @@ def wait_for_app(page, timeout_ms: int = 60_000, chart: bool = True) -> None:
     wait_until_settled(page, timeout_ms)
 
 
+class SentMessages:
+    """What a page sends its server over its websockets, to check that moves answered in the browser send
+    nothing: over a burst and a window after it, no more messages than over an idle window as long (the
+    connection's own traffic). idle() measures that window and starts the count; assert_quiet() checks it."""
+    WINDOW_MS = 1500
+
+    def __init__(self, page):
+        self.page, self.frames, self.start, self.allowed = page, [], 0, 0
+        # a Python function, not list.append: playwright cannot wrap a builtin as a listener
+        page.on("websocket", lambda ws: ws.on("framesent", lambda payload: self.frames.append(payload)))
+
+    def idle(self) -> None:
+        start = len(self.frames)
+        self.page.wait_for_timeout(self.WINDOW_MS)          # a measuring window, not a wait for readiness
+        self.allowed, self.start = len(self.frames) - start, len(self.frames)
+
+    def assert_quiet(self, window_ms: int = WINDOW_MS) -> None:
+        self.page.wait_for_timeout(window_ms)
+        assert len(self.frames) - self.start <= self.allowed, self.frames[self.start:]
+
+
 def track_runs(page) -> None:
     """Keep the page's Streamlit connection as page.app_socket, for rerun() (call before page.goto)."""
     page.on("websocket", lambda ws: "_stcore/stream" in ws.url and setattr(page, "app_socket", ws))

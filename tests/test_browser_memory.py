@@ -2,7 +2,7 @@
 and shows the numbers the server-side figure code made."""
 import pytest
 
-from devtools.app_server import wait_for_app
+from devtools.app_server import SentMessages, wait_for_app
 
 pytestmark = pytest.mark.browser
 
@@ -63,20 +63,15 @@ def test_chinese_page_opens_where_something_happens(page, app_url):
 def test_fast_key_presses_are_all_counted_and_send_nothing(page, app_url):
     """Ten presses as fast as the keyboard repeats advance ten steps, and the browser sends the server
     nothing for them: no more messages over the burst than over an idle window of the same length."""
-    sent = []
-    page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(payload)))
+    sent = SentMessages(page)
     open_memory(page, app_url, "lang=en&memory_preset=k1_update&memory_t=1")
     at_step(page, "Step 1 of 20")
     page.locator("h1").click()
-    start = len(sent)
-    page.wait_for_timeout(1500)                                  # a measuring window, not a wait for readiness
-    idle = len(sent) - start
-    start = len(sent)
+    sent.idle()
     for _ in range(10):
         page.keyboard.press("ArrowRight")
     at_step(page, "Step 11 of 20")
-    page.wait_for_timeout(1500)
-    assert len(sent) - start <= idle, sent[start:]
+    sent.assert_quiet()
     page.keyboard.press("PageUp")                                # a presenter's clicker goes back too
     at_step(page, "Step 10 of 20")
     page.keyboard.press("End")

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from gdn.units import half_life
-from devtools.app_server import wait_for_app
+from devtools.app_server import SentMessages, wait_for_app
 from tests.test_playground import overwrite_closed_form
 
 pytestmark = pytest.mark.browser
@@ -25,20 +25,15 @@ def open_toy(page, app_url, query: str) -> None:
 
 @pytest.mark.parametrize("lang,unit", [("en", "tokens"), ("zh", "个词元")])
 def test_half_life_slider_answers_in_the_browser(page, app_url, lang, unit):
-    sent = []
-    page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(payload)))
+    sent = SentMessages(page)
     open_toy(page, app_url, f"lang={lang}&playground_panel=halflife")
     assert page.evaluate(METRICS)["half"] == f"{half_life(0.97):.1f} {unit}".replace(" 个", " 个")
-    start = len(sent)
-    page.wait_for_timeout(1500)                                  # a measuring window, not a wait for readiness
-    idle = len(sent) - start
-    start = len(sent)
+    sent.idle()
     page.locator(".gdn-x-playground_halflife_alpha").focus()
     for _ in range(7):                                           # 0.97 -> 0.90
         page.keyboard.press("ArrowLeft")
     page.wait_for_function("document.querySelector('.gdn-x-playground_halflife_alpha').value === '90'")
-    page.wait_for_timeout(1500)
-    assert len(sent) - start <= idle, sent[start:]
+    sent.assert_quiet()
     got = page.evaluate(METRICS)
     assert got["half"].startswith(f"{np.log(0.5) / np.log(0.9):.1f}")
     assert got["after10"] == f"{0.9 ** 10:.3g}" and got["after50"] == f"{0.9 ** 50:.3g}"
@@ -111,17 +106,13 @@ WRITE_2D = """() => Object.fromEntries([...document.querySelectorAll('.gdn-write
 def test_2d_write_sliders_answer_in_the_browser(page, app_url, lang):
     """The angle between the keys 60° -> 75° -> 90° and beta 1 -> 0.9: the numbers are the closed forms
     (read k1 = (1 - beta c^2, beta c), interference beta |c| sqrt(1 + c^2)), nothing goes to the server."""
-    sent = []
-    page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(payload)))
+    sent = SentMessages(page)
     page.goto(f"{app_url}/playground?lang={lang}&playground_panel=halflife")
     wait_for_app(page)
     page.wait_for_selector(".gdn-write2d .metric")
     c = np.cos(np.deg2rad(60))
     assert page.evaluate(WRITE_2D)["interference"] == f"{c * np.sqrt(1 + c * c):.2f}"
-    start = len(sent)
-    page.wait_for_timeout(1500)                                  # a measuring window, not a wait for readiness
-    idle = len(sent) - start
-    start = len(sent)
+    sent.idle()
     between = ".gdn-x-playground_delta2d_between"
     page.locator(between).focus()
     page.keyboard.press("ArrowRight")
@@ -138,8 +129,7 @@ def test_2d_write_sliders_answer_in_the_browser(page, app_url, lang):
     page.wait_for_function("document.querySelector('.gdn-x-playground_delta2d_beta').value === '9'")
     got = page.evaluate(WRITE_2D)
     assert got["read1"] == f"({1 - 0.9 * c * c:.2f}, {0.9 * c:.2f})"
-    page.wait_for_timeout(1500)
-    assert len(sent) - start <= idle, sent[start:]
+    sent.assert_quiet()
     query = parse_qs(urlparse(page.url).query)
     assert query["playground_delta2d_between"] == ["75"] and query["playground_delta2d_beta"] == ["0.9"]
     assert not page.problems, page.problems
@@ -173,16 +163,12 @@ def test_overwrite_sliders_answer_in_the_browser(page, app_url, lang):
     redraw the four numbers from the grid, equal to the closed forms (tests/test_playground.py), with no
     message to the server; the address bar follows; the download is the frame on screen; pointing at a
     part's legend entry lights its bars."""
-    sent = []
-    page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(payload)))
+    sent = SentMessages(page)
     open_toy(page, app_url, f"lang={lang}&playground_panel=overwrite&playground_overwrite_beta=0.5")
     got = lambda: page.evaluate(METRICS)
     want = lambda a, b, c: {k: f"{v:.0%}" for k, v in overwrite_closed_form(a, b, c).items()}
     assert got() == want(1.0, 0.5, 1.0)
-    start = len(sent)
-    page.wait_for_timeout(1500)                                  # a measuring window, not a wait for readiness
-    idle = len(sent) - start
-    start = len(sent)
+    sent.idle()
     alpha = ".gdn-x-playground_overwrite_alpha"
     page.locator(alpha).focus()
     for _ in range(3):                                           # 1 -> 0.99 -> 0.95 -> 0.9
@@ -192,8 +178,7 @@ def test_overwrite_sliders_answer_in_the_browser(page, app_url, lang):
     page.locator(".gdn-x-playground_overwrite_knorm").press("ArrowRight")
     page.wait_for_function("document.querySelector('.gdn-x-playground_overwrite_knorm').value === '5'")
     assert got() == want(0.9, 0.5, 1.1)
-    page.wait_for_timeout(1500)
-    assert len(sent) - start <= idle, sent[start:]
+    sent.assert_quiet()
     query = parse_qs(urlparse(page.url).query)
     assert [query[f"playground_overwrite_{k}"] for k in ("alpha", "beta", "knorm")] == [["0.9"], ["0.5"], ["1.1"]]
     with page.expect_download() as saved:                        # the frame on screen, saved by the browser
@@ -201,8 +186,7 @@ def test_overwrite_sliders_answer_in_the_browser(page, app_url, lang):
     text = open(saved.value.path(), encoding="utf-8").read()
     values = dict(re.findall(r'data-metric="(\w+)"><div class="label">[^<]*</div><div class="value">([^<]*)<', text))
     assert text.startswith("<!doctype html>") and values == want(0.9, 0.5, 1.1), values
-    page.wait_for_timeout(1000)
-    assert len(sent) - start <= idle, sent[start:]              # the download sent nothing either
+    sent.assert_quiet(1000)              # the download sent nothing either
     page.locator(".ow-legend .key.old").hover()
     page.wait_for_function("document.querySelectorAll('.ow-step.old.gdn-lit').length === 3")
     assert page.evaluate("document.querySelectorAll('.ow-step.total.gdn-lit').length") == 0

@@ -9,7 +9,7 @@ import pytest
 
 from gdn.figures.start import LAYOUT
 from gdn.lessons import start as lesson
-from devtools.app_server import wait_for_app
+from devtools.app_server import SentMessages, wait_for_app
 
 pytestmark = pytest.mark.browser
 
@@ -72,22 +72,17 @@ def test_hovering_a_token_lights_its_weight_term_and_share_with_the_lessons_numb
 def test_the_sliders_answer_in_the_browser_and_keep_the_link(page, app_url, lang, kept):
     """T and the example move in the browser: the drawn numbers follow the lesson code, the address bar
     follows, and the burst sends no more websocket messages than an idle window as long."""
-    sent = []
-    page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(payload)))
+    sent = SentMessages(page)
     open_start(page, app_url, f"lang={lang}")
     assert page.evaluate(BARS) == 6
-    start = len(sent)
-    page.wait_for_timeout(1500)                                  # a measuring window, not a wait for readiness
-    idle = len(sent) - start
-    start = len(sent)
+    sent.idle()
     page.locator(".gdn-x-start_T").focus()
     for _ in range(3):
         page.keyboard.press("ArrowRight")
     page.locator(".gdn-x-start_seed").focus()
     page.keyboard.press("ArrowRight")
     page.wait_for_function(f"{BARS} === 9")
-    page.wait_for_timeout(1500)
-    assert len(sent) - start <= idle, sent[start:]
+    sent.assert_quiet()
     query = parse_qs(urlparse(page.url).query)
     assert query["start_T"] == ["9"] and query["start_seed"] == ["1"]
     page.locator(".att-bar[data-link='8']").hover()
