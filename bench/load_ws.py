@@ -234,12 +234,12 @@ def main() -> None:
         peak, stop = [rss_of_tree(pid) if pid else 0], threading.Event()
         threading.Thread(target=lambda: [peak.append(rss_of_tree(pid) if pid else 0)
                                          for _ in iter(lambda: stop.wait(0.5), True)], daemon=True).start()
-        b0, t0_j, t0 = *busy(server_cpus), time.perf_counter()
+        b0, t0_j, t0, c0 = *busy(server_cpus), time.perf_counter(), time.process_time()
         out = asyncio.run(run(base, a.sessions, a.real, a.timeout, a.think, a.duration, a.ramp, pid))
         b1, t1_j = busy(server_cpus)
         own = cpu_seconds(pid) - out["cpu0"] if pid else None
         stop.set()
-        wall = time.perf_counter() - t0
+        wall, client_cpu = time.perf_counter() - t0, time.process_time() - c0
     f = lambda xs: f"p50 {percentile(xs, 50):.2f} s, p95 {percentile(xs, 95):.2f} s (n={len(xs)})"
     print(f"sessions {a.sessions} ({a.real} real-model, 1 abandoned), server CPUs {a.server_cpus} "
           f"({100 * (b1 - b0) / max(t1_j - t0_j, 1):.0f}% busy), OMP_NUM_THREADS {a.omp or 'unset'}, "
@@ -250,6 +250,8 @@ def main() -> None:
     print(f"  real model, first figure:    {f(out['first_real'])}")
     print(f"  real model, Run -> result:   {f(out['real'])}; told their place in line: {out['told_line']}")
     print(f"  failed sessions: {len(out['failed'])} {out['failed'][:3]}")
+    # the client is one Python process: past about 70 % of its core its own queue shows up in every latency
+    print(f"  client CPU: {client_cpu:.1f} s, {100 * client_cpu / wall:.0f}% of one core")
     print(f"  server peak RSS: {max(peak) / 1e9:.2f} GB")
     if own is not None:      # after the warm-up; the real-model runs included: the load the class put on it
         runs = len(out["load"]) + len(out["scrub"])
