@@ -27,23 +27,81 @@ def browser():
         browser.close()
 
 
+@pytest.fixture(scope="session")
+def tour(browser, app_url):
+    """Every page and view opened once per (language, screen), measured for every test that only looks
+    (tests/page_tour.py): tour.get(lang, screen)[view]."""
+    from tests.page_tour import Tour
+
+    return Tour(browser, app_url)
+
+
+class Tabs:
+    """Tabs kept open across tests, one per kind of context (its options: a locale), each handed to one test
+    at a time and wiped in between. Opening a tab costs about a second on the 2-core machine before its first
+    page is drawn (measured: 2.2-2.5 s per load of the memory page in a new tab, 1.2-1.3 s in a kept one: a new
+    renderer process, the app's scripts compiled and its fonts read again), and most browser tests open one.
+    Between two tests a tab leaves the app (so its Streamlit session ends), and loses its cookies and the
+    origin's localStorage and sessionStorage (what the app keeps in a tab: the live class's voter id, the
+    kept prompt): the next test starts as a new visitor, whatever ran before. Listeners a test added stay
+    attached to the tab but only ever fill that test's own lists."""
+
+    def __init__(self, browser, app_url: str):
+        self.browser, self.app_url, self.kept, self.used = browser, app_url, {}, set()
+
+    def open(self, viewport: dict, **context_options):
+        """The kept tab of this kind of context at `viewport`, wiped if a test had it since its last wipe."""
+        key = tuple(sorted(context_options.items()))
+        tab = self.kept.get(key)
+        if tab is not None and not tab.is_closed() and tab in self.used:
+            self.wipe(tab)
+        if tab is None or tab.is_closed():
+            tab = self.browser.new_context(viewport=viewport, **context_options).new_page()
+            # A deep link (/compare) makes Streamlit's frontend probe /compare/_stcore/... for a base path;
+            # those 404s are expected and harmless, every other console error is a problem.
+            tab.on("console", lambda m: m.type == "error" and "status of 404" not in m.text
+                   and tab.problems.append(f"console: {m.text}"))
+            tab.on("pageerror", lambda e: tab.problems.append(f"page error: {e}"))
+            track_runs(tab)
+            self.kept[key] = tab
+        tab.problems = []
+        tab.set_viewport_size(viewport)
+        self.used.add(tab)
+        return tab
+
+    def wipe(self, tab) -> None:
+        """Leave the app for a plain page of its origin (the health check), clear what the tab keeps."""
+        self.used.discard(tab)
+        if tab.is_closed():
+            return
+        tab.goto(f"{self.app_url}/_stcore/health")
+        tab.evaluate("() => { sessionStorage.clear(); localStorage.clear(); }")
+        tab.context.clear_cookies()
+        tab.mouse.move(0, 0)                     # where a new tab's pointer is: nothing hovered
+
+    def close(self) -> None:
+        for tab in self.kept.values():
+            if not tab.is_closed():
+                tab.context.close()
+
+
+@pytest.fixture(scope="session")
+def tabs(browser, app_url):
+    kept = Tabs(browser, app_url)
+    yield kept
+    kept.close()
+
+
 @pytest.fixture
-def page(browser):
-    """A fresh page whose console errors and outside requests are collected in page.problems."""
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    page = context.new_page()
-    page.problems = []
-    # A deep link (/compare) makes Streamlit's frontend probe /compare/_stcore/... for a base path;
-    # those 404s are expected and harmless, every other console error is a problem.
-    page.on("console", lambda m: m.type == "error" and "status of 404" not in m.text
-            and page.problems.append(f"console: {m.text}"))
-    page.on("pageerror", lambda e: page.problems.append(f"page error: {e}"))
-    track_runs(page)
-    yield page
-    context.close()
+def page(tabs):
+    """A tab at 1280x800 on no page of the app, as a new visitor's (see Tabs), whose console errors and
+    outside requests are collected in page.problems."""
+    tab = tabs.open({"width": 1280, "height": 800})
+    yield tab
+    tabs.wipe(tab)
 
 
-BROWSER_FIXTURES = {"browser", "page", "app_url"}
+BROWSER_FIXTURES = {"browser", "page", "app_url", "tour", "tabs"}
 
 
 def pytest_collection_modifyitems(items):

@@ -22,9 +22,8 @@ FONT_SIZES = """() => {
 
 
 @pytest.mark.parametrize("width,height", [(1920, 1080), (1280, 720)])
-def test_lecture_mode_text_is_large_on_a_projector(browser, app_url, width, height, tmp_path):
-    context = browser.new_context(viewport={"width": width, "height": height})
-    page = context.new_page()
+def test_lecture_mode_text_is_large_on_a_projector(tabs, app_url, width, height, tmp_path):
+    page = tabs.open({"width": width, "height": height})                  # a kept tab, as a new visitor's
     page.goto(f"{app_url}/memory?lang=zh&mode=lecture&memory_preset=k1_update&memory_t=3&memory_stage=write")
     wait_for_app(page)
     sizes = page.evaluate(FONT_SIZES)
@@ -32,7 +31,6 @@ def test_lecture_mode_text_is_large_on_a_projector(browser, app_url, width, heig
     assert sizes["cells"] > 0
     assert sizes["body"] >= MIN_BODY_PX and sizes["chart"] >= MIN_CHART_PX, sizes
     assert page.locator('[data-testid="stSidebar"][aria-expanded="true"]').count() == 0   # sidebar folded
-    context.close()
 
 
 def test_space_plays_and_pauses(page, app_url):
@@ -49,11 +47,15 @@ def test_space_plays_and_pauses(page, app_url):
     assert not page.problems, page.problems
 
 
-def test_every_request_stays_on_this_machine(page, app_url):
+def test_every_request_stays_on_this_machine(browser, app_url):
+    """A tab of its own (not a kept one): nothing served from an earlier test's cache, every request seen."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
     requests = []
     page.on("request", lambda r: requests.append(r.url))
     for path in ["?lang=zh", "classroom?lang=en", "?lang=en&mode=lecture"]:
         page.goto(f"{app_url}/{path}")
         wait_for_app(page, chart="classroom" not in path)
     hosts = {urlparse(u).hostname for u in requests if urlparse(u).scheme in ("http", "https", "ws", "wss")}
+    context.close()
     assert requests and hosts == {"127.0.0.1"}, hosts

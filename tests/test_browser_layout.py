@@ -2,65 +2,37 @@
 of a smaller figure) showing, at 1440x900 and in lecture mode at 1920x1080 and 1280x720; lecture text is projector-sized;
 in-app page switches keep the language even when the browser's own language is another."""
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from app_pages._support.path import PATH
 from devtools.app_server import wait_for_app
+from tests.page_tour import NO_MAIN_CHART
+from tests.page_tour import SCREENS as tour_screens
 from tests.test_browser_classroom import MIN_BODY_PX, MIN_CHART_PX
 
 pytestmark = pytest.mark.browser
 
 MIN_VISIBLE_PX = 300
-NO_MAIN_CHART = {"classroom"}          # exercise cards come first there, charts only inside the demos
-VIEWPORTS = [(1440, 900, False), (1920, 1080, True), (1280, 720, True)]
-
-MAIN_FIGURE = """() => {
-  const plot = document.querySelector('[data-testid="stMain"] .js-plotly-plot, [data-testid="stMain"] .gdn-figure');
-  if (!plot) return null;
-  const r = plot.getBoundingClientRect();
-  return {top: r.top, visible: Math.min(r.bottom, innerHeight) - Math.max(r.top, 0), height: r.height};
-}"""
-
-# A chart whose code is still loading is a stSkeleton, not yet a stPlotlyChart: wait for both kinds to be drawn
-ALL_CHARTS_DRAWN = """() => !document.querySelector('[data-testid="stMain"] [data-testid="stSkeleton"]')
-  && [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stPlotlyChart"]')]
-     .every(chart => chart.querySelector('.js-plotly-plot'))"""
-
-LECTURE_SIZES = """() => {
-  const px = el => parseFloat(getComputedStyle(el).fontSize);
-  const shown = sel => [...document.querySelectorAll('[data-testid="stMain"] ' + sel)].filter(e => e.offsetParent);
-  const body = shown('[data-testid="stMarkdownContainer"] p');
-  const pairs = shown('[data-testid="stMetric"]').map(m => [
-      px(m.querySelector('[data-testid="stMetricValue"]')),
-      px(m.querySelector('[data-testid="stMetricLabel"] p') || m.querySelector('[data-testid="stMetricLabel"]'))]);
-  const ticks = shown('.js-plotly-plot .xtick text, .js-plotly-plot .ytick text, .gdn-figure th, .gdn-figure td.cell');
-  return {body: body.length ? Math.min(...body.map(px)) : null, metrics: pairs,
-          ticks: ticks.length ? Math.min(...ticks.map(px)) : null};
-}"""
+SCREENS = ["1440x900", "1920x1080", "1280x720"]
 
 
-@pytest.mark.parametrize("width,height,lecture", VIEWPORTS, ids=lambda v: str(v))
-def test_main_figure_is_on_the_first_screen(browser, app_url, width, height, lecture):
-    context = browser.new_context(viewport={"width": width, "height": height})
-    page = context.new_page()
+@pytest.mark.parametrize("screen", SCREENS)
+def test_main_figure_is_on_the_first_screen(tour, screen):
+    """Each page's default view opened by its link in both languages (tests/page_tour.py: the load is shared
+    with the other tests that look at it; there the main figure and, in lecture mode, the text sizes are read
+    once every chart is drawn)."""
+    width, height, lecture = tour_screens[screen]
     misses = []
     for stop in PATH:
         if stop.url_path in NO_MAIN_CHART:
             continue
         for lang in ("zh", "en"):
-            page.goto(f"{app_url}/{stop.address}?lang={lang}" + ("&mode=lecture" if lecture else ""))
-            wait_for_app(page)
-            try:                        # a figure the browser unpacks (player, explorer) lands after the run, and
-                # each Plotly chart mounts on its own: measured before the first is drawn, a lower one was found
-                page.wait_for_function(f"({MAIN_FIGURE})() !== null && ({ALL_CHARTS_DRAWN})()", timeout=30_000)
-            except PlaywrightTimeout:
-                pass                    # no figure: recorded as a miss below
-            box = page.evaluate(MAIN_FIGURE)
+            seen = tour.get(lang, screen)[stop.url_path]
+            box = seen["main_figure"]
             # at least MIN_VISIBLE_PX of it, or all of a smaller figure (the chunking page's 3 x 3 tables)
             if box is None or box["top"] >= height or box["visible"] < min(MIN_VISIBLE_PX, box["height"] - 1):
                 misses.append((stop.url_path, lang, box))
             if lecture:
-                sizes = page.evaluate(LECTURE_SIZES)
+                sizes = seen["lecture_sizes"]
                 if sizes["body"] is not None and sizes["body"] < MIN_BODY_PX:
                     misses.append((stop.url_path, lang, "body text", sizes["body"]))
                 if sizes["ticks"] is not None and sizes["ticks"] < MIN_CHART_PX:
@@ -68,15 +40,13 @@ def test_main_figure_is_on_the_first_screen(browser, app_url, width, height, lec
                 small = [p for p in sizes["metrics"] if p[0] < p[1]]
                 if small:
                     misses.append((stop.url_path, lang, "metric value smaller than its label", small))
-    context.close()
     assert not misses, "\n".join(map(str, misses))
 
 
-def test_page_switches_keep_the_language_of_the_link(browser, app_url):
+def test_page_switches_keep_the_language_of_the_link(tabs, app_url):
     """The browser says English, the link says Chinese: navigation, next links, "show me live" and the
     real model's replay must all keep Chinese (a bare st.switch_page used to lose it)."""
-    context = browser.new_context(locale="en-US", viewport={"width": 1440, "height": 900})
-    page = context.new_page()
+    page = tabs.open({"width": 1440, "height": 900}, locale="en-US")      # a kept tab, as a new visitor's
     nav = lambda: [x.split("\n")[-1] for x in page.locator('[data-testid="stTopNavLink"]').all_inner_texts()]
     page.goto(f"{app_url}/{PATH[0].address}?lang=zh")
     wait_for_app(page)
@@ -101,7 +71,6 @@ def test_page_switches_keep_the_language_of_the_link(browser, app_url):
     page.wait_for_function("!location.pathname.endsWith('/classroom')", timeout=30_000)
     wait_for_app(page)
     assert "lang=zh" in page.url and "记忆表" in nav(), (page.url, nav())
-    context.close()
 
 
 def test_a_language_switch_relabels_the_chosen_options(page, app_url):

@@ -9,6 +9,7 @@ import pytest
 
 from gdn.units import half_life
 from devtools.app_server import SentMessages, wait_for_app
+from tests.page_tour import SCREENS
 from tests.test_playground import overwrite_closed_form
 
 pytestmark = pytest.mark.browser
@@ -81,21 +82,13 @@ def test_key_norm_sliders_move_through_the_regimes(page, app_url):
 
 @pytest.mark.parametrize("panel", ["halflife", "repeat", "knorm", "overwrite"])
 @pytest.mark.parametrize("lang", ["zh", "en"])
-@pytest.mark.parametrize("width,height,mode", [(1440, 900, ""), (1920, 1080, "&mode=lecture"),
-                                               (1280, 720, "&mode=lecture")])
-def test_a_toy_and_its_sliders_fit_the_first_screen(browser, app_url, panel, lang, width, height, mode):
-    context = browser.new_context(viewport={"width": width, "height": height})
-    page = context.new_page()
-    open_toy(page, app_url, f"lang={lang}{mode}&playground_panel={panel}")
-    box = page.evaluate("""() => { const toy = document.querySelector('.gdn-toy'), ex = toy.closest('.gdn-explorer');
-      const controls = [...ex.querySelectorAll('.gdn-explorer-control')].map(c => c.getBoundingClientRect());
-      return {top: Math.min(toy.getBoundingClientRect().top, ...controls.map(c => c.top)),   // the panel's toy, not the 2-D write below
-              bottom: Math.max((toy.querySelector('svg') || toy.querySelector('.ow-pair')).getBoundingClientRect().bottom,
-                               ...controls.map(c => c.bottom)),
-              overflow: [...ex.querySelectorAll('.gdn-explorer-row')].filter(e => e.scrollWidth > e.clientWidth + 1).length};
-    }""")
+@pytest.mark.parametrize("screen", ["1440x900", "1920x1080", "1280x720"])
+def test_a_toy_and_its_sliders_fit_the_first_screen(tour, panel, lang, screen):
+    """The panel opened by its link (the overwrite panel: the page's default), read as loaded
+    (tests/page_tour.py: one load per page, language and screen, shared with the other tests that look)."""
+    width, height, _ = SCREENS[screen]
+    box = tour.get(lang, screen)["playground" if panel == "overwrite" else f"playground-{panel}"]["toy"]
     assert box["top"] >= 0 and box["bottom"] <= height and box["overflow"] == 0, (width, height, box)
-    context.close()
 
 
 WRITE_2D = """() => Object.fromEntries([...document.querySelectorAll('.gdn-write2d .metric')]
@@ -136,25 +129,13 @@ def test_2d_write_sliders_answer_in_the_browser(page, app_url, lang):
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
-@pytest.mark.parametrize("width,height,mode", [(1440, 900, ""), (1280, 720, "&mode=lecture")])
-def test_the_2d_write_and_its_sliders_fit_one_screen(browser, app_url, lang, width, height, mode):
-    """Scrolled to its heading, the 2-D write's sliders and both planes are on one screen."""
-    context = browser.new_context(viewport={"width": width, "height": height})
-    page = context.new_page()
-    page.goto(f"{app_url}/playground?lang={lang}{mode}&playground_panel=halflife")
-    wait_for_app(page)
-    page.wait_for_selector(".gdn-write2d svg")
-    box = page.evaluate("""() => { const ex = document.querySelector('.gdn-write2d').closest('.gdn-explorer');
-      const heading = [...document.querySelectorAll('h3')].find(h => ex.compareDocumentPosition(h) & Node.DOCUMENT_POSITION_PRECEDING
-                                                                  && h.getBoundingClientRect().top < ex.getBoundingClientRect().top);
-      (heading || ex).scrollIntoView({block: 'start'});
-      const controls = [...ex.querySelectorAll('.gdn-explorer-control')].map(c => c.getBoundingClientRect());
-      return {top: Math.min(...controls.map(c => c.top)), bottom: Math.max(ex.querySelector('svg').getBoundingClientRect().bottom,
-              ...controls.map(c => c.bottom)), overflow: [...ex.querySelectorAll('.gdn-explorer-row')]
-              .filter(e => e.scrollWidth > e.clientWidth + 1).length};
-    }""")
+@pytest.mark.parametrize("screen", ["1440x900", "1280x720"])
+def test_the_2d_write_and_its_sliders_fit_one_screen(tour, lang, screen):
+    """Scrolled to its heading, the 2-D write's sliders and both planes are on one screen (the half-life
+    panel's load of tests/page_tour.py, scrolled there after every other reading of it)."""
+    width, height, _ = SCREENS[screen]
+    box = tour.get(lang, screen)["playground-halflife"]["write2d"]
     assert box["top"] >= 0 and box["bottom"] <= height and box["overflow"] == 0, (width, height, box)
-    context.close()
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -194,22 +175,13 @@ def test_overwrite_sliders_answer_in_the_browser(page, app_url, lang):
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
-def test_overwrite_panel_dragged_sliders_and_figure_at_1280x720(browser, app_url, lang):
+def test_overwrite_panel_dragged_sliders_and_figure_at_1280x720(tour, lang):
     """Lecture mode on a 1280x720 projector: alpha, beta and the key norm, the staircase with its axis
-    title and the readout table are on the first screen (the example's shape widgets go under the toy)."""
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
-    page = context.new_page()
-    open_toy(page, app_url, f"lang={lang}&mode=lecture&playground_panel=overwrite")
-    got = page.evaluate("""() => {
-      const bottom = (s) => document.querySelector(s).getBoundingClientRect().bottom;
-      return {sliders: ['alpha', 'beta', 'knorm'].map(k => bottom(`.gdn-x-playground_overwrite_${k}`)),
-              title: bottom('.ow-axis-title'), table: bottom('.ow-table'),
-              ticks: Math.max(...[...document.querySelectorAll('.ow-axis span')].map(t => t.getBoundingClientRect().bottom)),
-              titleTop: document.querySelector('.ow-axis-title').getBoundingClientRect().top};
-    }""")
+    title and the readout table are on the first screen (the example's shape widgets go under the toy).
+    The overwrite panel is the playground's default view: its load in tests/page_tour.py."""
+    got = tour.get(lang, "1280x720")["playground"]["overwrite"]
     assert max(got["sliders"]) <= 720 and got["title"] <= 720 and got["table"] <= 720, got
     assert got["titleTop"] >= got["ticks"] - 1, got                  # the axis title below its tick labels
-    context.close()
 
 
 def test_overwrite_geometry_switch_brings_the_angle_slider(page, app_url):

@@ -6,6 +6,7 @@ import pytest
 from gdn.i18n import t
 from gdn.qwen35 import list_sources, load_model
 from devtools.app_server import rerun, wait_for_app
+from tests.page_tour import SCREENS
 
 pytestmark = pytest.mark.browser
 
@@ -61,14 +62,12 @@ def test_empty_prompt_then_text_then_run_twice(page, app_url):
     assert page.locator(".rm-gates").count() > 0 and "The prompt is empty" not in page.inner_text("body")
 
 
-@pytest.mark.parametrize("width,height,query", [(1440, 900, "lang=en"), (1440, 900, "lang=zh"),
-                                                (1920, 1080, "lang=en&mode=lecture"), (1280, 720, "lang=zh&mode=lecture")],
-                         ids=["1440-en", "1440-zh", "lecture-1920", "lecture-1280"])
-def test_main_figure_starts_in_the_first_screen(page, app_url, width, height, query):
-    page.set_viewport_size({"width": width, "height": height})
-    page.goto(f"{app_url}/real_model?{query}")
-    wait_for_app(page)
-    box = page.locator(".rm-gates").first.bounding_box()
+@pytest.mark.parametrize("lang,screen", [("en", "1440x900"), ("zh", "1440x900"), ("en", "1920x1080"),
+                                         ("zh", "1280x720")], ids=["1440-en", "1440-zh", "lecture-1920", "lecture-1280"])
+def test_main_figure_starts_in_the_first_screen(tour, lang, screen):
+    """The page opened by its link (lecture mode at 1920 and 1280), read as loaded (tests/page_tour.py)."""
+    height = SCREENS[screen][1]
+    box = tour.get(lang, screen)["real_model"]["gates"]
     assert box["y"] < height and min(box["y"] + box["height"], height) - box["y"] >= 300
 
 

@@ -117,22 +117,19 @@ def test_a_moved_slider_reaches_the_share_link(page, app_url):
 @pytest.mark.parametrize("width,height,mode", [(1440, 900, ""), (1920, 1080, "&mode=lecture"),
                                                (1280, 720, "&mode=lecture")])
 @pytest.mark.parametrize("lang", ["zh", "en"])
-def test_the_first_figure_and_its_sliders_are_in_the_first_screen(browser, app_url, width, height, mode, lang):
-    context = browser.new_context(viewport={"width": width, "height": height})
-    page = context.new_page()
+def test_the_first_figure_and_its_sliders_are_in_the_first_screen(tabs, app_url, width, height, mode, lang):
+    page = tabs.open({"width": width, "height": height})
     open_start(page, app_url, f"lang={lang}{mode}&start_T=12")      # the tallest frame
     box = page.evaluate("""() => { const r = (s) => document.querySelector(s).getBoundingClientRect();
       return {bar: r('.gdn-explorer-bar').top, bottom: Math.max(...[...document.querySelectorAll(
         '.gdn-att > section *')].map(e => e.getBoundingClientRect().bottom))}; }""")
     assert box["bar"] >= 0 and box["bottom"] <= height, (width, height, box)
-    context.close()
 
 
 @pytest.mark.parametrize("width,height,mode", [(1440, 900, ""), (1920, 1080, "&mode=lecture"),
                                                (1280, 720, "&mode=lecture")])
-def test_the_layer_diagram_is_full_width_and_clips_nothing(browser, app_url, width, height, mode):
-    context = browser.new_context(viewport={"width": width, "height": height})
-    page = context.new_page()
+def test_the_layer_diagram_is_full_width_and_clips_nothing(tabs, app_url, width, height, mode):
+    page = tabs.open({"width": width, "height": height})
     open_start(page, app_url, f"lang=zh{mode}")
     page.locator(".gdn-block").scroll_into_view_if_needed()
     got = page.evaluate("""() => {
@@ -148,19 +145,19 @@ def test_the_layer_diagram_is_full_width_and_clips_nothing(browser, app_url, wid
     assert got["width"] >= got["main"] - 1                           # as wide as the page's content
     if width == 1920:
         assert got["font"] >= 20, got                                # lecture text at 1920 x 1080
-    context.close()
 
 
-@pytest.fixture(scope="module")
-def english_browser(browser):
-    context = browser.new_context(viewport={"width": 1440, "height": 900}, locale="en-US")
-    yield context
-    context.close()
+@pytest.fixture
+def english_tab(tabs):
+    """A tab of a browser that says English (a kept tab, wiped after the test: tests/conftest.py's Tabs)."""
+    tab = tabs.open({"width": 1440, "height": 900}, locale="en-US")
+    yield tab
+    tabs.wipe(tab)
 
 
 @pytest.mark.parametrize("box", list(LAYOUT))
-def test_a_click_on_each_box_opens_its_page_in_chinese(english_browser, app_url, box):
-    page = english_browser.new_page()
+def test_a_click_on_each_box_opens_its_page_in_chinese(english_tab, app_url, box):
+    page = english_tab
     page.goto(f"{app_url}/?lang=zh")
     wait_for_app(page)
     page.locator(f".blk-box[data-open='{box}']").click()
@@ -173,7 +170,6 @@ def test_a_click_on_each_box_opens_its_page_in_chinese(english_browser, app_url,
     assert title in page.inner_text("h1")
     if param:
         assert query[param[0]] == [param[1]]
-    page.close()
 
 
 def test_start_has_its_own_address(page, app_url):

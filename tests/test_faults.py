@@ -311,9 +311,10 @@ def test_every_download_button_delivers_on_a_fresh_server(browser):
     """A fresh server; every page and real-model view opened by its link, every download button on it clicked."""
     seen = {}
     with start_server() as (url, proc):
+        # one tab going from page to page, as a visitor's (a new tab per page cost a second each)
+        context = browser.new_context(viewport={"width": 1440, "height": 900}, accept_downloads=True)
+        page = context.new_page()
         for path in PAGES:
-            context = browser.new_context(viewport={"width": 1440, "height": 900}, accept_downloads=True)
-            page = context.new_page()
             page.goto(f"{url}/{path}{'&' if '?' in path else '?'}lang=en")
             view = path.split("=")[-1] if "real_model" in path else None
             ready = {"gates": ".gdn-figure", "head": ".js-plotly-plot", "intervene": ".st-key-real_model_iv_head",
@@ -328,7 +329,7 @@ def test_every_download_button_delivers_on_a_fresh_server(browser):
                     buttons.nth(i).click()
                 size = Path(download.value.path()).stat().st_size
                 seen[f"{path} #{i} {download.value.suggested_filename}"] = size
-            context.close()
+        context.close()
         proc.terminate()
         log = proc.communicate(timeout=30)[0].decode()
     assert len(seen) >= 10, seen                                         # the figures' HTML, CSV and JSON exports
