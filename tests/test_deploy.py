@@ -85,11 +85,11 @@ def class_server():
 def test_three_replicas_behind_nginx_share_a_class(class_server, browser):
     url, pids, logs = class_server
     prompt = "the tiger is red . ask tiger ?"
-    contexts = [browser.new_context(viewport={"width": 1280, "height": 800}) for _ in range(6)]
-    pages = [context.new_page() for context in contexts]  # six students, one NAT (all 127.0.0.1), who
-    for page in pages:                                    # arrive at once: their page loads overlap
-        page.goto(f"{url}/real_model?lang=en", wait_until="commit")
-    for i, page in enumerate(pages):
+    contexts = []
+    for i in range(6):                                    # six students, one NAT (all 127.0.0.1)
+        context = browser.new_context(viewport={"width": 1280, "height": 800})
+        page = context.new_page()
+        page.goto(f"{url}/real_model?lang=en")
         page.wait_for_selector(".rm-gates", timeout=90_000)
         page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(
             files=[{"name": f"p{i}.txt", "mimeType": "text/plain", "buffer": f"{prompt} {i}".encode()}])
@@ -99,6 +99,7 @@ def test_three_replicas_behind_nginx_share_a_class(class_server, browser):
             assert time.monotonic() < deadline, "the uploaded prompt never arrived"
             time.sleep(0.3)
         assert page.locator('[data-testid="stException"]').count() == 0
+        contexts.append(context)
     # nginx logs a websocket when it closes; the uploads are done: one per session, each on its replica.
     uploads = [line for line in (logs / "access.log").read_text().splitlines() if "/_stcore/upload_file" in line]
     upstreams = {re.search(r"-> (\S+)", line).group(1) for line in uploads}
