@@ -105,3 +105,63 @@ def test_a_run_that_waited_too_long_runs_alongside_and_does_not_release_the_hold
     leave.set()
     a.join(10)
     assert not turn._turn.locked()
+
+
+def test_the_turn_goes_to_the_waiting_runs_in_arrival_order():
+    held, leave, order = threading.Event(), threading.Event(), []
+
+    def holder():
+        with turn.taken():
+            held.set()
+            leave.wait(10)
+
+    def run(i):
+        with turn.taken():
+            order.append(i)
+
+    a = in_thread(holder)
+    held.wait(10)
+    waiters = []
+    for i in (1, 2, 3, 4):                            # each joins the line only after the one before it
+        waiters.append(in_thread(lambda i=i: run(i)))
+        wait_until(lambda: len(turn._turn._waiting) == i)
+    leave.set()
+    for t in (a, *waiters):
+        t.join(10)
+    assert order == [1, 2, 3, 4]
+    assert not turn._turn.locked() and not turn._turn._waiting
+
+
+def test_a_run_taking_its_turn_back_goes_ahead_of_the_runs_that_have_not_started():
+    computing, finish, held, order = threading.Event(), threading.Event(), threading.Event(), []
+    leave = threading.Event()
+
+    def forward_pass():
+        with turn.taken():
+            with turn.given_up():
+                computing.set()
+                finish.wait(10)
+            order.append("back")
+
+    def holder():
+        with turn.taken():
+            held.set()
+            leave.wait(10)
+            order.append("holder")
+
+    def fresh():
+        with turn.taken():
+            order.append("fresh")
+
+    a = in_thread(forward_pass)
+    computing.wait(10)
+    b = in_thread(holder)
+    held.wait(10)
+    c = in_thread(fresh)
+    wait_until(lambda: len(turn._turn._waiting) == 1)   # a fresh run waits
+    finish.set()
+    wait_until(lambda: len(turn._turn._waiting) == 2)   # the forward pass wants its turn back
+    leave.set()
+    for t in (a, b, c):
+        t.join(10)
+    assert order == ["holder", "back", "fresh"]

@@ -16,14 +16,56 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from collections import deque
 
 TURN_WAIT_S = 2.0
-_turn = threading.Lock()
+
+
+class _Line:
+    """A lock handed to its waiters in arrival order (threading.Lock wakes any of them: under load some
+    waited their whole TURN_WAIT_S while later runs went first). acquire(timeout) is False after timeout."""
+
+    def __init__(self):
+        self._guard, self._busy, self._waiting = threading.Lock(), False, deque()
+
+    def locked(self) -> bool:
+        return self._busy
+
+    def acquire(self, timeout: float, first: bool = False) -> bool:
+        """first: go to the head of the line (a run taking its turn back after a forward pass has waited
+        once already; finishing it first frees its session soonest)."""
+        with self._guard:
+            if not self._busy:
+                self._busy = True
+                return True
+            mine = threading.Lock()
+            mine.acquire()
+            if first:
+                self._waiting.appendleft(mine)
+            else:
+                self._waiting.append(mine)
+        if mine.acquire(timeout=timeout):            # released by release(): the turn is this thread's
+            return True
+        with self._guard:
+            if mine in self._waiting:                # still in line: leave it and run without the turn
+                self._waiting.remove(mine)
+                return False
+        return True                                  # handed over between the timeout and the guard
+
+    def release(self) -> None:
+        with self._guard:
+            if self._waiting:
+                self._waiting.popleft().release()    # the next in line holds it now: _busy stays True
+            else:
+                self._busy = False
+
+
+_turn = _Line()
 _mine = threading.local()          # .held: this thread holds the turn now
 
 
-def _take() -> None:
-    _mine.held = _turn.acquire(timeout=TURN_WAIT_S)
+def _take(first: bool = False) -> None:
+    _mine.held = _turn.acquire(timeout=TURN_WAIT_S, first=first)
 
 
 def _give() -> None:
@@ -45,12 +87,13 @@ def taken():
 
 @contextlib.contextmanager
 def given_up():
-    """Let the other runs go while the `with` body waits or computes outside Python's lock (torch);
-    the turn is taken back afterwards. A no-op in a thread that does not hold the turn (a fragment)."""
+    """Let the other runs go while the `with` body waits (a place in line, the network) or computes for long
+    (a forward pass, a big figure); the turn is taken back afterwards, ahead of the runs that have not
+    started. A no-op in a thread that does not hold the turn (a fragment's rerun)."""
     held = getattr(_mine, "held", False)
     _give()
     try:
         yield
     finally:
         if held:
-            _take()
+            _take(first=True)
