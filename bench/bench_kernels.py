@@ -14,8 +14,10 @@ fla or transformers, ours replays its state scan from one, see below):
 
     python bench/bench_kernels.py --device cuda --table --T 4096 32768 --B 1 8 --repeats 7
 
-On CUDA "ours chunk" replays its state scan from a CUDA graph (gdn/ops/scan.py); "ours chunk eager"
-is the same kernel with the graph turned off, so the graph's share is visible.
+On CUDA with Triton and at most 32 heads "ours chunk" carries the state through the chunks in one Triton
+kernel (gdn/ops/state_pass.py); otherwise it replays its torch state scan from a CUDA graph
+(gdn/ops/scan.py), and "ours chunk eager" is that with the graph turned off. The table's last two
+columns time the torch scan in the same rounds ("ours, torch scan"), so the Triton pass's share is visible.
 
 Every ratio is measured in one run: the kernels being compared are timed in turn, round after round, and
 each reports the median of its rounds, so load from other processes hits them alike. Ratios read
@@ -39,7 +41,7 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere without installing
-from gdn.ops import scan
+from gdn.ops import chunk, scan
 from gdn.ops.chunk import chunk_gated_delta_rule
 from gdn.ops.naive import recurrent_gated_delta_rule
 
@@ -133,6 +135,17 @@ def rel_err(a, b):
     return ((a.float() - b.float()).norm() / b.float().norm()).item()
 
 
+def torch_scan(fn):
+    """fn with the Triton state pass turned off: the GPU path's torch scan (gdn/ops/scan.py) instead."""
+    def run(*args, **kwargs):
+        saved, chunk.state_pass_available = chunk.state_pass_available, lambda *_: False
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            chunk.state_pass_available = saved
+    return run
+
+
 def bench_one(T, args, peers):
     hf_chunk, hf_rec, fla_chunk, _ = peers
     B, H, d, C, dev = 1, args.heads, args.dim, args.chunk_size, args.device
@@ -195,7 +208,8 @@ def table(args, peers):
     H, d, C, dev = args.heads, args.dim, args.chunk_size, args.device
     kw = dict(initial_state=None, output_final_state=False, use_qk_l2norm_in_kernel=True)
     print("\n| dtype | T | B | ours ms | fla ms | transformers ms | ours / fla | transformers / ours "
-          "| err ours | err fla | err transformers | floor |\n|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "| err ours | err fla | err transformers | floor | ours, torch scan ms | err torch scan |"
+          "\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for dtype in (torch.float32, torch.bfloat16):
         for T in args.T:
             for B in args.B:
@@ -205,6 +219,8 @@ def table(args, peers):
                        "transformers": lambda: hf_chunk(q, k, v, g=g, beta=beta, chunk_size=C, **kw)[0]}
                 if fla_chunk is not None:
                     fns["fla"] = lambda: fla_chunk(q=q, k=k, v=v, g=g, beta=beta, **kw)[0]
+                fns["torch scan"] = lambda: torch_scan(chunk_gated_delta_rule)(q, k, v, g=g, beta=beta,
+                                                                                chunk_size=C, **kw)[0]
                 with torch.inference_mode():
                     runs = time_round_robin(fns, args.repeats, dev, args.clock)
                     ref = chunk_gated_delta_rule(*(x.double() for x in (q, k, v)), g=g.double(), beta=beta.double(),
@@ -216,7 +232,8 @@ def table(args, peers):
                 fla_ms = ms.get("fla", float("nan"))
                 print(f"| {str(dtype)[6:]} | {T} | {B} | {ms['ours']:.2f} | {fla_ms:.2f} | {ms['transformers']:.2f} "
                       f"| {ms['ours'] / fla_ms:.2f}x | {ms['transformers'] / ms['ours']:.2f}x | {err['ours']:.1e} "
-                      f"| {err.get('fla', float('nan')):.1e} | {err['transformers']:.1e} | {err['floor']:.1e} |", flush=True)
+                      f"| {err.get('fla', float('nan')):.1e} | {err['transformers']:.1e} | {err['floor']:.1e} "
+                      f"| {ms['torch scan']:.2f} | {err['torch scan']:.1e} |", flush=True)
                 if dev == "cuda":
                     torch.cuda.empty_cache()
 

@@ -35,9 +35,10 @@ def test_kernel_table_smoke_runs_on_a_cpu_and_errors_sit_at_the_floor():
     assert run.returncode == 0, run.stderr[-2000:]
     rows = [line.split("|")[1:-1] for line in run.stdout.splitlines() if re.match(r"\| (float32|bfloat16) \|", line)]
     assert len(rows) == 2 * 2 * 2, run.stdout                          # dtypes x smoke T (33, 64) x B (1, 8)
-    for dtype, *_, err_ours, _err_fla, err_hf, floor in (map(str.strip, row) for row in rows):
+    for dtype, *_, err_ours, _err_fla, err_hf, floor, _ms_torch_scan, err_torch_scan in (map(str.strip, row)
+                                                                                          for row in rows):
         limit = 1e-5 if dtype == "float32" else 2 * float(floor)
-        assert float(err_ours) < limit and float(err_hf) < limit, (dtype, err_ours, err_hf, floor)
+        assert max(float(err_ours), float(err_hf), float(err_torch_scan)) < limit, (dtype, err_ours, err_hf, floor)
 
 
 def test_load_bench_smoke_prints_its_ratios():

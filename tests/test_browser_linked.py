@@ -31,6 +31,10 @@ def test_hovering_a_token_links_every_figure(page, app_url, lang):
     alphas = [float(re.search(r"α = (-?[\d.]+)", t).group(1)) for t in titles]
     shown = [float(x) for x in card.locator("tr").nth(1).locator("td").all_inner_texts()]
     assert shown == pytest.approx([round(a, 2) for a in alphas], abs=0.006)
+    # The whole card shows inside its fixed-height slot: the β row too (it was once clipped away).
+    overflow = page.evaluate("""(() => { const c = document.querySelector('.gdn-tok-card[data-card="5"]');
+        return c.getBoundingClientRect().bottom - c.closest('.gdn-tok-slot').getBoundingClientRect().bottom; })()""")
+    assert overflow <= 1, overflow
     page.locator('.rm-chip[data-tok="2"]').hover()                # a chip lights the figures too
     page.locator('.gdn-tok-card[data-card="2"]').wait_for(state="visible")
     assert page.locator('.rm-gates td[data-tok="2"].gdn-tok-hover').count() >= 2 * heads

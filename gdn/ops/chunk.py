@@ -40,7 +40,9 @@ the chunk's state update, written as one affine map of the state,
 
 is precomputed for every chunk, the states are scanned with one matmul per chunk (gdn.ops.scan,
 replayed from a CUDA graph), and the new values and outputs are then batched again. The FLOP count
-of the scan is the same (2 K^2 V per chunk and head, as 4 c K V with c = K / 2).
+of the scan is the same (2 K^2 V per chunk and head, as 4 c K V with c = K / 2). With Triton on
+CUDA and few heads (gdn.ops.state_pass) no map is formed: one kernel walks the chunks with the state
+in registers and writes every chunk's outputs itself.
 
 Half precision. For bfloat16 (or float16) inputs off the CPU, the products with a [K, *] side (the
 chunk maps K~^T W and K~^T U, and the state reads W S and Q S: 8 of the 13 MFLOP per chunk and head at
@@ -56,7 +58,9 @@ from __future__ import annotations
 import torch
 
 from gdn.ops.inputs import check_inputs, l2_normalize, working_dtype
-from gdn.ops.scan import affine_scan
+from gdn.ops.matmul import matmul_dtype, mm, mm_add, mm_add_
+from gdn.ops.scan import scan_block
+from gdn.ops.state_pass import state_pass, state_pass_available
 
 # The chunk length every caller uses unless it has a measured reason not to (the Qwen3.5 model and
 # the demo training included): 64 is what fla and transformers use.
@@ -99,35 +103,6 @@ def chunk_gated_delta_rule(q, k, v, g, beta, *, chunk_size=CHUNK_SIZE, scale=Non
                       matmul_dtype=dtype if on_cpu else matmul_dtype(v, dtype))
     verdict()
     return o, (S if output_final_state else None)
-
-
-def matmul_dtype(v: torch.Tensor, working: torch.dtype) -> torch.dtype:
-    """The dtype the GEMMs read: v's own for bfloat16 / float16 inputs (see Half precision above), else
-    the working dtype."""
-    return v.dtype if v.dtype in (torch.bfloat16, torch.float16) else working
-
-
-def mm(a: torch.Tensor, b: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
-    """Batched a @ b with both factors read in `dtype` (a half dtype accumulates in float32 inside the
-    GEMM), returned in a's dtype. With dtype = a's dtype it is plain torch.bmm (a factor already cast
-    to a half dtype gives a half result: the caller casts it back)."""
-    if dtype == a.dtype:
-        return torch.bmm(a, b.to(dtype))
-    return torch.bmm(a.to(dtype), b.to(dtype)).to(a.dtype)
-
-
-def mm_add(c: torch.Tensor, a: torch.Tensor, b: torch.Tensor, dtype: torch.dtype, alpha: float = 1) -> torch.Tensor:
-    """c + alpha * a @ b, the product read as in mm (one fused baddbmm when no cast is needed)."""
-    if dtype == c.dtype:
-        return torch.baddbmm(c, a, b, alpha=alpha)
-    return c.add(mm(a, b, dtype), alpha=alpha)
-
-
-def mm_add_(c: torch.Tensor, a: torch.Tensor, b: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
-    """c += a @ b in place (c a fresh temporary whose old value autograd does not need), read as in mm."""
-    if dtype == c.dtype:
-        return c.baddbmm_(a, b)
-    return c.add_(mm(a, b, dtype))
 
 
 def chunk_scan(q, k, v, g, beta, S, *, chunk_size: int, scale: float, l2norm: bool, chunks_per_block: int | None,
@@ -260,6 +235,10 @@ def ut_inverse(A: torch.Tensor) -> torch.Tensor:
                                          unitriangular=True)
 
 
+def grads_needed(*tensors: torch.Tensor) -> bool:
+    return torch.is_grad_enabled() and any(x.requires_grad for x in tensors)
+
+
 def _block(q, k, v, g, beta, S, md, scan_maps=True):
     """n chunks of c tokens each, chunk-major with the BH = B*H heads inside (row i*BH + h).
     q, k: [n*BH, c, K]; v: [n*BH, c, V]; g: [n*BH, c]; beta: [n*BH, c] or per channel [n*BH, c, V];
@@ -283,11 +262,13 @@ def _block(q, k, v, g, beta, S, md, scan_maps=True):
     k_to_end = k * Gamma[:, -1, :, None]                               # [nBH, c, K]  decayed to the chunk end
     chunk_decay = decay[:, -1, None, None]                             # [nBH, 1, 1]  e^gamma_c
     n = q.shape[0] // BH
-    if scan_maps and beta.dim() == 2 and n > 1:                        # the GPU path: scan affine maps
-        return _block_by_transitions(q_decayed, scores, k_to_end, chunk_decay, U, W, S, md)
+    if scan_maps and beta.dim() == 2 and n > 1:                        # the GPU path
+        if not grads_needed(q, k, v, g, beta, S) and state_pass_available(S, q.shape[1]):
+            return state_pass(q_decayed, scores, k_to_end, chunk_decay, U, W, S, md)   # one Triton kernel
+        return scan_block(q_decayed, scores, k_to_end, chunk_decay, U, W, S, md)   # scan affine maps
     # 2. The state, chunk after chunk (rows i*BH ... i*BH + BH - 1 are chunk i). The in-place
     # updates touch only fresh temporaries whose old values autograd does not need.
-    in_place = not (torch.is_grad_enabled() and any(x.requires_grad for x in (q, k, v, g, beta, S)))
+    in_place = not grads_needed(q, k, v, g, beta, S)
     outs = []
     for rows in (slice(i * BH, (i + 1) * BH) for i in range(q.shape[0] // BH)):
         if beta.dim() == 2 and not scan_maps:
@@ -303,22 +284,3 @@ def _block(q, k, v, g, beta, S, md, scan_maps=True):
         S = S.mul_(chunk_decay[rows]) if in_place else S * chunk_decay[rows]
         S = mm_add_(S, k_to_end[rows].transpose(1, 2), new_v, md)      # [BH, K, V]
     return (outs[0][None] if len(outs) == 1 else torch.stack(outs)), S  # [n, BH, c, V]
-
-
-def _block_by_transitions(q_decayed, scores, k_to_end, chunk_decay, U, W, S, md):
-    """_block's state loop for n > 1 chunks of per-head beta, with one matmul per chunk in the loop.
-    Chunk i maps its start state to S_{i+1} = A_i S_i + B_i (A_i = e^gamma_c I - k_to_end^T W,
-    B_i = k_to_end^T U); every other product needs only S_i and is batched over all chunks."""
-    BH, K, V = S.shape
-    n = q_decayed.shape[0] // BH
-    # Half GEMMs: k_to_end and W each feed two products and S_before two: cast once each (one pass over
-    # [nBH, K, c] or [nBH, K, V] saved per reuse). In the working dtype .to is a no-op.
-    kT, W_md = k_to_end.transpose(1, 2).to(md), W.to(md)               # [nBH, K, c], [nBH, c, K]
-    A = mm(kT, W_md, md).to(S.dtype).neg_()                            # [nBH, K, K]
-    A.diagonal(dim1=1, dim2=2).add_(chunk_decay[:, :, 0])              # + e^gamma_c I, on the diagonal only
-    B = mm(kT, U, md).to(S.dtype)                                      # [nBH, K, V]
-    states = affine_scan(A.view(n, BH, K, K), B.view(n, BH, K, V), S)  # [n + 1, BH, K, V]
-    S_before = states[:-1].reshape(n * BH, K, V).to(md)                # [nBH, K, V]  state entering each chunk
-    new_v = U - mm(W_md, S_before, md).to(S.dtype) if md != S.dtype else mm_add(U, W, S_before, md, alpha=-1)
-    out = mm_add_(mm(q_decayed, S_before, md).to(S.dtype), scores, new_v, S.dtype)  # [nBH, c, V]
-    return out.view(n, BH, *out.shape[1:]), states[-1]
