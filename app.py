@@ -13,34 +13,39 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import streamlit as st
 
 from app_pages import _follow
-from app_pages._support import browser, chrome, heap, path, player  # noqa: F401  (heap: once per process, see heap.py)
+from app_pages._support import browser, chrome, heap, path, player, turn  # noqa: F401  (heap: once per process)
 from app_pages._support.notes import teacher_notes
 from app_pages._support.share_panel import share_panel
 
-chrome.init_session()
-st.set_page_config(page_title="Gated DeltaNet Explorer", page_icon="🧠", layout="wide",
-                   initial_sidebar_state="collapsed" if chrome.lecture() else "auto")
+# One run at a time runs Python on this server (app_pages/_support/turn.py): runs that share the interpreter
+# lock all at once starve the event loop that sends every answer.
+with turn.taken():
+    chrome.init_session()
+    st.set_page_config(page_title="Gated DeltaNet Explorer", page_icon="🧠", layout="wide",
+                       initial_sidebar_state="collapsed" if chrome.lecture() else "auto")
 
-# The navigation is the learning path (app_pages/_support/path.py); its first stop is the default page.
-# Streamlit serves the default page at "/" only, yet reserves its url_path: so it gets a name nobody
-# types, and a hidden twin serves /start. /memory (older links) opens the memory page the same way.
-first = path.PATH[0]
-pages = [st.Page(stop.file, title=chrome.tr(f"nav.short_{stop.key}"), icon=stop.icon,
-                 url_path=stop.url_path if i else f"{stop.url_path}-default", default=i == 0)
-         for i, stop in enumerate(path.PATH)]
-pages.append(st.Page(first.file, title=chrome.tr(f"nav.{first.key}"), url_path=first.url_path, visibility="hidden"))
-pages.append(st.Page("app_pages/memory_table.py", title=chrome.tr("nav.memory"), url_path="memory", visibility="hidden"))
-page = st.navigation(pages, position="top")
-chrome.sidebar_chrome()
-with st.sidebar:        # scripts without a picture: in the sidebar they take no room from the page's first screen
-    player.relay()      # the players' way to Python (app_pages/_support/player.py), outside every fragment
-    browser.clean_text_inputs()           # no unpaired surrogate ever leaves the tab
-browser.say_if_moved()
-page.run()
-browser.keep()                            # the tab keeps the prompt: a class-server replica may die
-path.next_link(page.url_path)
-stop = path.stop_of(page.url_path)
-prefix = stop.key if stop else page.url_path            # widget keys and notes use the stop's key ("memory_t")
-share_panel(page.url_path, prefix)
-teacher_notes(prefix)
-_follow.lead_or_follow(page.url_path)       # a live class's follow-me: the teacher reports, the students follow
+    # The navigation is the learning path (app_pages/_support/path.py); its first stop is the default page.
+    # Streamlit serves the default page at "/" only, yet reserves its url_path: so it gets a name nobody
+    # types, and a hidden twin serves /start. /memory (older links) opens the memory page the same way.
+    first = path.PATH[0]
+    pages = [st.Page(stop.file, title=chrome.tr(f"nav.short_{stop.key}"), icon=stop.icon,
+                     url_path=stop.url_path if i else f"{stop.url_path}-default", default=i == 0)
+             for i, stop in enumerate(path.PATH)]
+    pages.append(st.Page(first.file, title=chrome.tr(f"nav.{first.key}"), url_path=first.url_path,
+                         visibility="hidden"))
+    pages.append(st.Page("app_pages/memory_table.py", title=chrome.tr("nav.memory"), url_path="memory",
+                         visibility="hidden"))
+    page = st.navigation(pages, position="top")
+    chrome.sidebar_chrome()
+    with st.sidebar:        # scripts without a picture: in the sidebar they take no room from the page's first screen
+        player.relay()      # the players' way to Python (app_pages/_support/player.py), outside every fragment
+        browser.clean_text_inputs()           # no unpaired surrogate ever leaves the tab
+    browser.say_if_moved()
+    page.run()
+    browser.keep()                            # the tab keeps the prompt: a class-server replica may die
+    path.next_link(page.url_path)
+    stop = path.stop_of(page.url_path)
+    prefix = stop.key if stop else page.url_path            # widget keys and notes use the stop's key ("memory_t")
+    share_panel(page.url_path, prefix)
+    teacher_notes(prefix)
+    _follow.lead_or_follow(page.url_path)       # a live class's follow-me: the teacher reports, the students follow

@@ -27,7 +27,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from gdn.live.store import LiveError, NoRoom, normalize_code
 from app_pages import _live
 from app_pages._support import path, ui
-from app_pages._support.chrome import chrome_params
+from app_pages._support.chrome import chrome_params, put_param
 from app_pages._support.player import PLAYER_PARAMS
 
 SETTLE_MS = 120             # the teacher's address must hold still this long before it is reported
@@ -125,7 +125,7 @@ def keep_address(params: dict) -> None:
     stepped to would move the address back to step 1 (and the next report with it)."""
     for name in PLAYER_PARAMS:
         if name in params:
-            st.query_params[name] = params[name]
+            put_param(name, params[name])
         else:
             st.query_params.pop(name, None)
 

@@ -10,6 +10,7 @@ from gdn.qwen35.demo.evidence import evidence, intervention_table
 from app_pages._real_model.context import Loaded, Trace
 from app_pages._real_model.found import HINT_STORY, preset_stories, story_for, where
 from app_pages._support import compute, ui
+from app_pages._support.turn import given_up
 
 CHIP_CSS = ("<style>.rm-chip{display:inline-block;margin:2px;padding:1px 6px;border-radius:6px;background:#eef2ff;"
             "font-size:0.9em;border:1px solid #c7d2fe}.rm-cont{color:#94a3b8;background:#f8fafc}</style>")
@@ -20,8 +21,11 @@ MAX_CHIPS = 512
 def trained_evidence(folder: str) -> dict:
     """Gate evidence of the shipped trained model on its fixed task batch (computed once per server; others
     asking meanwhile wait for this one). Outside the forward-pass slots: it is a few small forwards of the
-    3 M-parameter demo, and holding a slot for them would queue every visitor's Run behind it."""
-    return evidence(compute.model(folder))
+    3 M-parameter demo, and holding a slot for them would queue every visitor's Run behind it. Outside the
+    turn too (app_pages/_support/turn.py): the first visitor's ~10 s here must not hold every other run."""
+    model = compute.model(folder)
+    with given_up():
+        return evidence(model)
 
 
 def evidence_fields(ev: dict | None, stopped=None, kept=None) -> dict:

@@ -11,6 +11,7 @@ from gdn.qwen35.errors import error_kind
 from app_pages._real_model import keys
 from app_pages._real_model.fail import fail
 from app_pages._support import compute, ui
+from app_pages._support.turn import given_up
 
 QWEN_08B = "Qwen/Qwen3.5-0.8B"
 QWEN_08B_GB = 1.6              # its safetensors + tokenizer (the one-click button says so before anything is fetched)
@@ -20,7 +21,8 @@ def hub_call(action):
     """Run a hub action; a failure becomes (message, error kind) in session state, for `fail` to show."""
     st.session_state.pop(keys.DOWNLOAD_ERROR, None)
     try:
-        return action()
+        with given_up():                # a hub call waits on the network: the other runs go on meanwhile
+            return action()
     except ValueError as e:
         st.session_state[keys.DOWNLOAD_ERROR] = (str(e), error_kind(e))
     except Exception as e:  # network and hub errors: offline, unknown repo, gated repo, full disk...

@@ -12,5 +12,6 @@
     compute.py      the shared slot pool, bounded result caches and the cached model loader
     caches.py       every cache of the app and the library: bound, key, owner (one list)
     pool.py         SlotPool itself (plain threading, unit-tested without streamlit)
+    turn.py         one script run at a time runs Python (app.py holds the turn); waiting work gives it up
     heap.py         freezes the long-lived objects once, so the collection after every run is cheap
 """

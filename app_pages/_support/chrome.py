@@ -73,15 +73,23 @@ def sidebar_chrome() -> None:
                  horizontal=True, on_change=_copy_widget, args=("lang", "_lang"))
         st.toggle(tr("common.lecture_mode"), key="lecture", help=tr("common.lecture_help"),
                   on_change=_copy_widget, args=("lecture", "_lecture"))
-    st.query_params["lang"] = lang()
+    put_param("lang", lang())
     st.html(APP_CSS)
     if lang() != "en":
         st.html(chart_button_css())
     if lecture():
-        st.query_params["mode"] = "lecture"
+        put_param("mode", "lecture")
         st.html(LECTURE_CSS)
     elif "mode" in st.query_params:
         del st.query_params["mode"]
+
+
+def put_param(key: str, value: str) -> None:
+    """Write ?key=value into the address unless it already says exactly that: every write sends the tab a
+    message (page_info_changed), and a class's answers queue behind the messages the server sends
+    (bench/README.md, "Where a class's answers wait")."""
+    if st.query_params.get_all(key) != [value]:
+        st.query_params[key] = value
 
 
 def chrome_params() -> dict[str, str]:

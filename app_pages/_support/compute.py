@@ -21,6 +21,7 @@ from gdn.qwen35.sources import Source, folder_stamp, listing_stamp, scan_sources
 from app_pages._support.caches import BOUNDS, SHARED
 from app_pages._support.chrome import tr
 from app_pages._support.pool import PoolTimeout, SlotPool
+from app_pages._support.turn import given_up
 
 WAIT_SECONDS = 300            # give up waiting for a slot after this long (the user can press Run again)
 _held = threading.local()     # .slot: this thread holds a pool slot now
@@ -68,10 +69,10 @@ def in_slot(compute: Callable):
         return compute()
     box = st.empty()
     try:
-        with forward_pool().slot(on_wait=lambda n: box.info(tr("real_model.waiting", position=n),
-                                                            icon=":material/hourglass_top:"),
-                                 timeout=WAIT_SECONDS):
-            box.empty()
+        with given_up(), forward_pool().slot(on_wait=lambda n: box.info(tr("real_model.waiting", position=n),
+                                                                        icon=":material/hourglass_top:"),
+                                             timeout=WAIT_SECONDS):
+            box.empty()                 # the other runs go on while this one waits in line and computes
             _held.slot = True
             try:
                 return compute()

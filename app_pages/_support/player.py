@@ -200,7 +200,7 @@ def _mount(prefix: str, packed: Packed, n_tokens: int, stages: tuple[str, ...], 
     for name in ("t", "stage"):                       # the link mirrors the position (registered for share links)
         key = ui.bound(f"{prefix}_{name}")
         if name in wanted:
-            st.query_params[key] = wanted[name]
+            ui.put_param(key, wanted[name])
         else:
             st.query_params.pop(key, None)
     stage_label = ui.label_maker("common.stage_")

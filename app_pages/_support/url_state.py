@@ -14,7 +14,7 @@ import re
 
 import streamlit as st
 
-from app_pages._support.chrome import lang
+from app_pages._support.chrome import lang, put_param
 
 _REGISTRY = "_linked"          # session key: {widget key: None}, in the order the page linked them
 _KEPT = "_linked_kept"         # session key: {widget key: its last value}, outliving the widget
@@ -62,7 +62,7 @@ def sync_to_url(key: str, default) -> None:
     if value is None or value == default:
         st.query_params.pop(key, None)
     else:
-        st.query_params[key] = str(value)
+        put_param(key, str(value))
 
 
 def relabel_after_language_switch(key: str) -> None:

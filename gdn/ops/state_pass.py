@@ -18,9 +18,9 @@ touch memory.
 Precision: every product is IEEE float32 (Triton's default would be TF32, ~1e-3 relative error). For
 bfloat16 / float16 inputs (gdn.ops.chunk's "Half precision") the three [c, K] factors are read from
 memory in half, half the bytes, and widened before multiplying; the state is never rounded to half, so
-the error stays at or below the torch path's, where S is read in half. Half tensor-core products
-(wgmma on an H200) were tried first and hit an illegal memory access inside Triton's autotuning on the
-H200; the widened form compiles to the same code as the float32 one.
+the error stays at or below the torch path's, where S is read in half. Tensor-core products (bf16
+factors, and tf32 / tf32x3 for float32) were tried and ended in an illegal memory access on the H200
+(Triton 3.6); the widened form compiles to the same code as the float32 one, which runs.
 
 Measured on an H200 (bench_kernels --table, B = 1, H = 16, K = V = 128): fp32 T 32768 10.6 ms against
 13.2 ms with the torch scan (fla: 4.7 ms), T 4096 2.8 against 3.1 ms (fla: 1.8 ms); the pass itself is

@@ -14,6 +14,7 @@ from gdn.qwen35.predict import Predictions
 from app_pages._real_model import keys
 from app_pages._real_model.context import ViewContext
 from app_pages._support import swap, ui
+from app_pages._support.turn import given_up
 
 GUESS_CSS = ("<style>.rm-guess{overflow-x:auto;max-width:100%}.rm-guess table{border-collapse:collapse;font-size:SIZE}"
              ".rm-guess td,.rm-guess th{border:1px solid #e5e7eb;padding:1px 5px;white-space:nowrap;text-align:left}"
@@ -70,14 +71,16 @@ def gates(c: ViewContext) -> None:
     if draws_as_html(c.T, len(c.heads)):
         # Every layer at once, swapped in the browser (no run per layer); HTML, not Plotly: a new layer would
         # mount a new chart, whose newPlot was most of a layer change's wait. The download is this layer's HTML.
-        drawn = {layer: layer_figure(c, p, top_tokens, right, layer, True) for layer in c.run.layers}
+        with given_up():        # every layer built at once: the other runs go on meanwhile
+            drawn = {layer: layer_figure(c, p, top_tokens, right, layer, True) for layer in c.run.layers}
         swap.swap(keys.LAYER, {layer: body for layer, (body, _, _) in drawn.items()}, value=c.layer,
                   default=c.run.layers[0], bar_label=ui.tr("real_model.layer_bar", n=c.loaded.config.num_hidden_layers),
                   name="gates")                               # buttons: the layer numbers, as on the axes
         body, alt, marks = drawn[c.layer]
         ui.html_download(keys.GATES_FIG, body, alt)
     else:
-        fig, alt, marks = layer_figure(c, p, top_tokens, right, c.layer, False)
+        with given_up():        # the Plotly build of a long prompt: ~0.5 s of Python (bench/README.md)
+            fig, alt, marks = layer_figure(c, p, top_tokens, right, c.layer, False)
         ui.show_figure(fig, key=keys.GATES_FIG, alt=alt)
     st.caption(ui.tr("real_model.guesses_caption_same_script" if c.demo else "real_model.guesses_caption"))
     st.html(guesses_html(c, p, dict((t, (a, r)) for t, a, r in right), top_tokens))
