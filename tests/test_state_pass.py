@@ -60,6 +60,10 @@ report["available"] = {"float32": state_pass_available(torch.zeros(4, 32, 32), 1
                        "chunk 24": state_pass_available(torch.zeros(4, 32, 32), 24),
                        "K 8": state_pass_available(torch.zeros(4, 8, 32), 16),
                        "128 heads": state_pass_available(torch.zeros(128, 32, 32), 16)}
+import triton
+from gdn.ops.state_pass_kernel import _fitting
+blocks = [triton.Config({"BV": bv}) for bv in (16, 32, 64)]
+report["blocks for V"] = {V: [c.kwargs["BV"] for c in _fitting(blocks, {"V": V})] for V in (16, 32, 128)}
 print(json.dumps(report))
 '''
 
@@ -89,6 +93,10 @@ def test_the_chunked_kernel_through_the_pass_matches_the_token_loop(report):
 def test_the_pass_is_used_only_where_it_can_run(report):
     assert report["available"] == {"float32": True, "float64": False, "chunk 24": False, "K 8": False,
                                    "128 heads": False}
+
+
+def test_autotuning_tries_only_blocks_that_tile_the_state_columns(report):
+    assert report["blocks for V"] == {"16": [16], "32": [16, 32], "128": [16, 32, 64]}
 
 
 def test_without_the_interpreter_a_cpu_tensor_stays_in_torch():

@@ -36,7 +36,13 @@ def _chunk_step(S, i, h, BH, qd_ptr, p_ptr, kd_ptr, decay_ptr, u_ptr, w_ptr, o_p
     return S * tl.load(decay_ptr + row) + tl.dot(tl.trans(kd), new_v, input_precision="ieee")
 
 
-@triton.autotune(configs=_CONFIGS, key=["C", "K", "V", "HALF"])
+def _fitting(configs, named_args, **kwargs):
+    """Only blocks that tile the state's V columns (V < 64 is allowed: 16 and 32 are powers of two too)."""
+    V = kwargs.get("V", named_args.get("V"))
+    return [c for c in configs if c.kwargs["BV"] <= V]
+
+
+@triton.autotune(configs=_CONFIGS, key=["C", "K", "V", "HALF"], prune_configs_by={"early_config_prune": _fitting})
 @triton.jit
 def state_pass_kernel(qd_ptr, p_ptr, kd_ptr, decay_ptr, u_ptr, w_ptr, s0_ptr, o_ptr, s_end_ptr, n_chunks, BH,
                        C: tl.constexpr, K: tl.constexpr, V: tl.constexpr, BV: tl.constexpr,
