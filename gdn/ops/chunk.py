@@ -236,6 +236,8 @@ def ut_inverse(A: torch.Tensor) -> torch.Tensor:
 
 
 def grads_needed(*tensors: torch.Tensor) -> bool:
+    """Whether autograd records this call: then nothing may be updated in place, and the Triton pass
+    (no backward) is not used."""
     return torch.is_grad_enabled() and any(x.requires_grad for x in tensors)
 
 
