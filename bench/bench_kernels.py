@@ -14,10 +14,10 @@ fla or transformers, ours replays its state scan from one, see below):
 
     python bench/bench_kernels.py --device cuda --table --T 4096 32768 --B 1 8 --repeats 7
 
-On CUDA with Triton and at most 32 heads "ours chunk" carries the state through the chunks in one Triton
-kernel (gdn/ops/state_pass.py); otherwise it replays its torch state scan from a CUDA graph
+On CUDA with Triton "ours chunk" runs the chunked kernel as three Triton kernels (gdn/ops/fused.py);
+otherwise it replays its torch state scan from a CUDA graph
 (gdn/ops/scan.py), and "ours chunk eager" is that with the graph turned off. The table's last two
-columns time the torch scan in the same rounds ("ours, torch scan"), so the Triton pass's share is visible.
+columns time the torch path in the same rounds ("ours, torch scan"), so the Triton kernels' share is visible.
 
 Every ratio is measured in one run: the kernels being compared are timed in turn, round after round, and
 each reports the median of its rounds, so load from other processes hits them alike. Ratios read
@@ -136,13 +136,13 @@ def rel_err(a, b):
 
 
 def torch_scan(fn):
-    """fn with the Triton state pass turned off: the GPU path's torch scan (gdn/ops/scan.py) instead."""
+    """fn with the Triton kernels turned off: the GPU path in torch (gdn/ops/scan.py's state scan) instead."""
     def run(*args, **kwargs):
-        saved, chunk.state_pass_available = chunk.state_pass_available, lambda *_: False
+        saved, chunk.fused_available = chunk.fused_available, lambda *_: False
         try:
             return fn(*args, **kwargs)
         finally:
-            chunk.state_pass_available = saved
+            chunk.fused_available = saved
     return run
 
 

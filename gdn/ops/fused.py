@@ -1,0 +1,105 @@
+"""The chunked kernel on a GPU as three Triton kernels (gdn.ops.fused_kernels): the WY form of
+gdn.ops.chunk, with every [B, T, H, D] tensor read where it lies (no permuted copies) and the state
+walked through the chunks in registers.
+
+    prep    for every chunk and head at once: the in-chunk decays, L = I + strict_lower(diag(beta) K K^T
+            * Gamma) solved by forward substitution, U = L^-1 diag(beta) V, W = L^-1 diag(beta e^gamma) K,
+            the keys decayed to the chunk end Kd, and e^gamma_C
+    walk    per head, the only sequential part: S_i (the state entering chunk i) is stored, then
+            N_i = U_i - W_i S_i and S_{i+1} = e^gamma_C S_i + Kd_i^T N_i
+    output  for every chunk and head at once: O_i = diag(e^gamma) Q_i S_i + (Q_i K_i^T * Gamma) N_i
+
+This is the split fla's chunk kernel makes too: the walk holds two of a chunk's four [C, *] x [*, V]
+products and everything else runs with the whole GPU busy. The price is the stored states
+([BH, n, K, V] float32: 537 MB at T = 32768 and 16 heads of 128 x 128), written once and read once.
+
+Precision (PREC in gdn.ops.fused_kernels). float32 inputs: every product in TF32X3 (three tensor-core
+passes of the factors' high and low parts), 4.8e-7 from float64 on the benchmark's inputs (fla: 1.5e-3).
+bfloat16 / float16 inputs: W and Kd are stored in half (as gdn.ops.chunk's "Half precision" reads
+them), the state, the new values and U stay float32, and every product is one TF32 pass: 2.5e-3 from
+float64, where rounding the exact output to bfloat16 gives 1.7e-3 (fla: 4.2e-3). TF32X3 for bfloat16
+reaches 1.7e-3 but took 2.9x as long at T = 32768. bfloat16 tensor-core products (the factors split in
+two bfloat16 halves) compiled but ended in an illegal memory access on the H200 (Triton 3.6).
+
+Measured on an H200 (B = 1, H = 16, K = V = 128, medians of 5-7 alternating rounds with fla 0.6.0 in the
+same run): float32 T 4096 1.36 ms (fla 1.48), T 32768 9.49 ms (fla 4.92: 1.93x); bfloat16 T 4096
+0.54 ms (fla 1.04), T 32768 3.52 ms (fla 2.33: 1.51x). At float32, T 32768 the prep took 4.7 ms with
+the blocked solve, the walk 2.9 and the output 2.7 (each measured by leaving it out); the float32 figures
+are from the row-by-row solve, which was faster there (_unit_lower_inverse). The launch shapes below
+are what Triton's autotuning chose there (walk: 16 columns, 2 stages; output: 64 columns, 3 stages);
+fixed, so the first call compiles three kernels instead of timing a dozen.
+
+Where it runs: on CUDA with Triton (or Triton's CPU interpreter, for the tests) without autograd, for one
+beta per head, chunk lengths of 16 to 64 and K, V of 16 to 128 (powers of two: tl.arange and tl.dot need
+them). Otherwise gdn.ops.chunk computes in torch. tests/test_fused.py runs the kernels here through the
+interpreter against a float64 chunk recurrence and the recurrent kernel.
+"""
+from __future__ import annotations
+
+import functools
+import importlib.util
+import os
+
+import torch
+
+# Triton's CPU interpreter (set before Triton is imported): kernels run in Python, for the tests only.
+INTERPRETED = os.environ.get("TRITON_INTERPRET") == "1"
+# How float32 products are computed, by the inputs' dtype (gdn.ops.fused_kernels: 0 IEEE, 1 TF32X3, 2 TF32).
+PRECISION = {torch.float32: 1, torch.bfloat16: 2, torch.float16: 2}
+# State columns per program (see "Measured"): the walk has few programs at B = 1 (heads x V / 16 = 128 on
+# 132 multiprocessors), the output one per chunk as well.
+WALK_COLUMNS, OUTPUT_COLUMNS = 16, 64
+
+
+def _sized(x: int, most: int) -> bool:
+    return 16 <= x <= most and x & (x - 1) == 0
+
+
+def fused_available(q: torch.Tensor, v: torch.Tensor, beta: torch.Tensor, S: torch.Tensor, chunk_size: int) -> bool:
+    """Whether gdn.ops.chunk should run these inputs through the Triton kernels (see "Where it runs"); S is
+    the float32 (or float64) state they would start from, q at least one token long."""
+    if S.dtype != torch.float32 or beta.dim() != 3 or q.shape[1] == 0 or not _sized(chunk_size, 64):
+        return False
+    if not (_sized(q.shape[-1], 128) and _sized(v.shape[-1], 128)):
+        return False
+    return (v.device.type == "cuda" or INTERPRETED) and _triton_installed()
+
+
+@functools.cache
+def _triton_installed() -> bool:
+    """Looked up, not imported: importing Triton costs ~0.4 s, paid only when a kernel first runs."""
+    return importlib.util.find_spec("triton") is not None
+
+
+def fused_chunk_forward(q, k, v, g, beta, S, *, chunk_size: int, scale: float, l2norm: bool, precision=None):
+    """q, k: [B, T, HK, K]; v: [B, T, HV, V]; g, beta: [B, T, HV]; S: [B*HV, K, V] float32, the state
+    before the first token. Returns o [B, T, HV, V] in v's dtype and the final state [B*HV, K, V].
+    precision: PREC (None: PRECISION by v's dtype; the tests pass each to run both solves)."""
+    from gdn.ops import fused_kernels as kernels
+    B, T, HK, K = q.shape
+    HV, V = v.shape[2], v.shape[3]
+    C, BH = chunk_size, B * HV
+    n = -(-T // C)
+    half = v.dtype in (torch.bfloat16, torch.float16)
+    prec = PRECISION[v.dtype] if precision is None else precision
+    q, k, v, g, beta = (x.contiguous() for x in (q, k, v, g, beta))
+    factor = lambda D: torch.empty(BH, n, C, D, dtype=v.dtype if half else torch.float32, device=v.device)
+    W, Kd = factor(K), factor(K)                                       # [BH, n, C, K]
+    U = torch.empty(BH, n, C, V, dtype=torch.float32, device=v.device)
+    chunk_decay = torch.empty(BH, n, dtype=torch.float32, device=v.device)
+    kernels.prep_kernel[(n, BH)](k, v, g, beta, W, U, Kd, chunk_decay, T, HK, HV, n,
+                                 C=C, K=K, V=V, GROUP=HV // HK, L2NORM=l2norm, PREC=prec,
+                                 num_warps=8 if K * V >= 128 * 128 else 4)           # [C, K] and [C, V] live at once
+    states = torch.empty(BH, n, K, V, dtype=torch.float32, device=v.device)   # S_i, entering chunk i
+    new_v = torch.empty_like(U)                                                # N_i
+    S_end = torch.empty_like(S)
+    walk_columns = min(WALK_COLUMNS, V)
+    kernels.walk_kernel[(BH, V // walk_columns)](W, U, Kd, chunk_decay, S.contiguous(), states, new_v, S_end, n,
+                                                 C=C, K=K, V=V, BV=walk_columns, PREC=prec,
+                                                 INTERPRET=INTERPRETED, num_warps=4, num_stages=2)
+    o = torch.empty(v.shape, dtype=v.dtype, device=v.device)
+    out_columns = min(OUTPUT_COLUMNS, V)
+    kernels.output_kernel[(n, BH, V // out_columns)](q, k, g, states, new_v, o, scale, T, HK, HV, n,
+                                                     C=C, K=K, V=V, BV=out_columns, GROUP=HV // HK, L2NORM=l2norm,
+                                                     PREC=prec, num_warps=4, num_stages=3)
+    return o, S_end

@@ -1,0 +1,183 @@
+"""The Triton kernels behind gdn.ops.fused (which says what they compute, in which precision, and when
+they run). Three kernels, in the order they are launched:
+
+    prep    one program per chunk and head: decays, the UT solve, U, W and the keys decayed to the end
+    walk    one program per head and block of BV state columns: the states entering every chunk, in order
+    output  one program per chunk, head and block of BV columns: every token's output
+
+Every product goes through `_dot`, whose PREC chooses how float32 factors meet the tensor cores.
+"""
+import triton
+import triton.language as tl
+
+FLUSH = tl.constexpr(-80.0)     # gdn.ops.chunk's FLUSH: decays below e^-80 are exactly 0 (no subnormal arithmetic)
+IEEE, TF32X3, TF32 = 0, 1, 2   # PREC: how a float32 x float32 product is computed (see _dot)
+
+
+@triton.jit
+def _dot(a, b, PREC: tl.constexpr):
+    """a @ b, float32 in and out. IEEE: on the FMA units, exact to float32. TF32X3: three tensor-core
+    products of the factors' high and low TF32 parts (the lo x lo term dropped), ~5e-7 relative error.
+    TF32: one tensor-core product of the factors rounded to 10 bits of mantissa (~5e-4), for inputs that
+    were bfloat16 (8 bits) to begin with. (bfloat16 tensor-core products ended in an illegal memory
+    access on the H200 under Triton 3.6, in this kernel's autotuning as in an earlier kernel's.)"""
+    if PREC == 0:
+        out = tl.dot(a, b, input_precision="ieee")
+    elif PREC == 1:
+        out = tl.dot(a, b, input_precision="tf32x3")
+    else:
+        out = tl.dot(a, b, input_precision="tf32")
+    return out
+
+
+@triton.jit
+def _exp_flushed(x):
+    return tl.where(x < FLUSH, 0.0, tl.exp(x))
+
+
+@triton.jit
+def _chunk_decays(g, C: tl.constexpr):
+    """g: [C] log decays of one chunk -> Gamma [C, C] (decay from token j to token i, j <= i, else 0),
+    decay [C] (e^gamma_i, from the chunk start) and to_end [C] (from token j to the chunk's end). Each
+    exponent is summed over its own tokens (D_ij = g_{j+1} + ... + g_i, a cumulative sum down the
+    columns), never a difference of two cumulative sums: that stays exact after alpha = 0 (g = -inf)."""
+    ri, rj = tl.arange(0, C)[:, None], tl.arange(0, C)[None, :]
+    D = tl.cumsum(tl.where(rj < ri, g[:, None], 0.0), axis=0)                # [C, C]
+    Gamma = tl.where(rj <= ri, _exp_flushed(D), 0.0)
+    to_end = _exp_flushed(tl.sum(tl.where(ri == C - 1, D, 0.0), axis=0))      # [C]  row C-1 of D
+    return Gamma, _exp_flushed(tl.cumsum(g, axis=0)), to_end
+
+
+@triton.jit
+def _unit_lower_inverse(A, C: tl.constexpr, PREC: tl.constexpr):
+    """(I + A)^-1 for a strictly lower-triangular A [C, C], by forward substitution: X_i = e_i -
+    sum_{j<i} A_ij X_j, row after row (the rows j < i are final when row i is formed). Two orders of the
+    same arithmetic, chosen by what was faster on the H200 (gdn.ops.fused, "Measured"):
+    - PREC TF32: in blocks of 16 rows, as 21 tensor-core products. The diagonal blocks all at once (step r
+      forms row r of every block), then block row b from the finished rows above it:
+      X_b,<b = -X_bb (A_b,<b X_<b,<b).
+    - otherwise: one row at a time, with sums across the program's threads (TF32X3 would make each of
+      the 21 products three)."""
+    ri, rj = tl.arange(0, C)[:, None], tl.arange(0, C)[None, :]
+    X = tl.where(ri == rj, 1.0, 0.0)
+    if PREC == 2:
+        same_block = ri // 16 == rj // 16
+        A_diag = tl.where(same_block, A, 0.0)
+        for r in range(1, 16):
+            step = ri % 16 == r
+            X = tl.where(step, X - _dot(tl.where(step, A_diag, 0.0), X, PREC), X)
+        for b in range(1, C // 16):
+            in_b = ri // 16 == b
+            above = _dot(tl.where(in_b & (rj < b * 16), A, 0.0), X, PREC)      # rows of b: A_b,<b X_<b
+            X -= _dot(tl.where(in_b & same_block, X, 0.0), above, PREC)
+    else:
+        for i in range(1, C):
+            a_i = tl.sum(tl.where(ri == i, A, 0.0), axis=0)                     # [C]  row i of A
+            X = tl.where(ri == i, X - tl.sum(a_i[:, None] * X, axis=0)[None, :], X)
+    return X
+
+
+@triton.jit
+def _load_rows(ptr, t, live, head, heads, D: tl.constexpr):
+    """Rows t [C] of head `head` from a [B*T, heads, D] tensor (b folded into t), float32, 0 past the end."""
+    at = (t.to(tl.int64)[:, None] * heads + head) * D + tl.arange(0, D)[None, :]
+    return tl.load(ptr + at, mask=live[:, None], other=0.0).to(tl.float32)
+
+
+@triton.jit
+def _normalised(x, L2NORM: tl.constexpr):
+    if L2NORM:                                                                 # eps as gdn.ops.inputs.l2_normalize
+        x = x * tl.rsqrt(tl.sum(x * x, axis=1) + 1e-6)[:, None]
+    return x
+
+
+@triton.jit
+def prep_kernel(k_ptr, v_ptr, g_ptr, beta_ptr, w_ptr, u_ptr, kd_ptr, decay_ptr, T, HK, HV, n_chunks,
+                C: tl.constexpr, K: tl.constexpr, V: tl.constexpr, GROUP: tl.constexpr,
+                L2NORM: tl.constexpr, PREC: tl.constexpr):
+    """Chunk i of head bh: W = L^-1 diag(beta e^gamma) K and the keys decayed to the chunk end [C, K],
+    U = L^-1 diag(beta) V [C, V], and e^gamma_C, stored head-major ([BH, n, C, *], the walk's order)."""
+    i, bh = tl.program_id(0), tl.program_id(1)
+    b, hv = bh // HV, bh % HV
+    rc = tl.arange(0, C)
+    t = i * C + rc
+    live = t < T                                   # rows past T: zero keys, values and beta, g = 0 (no decay)
+    k = _normalised(_load_rows(k_ptr, b * T + t, live, hv // GROUP, HK, K), L2NORM)     # [C, K]
+    v = _load_rows(v_ptr, b * T + t, live, hv, HV, V)                                  # [C, V]
+    gb_at = (b * T + t).to(tl.int64) * HV + hv
+    g = tl.load(g_ptr + gb_at, mask=live, other=0.0).to(tl.float32)
+    beta = tl.load(beta_ptr + gb_at, mask=live, other=0.0).to(tl.float32)
+    Gamma, decay, to_end = _chunk_decays(g, C)
+    A = tl.where(rc[None, :] < rc[:, None], _dot(k, tl.trans(k), PREC) * Gamma * beta[:, None], 0.0)
+    inv_L_beta = _unit_lower_inverse(A, C, PREC) * beta[None, :]                             # [C, C]
+    row = (bh * n_chunks + i).to(tl.int64) * C + rc                                     # [C]
+    ck, cv = row[:, None] * K + tl.arange(0, K)[None, :], row[:, None] * V + tl.arange(0, V)[None, :]
+    tl.store(u_ptr + cv, _dot(inv_L_beta, v, PREC))
+    tl.store(w_ptr + ck, _dot(inv_L_beta * decay[None, :], k, PREC).to(w_ptr.dtype.element_ty))
+    tl.store(kd_ptr + ck, (k * to_end[:, None]).to(kd_ptr.dtype.element_ty))
+    tl.store(decay_ptr + bh * n_chunks + i, tl.sum(tl.where(rc == C - 1, decay, 0.0), axis=0))
+
+
+@triton.jit
+def _walk_step(S, at, w_ptr, u_ptr, kd_ptr, decay_ptr, states_ptr, new_v_ptr, rv,
+               C: tl.constexpr, K: tl.constexpr, V: tl.constexpr, PREC: tl.constexpr):
+    """One chunk (`at` = bh * n + i): store the state entering it and its new values N = U - W S [C, BV];
+    return the state after it, e^gamma_C S + Kd^T N."""
+    rc, rk = tl.arange(0, C), tl.arange(0, K)
+    tl.store(states_ptr + (at * K + rk[:, None]) * V + rv[None, :], S)
+    ck = (at * C + rc[:, None]) * K + rk[None, :]                                       # [C, K]
+    cv = (at * C + rc[:, None]) * V + rv[None, :]                                       # [C, BV]
+    w, kd = tl.load(w_ptr + ck).to(tl.float32), tl.load(kd_ptr + ck).to(tl.float32)     # half: widened
+    new_v = tl.load(u_ptr + cv) - _dot(w, S, PREC)
+    S = S * tl.load(decay_ptr + at) + _dot(tl.trans(kd), new_v, PREC)
+    tl.store(new_v_ptr + cv, new_v)
+    return S
+
+
+@triton.jit
+def walk_kernel(w_ptr, u_ptr, kd_ptr, decay_ptr, s0_ptr, states_ptr, new_v_ptr, s_end_ptr, n_chunks,
+                C: tl.constexpr, K: tl.constexpr, V: tl.constexpr, BV: tl.constexpr,
+                PREC: tl.constexpr, INTERPRET: tl.constexpr):
+    bh = tl.program_id(0)
+    rv = tl.program_id(1) * BV + tl.arange(0, BV)
+    s_at = bh * K * V + tl.arange(0, K)[:, None] * V + rv[None, :]                      # [K, BV]
+    S = tl.load(s0_ptr + s_at)
+    first = bh.to(tl.int64) * n_chunks
+    if INTERPRET:
+        # Triton's CPU interpreter (the tests) cannot take a runtime bound through range() (it int()s a
+        # one-element array, which NumPy 2 refuses); a while loop is the same walk
+        i = 0
+        while i < n_chunks:
+            S = _walk_step(S, first + i, w_ptr, u_ptr, kd_ptr, decay_ptr, states_ptr, new_v_ptr, rv,
+                           C, K, V, PREC)
+            i += 1
+    else:                                 # range(): the compiler can prefetch chunk i + 1's factors
+        for i in range(n_chunks):
+            S = _walk_step(S, first + i, w_ptr, u_ptr, kd_ptr, decay_ptr, states_ptr, new_v_ptr, rv,
+                           C, K, V, PREC)
+    tl.store(s_end_ptr + s_at, S)
+
+
+@triton.jit
+def output_kernel(q_ptr, k_ptr, g_ptr, states_ptr, new_v_ptr, o_ptr, scale, T, HK, HV, n_chunks,
+                  C: tl.constexpr, K: tl.constexpr, V: tl.constexpr, BV: tl.constexpr, GROUP: tl.constexpr,
+                  L2NORM: tl.constexpr, PREC: tl.constexpr):
+    """Chunk i of head bh, columns of block pid 2: O = diag(e^gamma) Q S_i + (Q K^T * Gamma) N, written
+    straight into o [B, T, HV, V]."""
+    i, bh = tl.program_id(0), tl.program_id(1)
+    b, hv = bh // HV, bh % HV
+    rc, rk = tl.arange(0, C), tl.arange(0, K)
+    rv = tl.program_id(2) * BV + tl.arange(0, BV)
+    t = i * C + rc
+    live = t < T
+    q = _normalised(_load_rows(q_ptr, b * T + t, live, hv // GROUP, HK, K), L2NORM) * scale
+    k = _normalised(_load_rows(k_ptr, b * T + t, live, hv // GROUP, HK, K), L2NORM)
+    g = tl.load(g_ptr + (b * T + t).to(tl.int64) * HV + hv, mask=live, other=0.0).to(tl.float32)
+    Gamma, decay, _ = _chunk_decays(g, C)
+    scores = _dot(q, tl.trans(k), PREC) * Gamma                                         # [C, C]  lower
+    at = bh.to(tl.int64) * n_chunks + i
+    S = tl.load(states_ptr + (at * K + rk[:, None]) * V + rv[None, :])                 # [K, BV]
+    new_v = tl.load(new_v_ptr + (at * C + rc[:, None]) * V + rv[None, :])              # [C, BV]
+    o = _dot(q * decay[:, None], S, PREC) + _dot(scores, new_v, PREC)
+    o_at = ((b * T + t).to(tl.int64)[:, None] * HV + hv) * V + rv[None, :]
+    tl.store(o_ptr + o_at, o.to(o_ptr.dtype.element_ty), mask=live[:, None])
