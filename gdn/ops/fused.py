@@ -44,7 +44,7 @@ import torch
 
 # Triton's CPU interpreter (set before Triton is imported): kernels run in Python, for the tests only.
 INTERPRETED = os.environ.get("TRITON_INTERPRET") == "1"
-# How float32 products are computed, by the inputs' dtype (gdn.ops.fused_kernels: 0 IEEE, 1 TF32X3, 2 TF32).
+# How float32 products are computed, by the inputs' dtype (gdn.ops.fused_kernels: 1 TF32X3, 2 TF32).
 PRECISION = {torch.float32: 1, torch.bfloat16: 2, torch.float16: 2}
 # State columns per program (see "Measured"): the walk has few programs at B = 1 (heads x V / 16 = 128 on
 # 132 multiprocessors), the output one per chunk as well.

@@ -11,19 +11,17 @@ import triton
 import triton.language as tl
 
 FLUSH = tl.constexpr(-80.0)     # gdn.ops.chunk's FLUSH: decays below e^-80 are exactly 0 (no subnormal arithmetic)
-IEEE, TF32X3, TF32 = 0, 1, 2   # PREC: how a float32 x float32 product is computed (see _dot)
+TF32X3, TF32 = 1, 2            # PREC: how a float32 x float32 product is computed (see _dot)
 
 
 @triton.jit
 def _dot(a, b, PREC: tl.constexpr):
-    """a @ b, float32 in and out. IEEE: on the FMA units, exact to float32. TF32X3: three tensor-core
+    """a @ b, float32 in and out, on the tensor cores. TF32X3: three
     products of the factors' high and low TF32 parts (the lo x lo term dropped), ~5e-7 relative error.
     TF32: one tensor-core product of the factors rounded to 10 bits of mantissa (~5e-4), for inputs that
     were bfloat16 (8 bits) to begin with. (bfloat16 tensor-core products ended in an illegal memory
     access on the H200 under Triton 3.6, in this kernel's autotuning as in an earlier kernel's.)"""
-    if PREC == 0:
-        out = tl.dot(a, b, input_precision="ieee")
-    elif PREC == 1:
+    if PREC == 1:
         out = tl.dot(a, b, input_precision="tf32x3")
     else:
         out = tl.dot(a, b, input_precision="tf32")
