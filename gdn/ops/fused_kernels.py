@@ -16,11 +16,11 @@ TF32X3, TF32 = 1, 2            # PREC: how a float32 x float32 product is comput
 
 @triton.jit
 def _dot(a, b, PREC: tl.constexpr):
-    """a @ b, float32 in and out, on the tensor cores. TF32X3: three
-    products of the factors' high and low TF32 parts (the lo x lo term dropped), ~5e-7 relative error.
-    TF32: one tensor-core product of the factors rounded to 10 bits of mantissa (~5e-4), for inputs that
-    were bfloat16 (8 bits) to begin with. (bfloat16 tensor-core products ended in an illegal memory
-    access on the H200 under Triton 3.6, in this kernel's autotuning as in an earlier kernel's.)"""
+    """a @ b, float32 in and out, on the tensor cores. TF32X3: three products of the factors' high and
+    low TF32 parts (the lo x lo term dropped), ~5e-7 relative error. TF32: one product of the factors
+    rounded to 10 bits of mantissa (~5e-4), for inputs that were bfloat16 (8 bits) to begin with.
+    (bfloat16 tensor-core products ended in an illegal memory access on the H200 under Triton 3.6, in
+    this kernel's autotuning as in an earlier kernel's.)"""
     if PREC == 1:
         out = tl.dot(a, b, input_precision="tf32x3")
     else:
