@@ -1,5 +1,6 @@
 """Shared fixtures: one app server and one headless Chromium for all browser tests of a run."""
 import os
+import threading
 
 # The tests run torch as the app does (app.py): one OpenMP thread unless the caller chose otherwise. Set here,
 # before any test module imports torch. On a busy 2-core machine two threads wait on each other for every small
@@ -8,13 +9,40 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import pytest
 
-from devtools.app_server import app_server, launch_chromium, track_runs
+from devtools.app_server import launch_chromium, start_server, track_runs
+
+
+class ServerLog:
+    """What a server prints, read line by line as it comes by a thread (also keeps its pipe from filling up)."""
+
+    def __init__(self, stream):
+        self.lines: list[str] = []
+        threading.Thread(target=self._read, args=(stream,), daemon=True).start()
+
+    def _read(self, stream) -> None:
+        for line in iter(stream.readline, b""):
+            self.lines.append(line.decode(errors="replace"))
+
+    def since(self, mark: int) -> str:
+        return "".join(self.lines[mark:])
 
 
 @pytest.fixture(scope="session")
-def app_url():
-    with app_server() as url:
-        yield url
+def app_server_run():
+    """The shared app server: (base URL, its log). Unbuffered, so what it prints is in the log at once."""
+    with start_server(env={"PYTHONUNBUFFERED": "1"}) as (url, proc):
+        yield url, ServerLog(proc.stdout)
+
+
+@pytest.fixture(scope="session")
+def app_url(app_server_run):
+    return app_server_run[0]
+
+
+@pytest.fixture(scope="session")
+def app_log(app_server_run):
+    """The shared server's log: mark = len(app_log.lines) before, app_log.since(mark) after."""
+    return app_server_run[1]
 
 
 @pytest.fixture(scope="session")
@@ -101,7 +129,11 @@ def page(tabs):
     tabs.wipe(tab)
 
 
-BROWSER_FIXTURES = {"browser", "page", "app_url", "tour", "tabs"}
+# The two fixtures that start something: the app server and Chromium. Every other browser fixture (app_url,
+# app_log, tabs, tour, page) needs one of them, so a test's fixture closure names one exactly when it starts either. Matching on the
+# fixtures' own names (page) marked the AppTest tests of tests/test_real_model_page.py, whose `page` fixture
+# is their own module's and starts neither, and left them out of the fast command.
+BROWSER_FIXTURES = {"browser", "app_server_run"}
 
 
 def pytest_collection_modifyitems(items):

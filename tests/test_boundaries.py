@@ -2,6 +2,7 @@
 nothing reads pickles. The import graph is read from the source (ast), so a lazy import inside a
 function counts as much as one at the top of a file."""
 import ast
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -113,24 +114,63 @@ def test_cycle_finder_finds_a_planted_cycle():
     assert package_graph({"gdn.x.m": {"gdn.y.n"}, "gdn.y.n": {"gdn.x.k"}}) == {"gdn.x": {"gdn.y"}, "gdn.y": {"gdn.x"}}
 
 
-@pytest.mark.parametrize("modules, banned", [
+UI_FREE = [
     ("gdn", {"streamlit", "plotly"}),
     ("gdn.lessons, gdn.ops", {"streamlit", "plotly"}),
     ("gdn.qwen35", {"streamlit", "plotly"}),
     ("gdn.recall, gdn.recall.sweep, gdn.recall.inspect, gdn.recall.quick", {"streamlit", "plotly"}),
     ("gdn.figures", {"streamlit"}),
-])
-def test_library_stays_free_of_ui_code(modules, banned):
-    code = f"import sys, {modules}; print(sorted(set({sorted(banned)!r}) & set(sys.modules)))"
-    out = subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, capture_output=True, text=True)
-    assert out.stdout.strip() == "[]"
+]
+EVERY_GDN_MODULE = "every module of gdn"
+# One child process imports torch (what every group below needs, and no UI code), then forks once per group:
+# each fork starts from that interpreter, imports the group and reports which banned modules it loaded (or
+# its error). A fresh interpreter per group cost a torch import each (about 1.2 s; six of them).
+FORKS = r"""
+import importlib, json, os, pkgutil, sys, traceback
+import torch
+def load(modules):
+    if modules == EVERY:
+        import gdn
+        return [importlib.import_module(m.name) for m in pkgutil.walk_packages(gdn.__path__, "gdn.")]
+    return [importlib.import_module(m) for m in modules.split(", ")]
+EVERY, report = sys.argv[1], {"before": sorted({"streamlit", "plotly"} & set(sys.modules))}
+for modules, banned in json.loads(sys.argv[2]):
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        try:
+            load(modules)
+            out = {"loaded": sorted(set(banned) & set(sys.modules))}
+        except BaseException:
+            out = {"error": traceback.format_exc()}
+        os.write(write, json.dumps(out).encode())
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as f:
+        report[modules] = json.loads(f.read())
+    os.waitpid(pid, 0)
+print(json.dumps(report))
+"""
 
 
-def test_no_module_of_gdn_imports_streamlit():
-    code = ("import sys, gdn, pkgutil, importlib; "
-            "[importlib.import_module(m.name) for m in pkgutil.walk_packages(gdn.__path__, 'gdn.')]; "
-            "assert 'streamlit' not in sys.modules, 'gdn imported streamlit'")
-    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+@pytest.fixture(scope="module")
+def banned_loaded() -> dict:
+    groups = [(m, sorted(b)) for m, b in UI_FREE] + [(EVERY_GDN_MODULE, ["streamlit"])]
+    out = subprocess.run([sys.executable, "-c", FORKS, EVERY_GDN_MODULE, json.dumps(groups)], check=True, cwd=ROOT,
+                         capture_output=True, text=True)
+    report = json.loads(out.stdout.strip().splitlines()[-1])
+    assert report["before"] == [], report                          # torch itself loaded no UI code
+    return report
+
+
+@pytest.mark.parametrize("modules, banned", UI_FREE)
+def test_library_stays_free_of_ui_code(banned_loaded, modules, banned):
+    assert banned_loaded[modules] == {"loaded": []}, banned_loaded[modules]
+
+
+def test_no_module_of_gdn_imports_streamlit(banned_loaded):
+    assert banned_loaded[EVERY_GDN_MODULE] == {"loaded": []}, ("gdn imported streamlit", banned_loaded[EVERY_GDN_MODULE])
 
 
 def test_plotly_only_in_figures():

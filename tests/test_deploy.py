@@ -64,7 +64,8 @@ def wait_ok(url: str, seconds: float) -> bool:
 
 @pytest.fixture
 def class_server():
-    """bash deploy/serve-class.sh --replicas 3 on a free port; yields (url, replica pids, log folder)."""
+    """bash deploy/serve-class.sh --replicas 3 on a free port; yields (url, replica pids, log folder, the
+    script's process and the lines it printed so far)."""
     if shutil.which("nginx") is None and not Path("/usr/sbin/nginx").exists():
         pytest.fail("nginx is not installed (.ci/run installs it with apt)")
     port = free_port()
@@ -74,7 +75,7 @@ def class_server():
     url = f"http://127.0.0.1:{port}"
     assert wait_ok(f"{url}/_stcore/health", 60)
     try:
-        yield url, pids, logs
+        yield url, pids, logs, proc, lines
     finally:
         proc.send_signal(signal.SIGINT)                   # Ctrl-C stops nginx and every replica
         proc.wait(timeout=30)
@@ -83,7 +84,7 @@ def class_server():
 
 @pytest.mark.browser
 def test_three_replicas_behind_nginx_share_a_class(class_server, browser):
-    url, pids, logs = class_server
+    url, pids, logs, proc, lines = class_server
     prompt = "the tiger is red . ask tiger ?"
     contexts = []
     for i in range(6):                                    # six students, one NAT (all 127.0.0.1)
@@ -105,8 +106,8 @@ def test_three_replicas_behind_nginx_share_a_class(class_server, browser):
     upstreams = {re.search(r"-> (\S+)", line).group(1) for line in uploads}
     assert len(upstreams) > 1, upstreams                  # the sessions are spread over replicas
     assert len({line.split("sid=")[1] for line in uploads}) == 6     # one affinity id per browser
-    os.kill(pids[0], signal.SIGTERM)                      # one replica dies
-    time.sleep(2)
+    os.kill(pids[0], signal.SIGTERM)                      # one replica dies: the supervisor saw it exit
+    class_server_process.read_until(proc, rf"replica 0 \(pid {pids[0]}\) (was killed|exited)", lines, timeout=30)
     for _ in range(2):                                    # new students are still served
         context = browser.new_context()
         page = context.new_page()

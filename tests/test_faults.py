@@ -338,21 +338,21 @@ def test_every_download_button_delivers_on_a_fresh_server(browser):
 
 
 @pytest.mark.browser
-def test_an_unpaired_surrogate_is_cleaned_in_the_tab(browser):
-    with start_server() as (url, proc):
-        page = browser.new_page(viewport={"width": 1440, "height": 900})
-        page.goto(f"{url}/real_model?lang=en")
-        wait_for_app(page)
-        page.locator("textarea").first.click()
-        page.evaluate("""() => { const ta = document.querySelector('textarea');
-            Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value').set.call(ta, ' tiger \\uD800 red');
-            ta.dispatchEvent(new Event('input', {bubbles: true})); }""")       # what a broken paste leaves
-        assert page.locator("textarea").first.input_value() == " tiger \ufffd red"
-        page.get_by_role("button", name="Run").click()
-        page.wait_for_function("[...document.querySelectorAll('.rm-chip')].some(c => c.textContent.includes('red'))")
-        page.close()
-        proc.terminate()
-        log = proc.communicate(timeout=30)[0].decode()
+def test_an_unpaired_surrogate_is_cleaned_in_the_tab(tabs, app_url, app_log):
+    """On the shared server, its log read from this test's start (a server of its own cost 5 s to start)."""
+    mark = len(app_log.lines)
+    page = tabs.open({"width": 1440, "height": 900})
+    page.goto(f"{app_url}/real_model?lang=en")
+    wait_for_app(page)
+    page.locator("textarea").first.click()
+    page.evaluate("""() => { const ta = document.querySelector('textarea');
+        Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value').set.call(ta, ' tiger \\uD800 red');
+        ta.dispatchEvent(new Event('input', {bubbles: true})); }""")       # what a broken paste leaves
+    assert page.locator("textarea").first.input_value() == " tiger \ufffd red"
+    page.get_by_role("button", name="Run").click()
+    page.wait_for_function("[...document.querySelectorAll('.rm-chip')].some(c => c.textContent.includes('red'))")
+    tabs.wipe(page)                                      # leaves the app (its session ends), then the log is read
+    log = app_log.since(mark)
     assert "bad UTF-8" not in log and "Traceback" not in log, log[-3000:]
 
 
@@ -392,3 +392,4 @@ def test_a_student_moved_to_another_replica_keeps_the_prompt(browser, tmp_path):
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=60)
+
