@@ -21,12 +21,12 @@ import json, torch
 from gdn.ops import chunk, fused
 from gdn.ops.naive import recurrent_gated_delta_rule
 torch.manual_seed(0)
-B, T, HK, HV, K, V = 2, 150, 1, 2, 32, 16
+B, T, HK, HV, K, V = 1, 100, 1, 2, 32, 16
 q, k = torch.randn(B, T, HK, K), torch.randn(B, T, HK, K)
 v, g, beta = torch.randn(B, T, HV, V), -torch.rand(B, T, HV) * 0.5, torch.rand(B, T, HV)
 k[:, 10:90] = k[:, 10:11]
 g[:, 10:90], beta[:, 10:90] = 0.0, 1.0
-g[0, 120, 0] = float("-inf")
+g[0, 95, 0] = float("-inf")
 S0 = torch.randn(B, HV, K, V) * 0.3
 report = {}
 
