@@ -17,10 +17,11 @@ STUDENTS = 12
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 # The issue's bound: a vote on the projector within 2 s. The projector's bars poll every 0.5 s
 # (app_pages/_live.py), each poll a few ms of replica CPU, so this test asserts it. A teacher's move on the
-# twelve phones (a poll every 1 s each, thirteen browsers on a small CI machine) is allowed 5 s here;
-# bench/live_class.py and tests/test_browser_follow.py time the phones' side.
+# twelve phones (a poll every 1 s each, thirteen browsers on a small CI machine) is allowed 10 s here: 5 s
+# timed out twice in whole runs on the 2-core box (round 2's follow, with the rest of the suite's processes
+# around); bench/live_class.py and tests/test_browser_follow.py time the phones' side.
 PROJECTOR_MS = 2_000
-FOLLOW_MS = 5_000
+FOLLOW_MS = 10_000
 
 
 @pytest.fixture
