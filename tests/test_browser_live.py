@@ -7,6 +7,7 @@ import signal
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from devtools import class_server
 from devtools.app_server import free_port
@@ -115,8 +116,11 @@ def test_a_teacher_and_twelve_phones_through_two_replicas(two_replicas, browser)
 
     button(teacher, "live_next").click()
     teacher.wait_for_selector(".st-key-live_pick_2", timeout=FOLLOW_MS)      # round 2 is live
-    for student in students:                           # the phones follow the teacher to the next question
-        student.wait_for_selector(".st-key-live_opt_2_0 button:enabled", timeout=FOLLOW_MS)
+    for i, student in enumerate(students):             # the phones follow the teacher to the next question
+        try:
+            student.wait_for_selector(".st-key-live_opt_2_0 button:enabled", timeout=FOLLOW_MS)
+        except PlaywrightTimeout:                      # which phone, and what it shows instead
+            pytest.fail(f"phone {i} did not follow to round 2; it shows: {student.inner_text('body')[:600]!r}")
     wait_counts(teacher, [0] * teacher.locator(".gdn-tally .opt").count())
 
     button(teacher, "live_close").click()
