@@ -10,6 +10,7 @@ address the projector shows.
 """
 from __future__ import annotations
 
+import functools
 import logging
 import time
 
@@ -93,7 +94,8 @@ def attempt(action, *args) -> bool:
         return True
     except (LiveError, SQLAlchemyError, OSError, ValueError) as error:
         if not isinstance(error, LiveError):
-            LOG.warning("live class: %s failed: %s", getattr(action, "__name__", action), error)
+            name = getattr(getattr(action, "func", action), "__name__", action)      # a partial's function
+            LOG.warning("live class: %s failed: %s", name, error)
         st.session_state["_live_message"] = explain(error)
         return False
 
@@ -168,10 +170,10 @@ def join_card(code: str, secret: str) -> None:
     st.code(link, language=None, wrap_lines=True)
 
 
-def _ask(code: str, secret: str, key: str) -> None:
+def _ask(code: str, secret: str, key: str, shown_round: int) -> None:
     index = st.session_state.get(key)
     if index is not None:
-        _act(store().ask, code, secret, EXERCISES[index].id, EXERCISES[index].n_options)
+        _act(store().ask, code, secret, EXERCISES[index].id, EXERCISES[index].n_options, after_round=shown_round)
 
 
 def _close(code: str, secret: str) -> None:
@@ -179,10 +181,12 @@ def _close(code: str, secret: str) -> None:
         _forget_room()
 
 
-def _act(action, *args) -> None:
+def _act(action, *args, **kwargs) -> None:
     """A teacher's button: the store action, then the controls and the bars redrawn at once (not at the
-    bars' next tick)."""
-    attempt(action, *args)
+    bars' next tick). A new round names the round it follows (after_round): a click that reaches the
+    store twice (a double click on a slow projector, or a callback run again after its run was cut
+    short) starts one round, not two."""
+    attempt(functools.partial(action, **kwargs) if kwargs else action, *args)
     st.rerun(scope=["live_controls", "live_bars"])
 
 
@@ -203,7 +207,8 @@ def controls(code: str, secret: str) -> None:
     pick_key = f"live_pick_{room.round}"          # a new round draws a new picker showing the live question
     st.selectbox(ui.tr("live.pick"), range(len(ids)), index=ids.index(room.question) if room.question else None,
                  format_func=lambda i: f"{i + 1}. " + t(f"classroom.q_{ids[i]}", language, **EXERCISES[i].fields()),
-                 placeholder=ui.tr("live.pick_placeholder"), key=pick_key, on_change=_ask, args=(code, secret, pick_key))
+                 placeholder=ui.tr("live.pick_placeholder"), key=pick_key, on_change=_ask,
+                 args=(code, secret, pick_key, room.round))
     # The teacher's buttons under the picker: on a 1280x720 projector they stay above the fold.
     reveal, ahead, again, close = st.columns(4)
     reveal.button(ui.tr("live.reveal"), icon=":material/visibility:", type="primary", width="stretch",
@@ -211,7 +216,8 @@ def controls(code: str, secret: str) -> None:
                   on_click=_act, args=(store().reveal, code, secret))
     following = EXERCISES[(ids.index(room.question) + 1) % len(ids) if room.question else 0]
     ahead.button(ui.tr("live.next"), icon=":material/skip_next:", width="stretch", key="live_next",
-                 on_click=_act, args=(store().ask, code, secret, following.id, following.n_options))
+                 on_click=_act, args=(store().ask, code, secret, following.id, following.n_options),
+                 kwargs={"after_round": room.round})
     again.button(ui.tr("live.reset"), icon=":material/restart_alt:", width="stretch", key="live_reset",
                  disabled=room.question is None, on_click=_act, args=(store().reset, code, secret))
     if close.button(ui.tr("live.close"), icon=":material/stop_circle:", width="stretch", key="live_close",

@@ -46,6 +46,24 @@ def test_the_teachers_buttons_drive_the_store(class_db):
     assert at.button(key="live_start")                       # the start button is back
 
 
+def test_next_on_a_screen_left_behind_does_not_skip_a_question(class_db):
+    """The teacher's screen shows round 1; the room moves on elsewhere (a second screen, or the same click
+    reaching the store twice). "next" pressed on this screen then starts no further round."""
+    at = open_app("en", page="app_pages/classroom.py")
+    at.button(key="live_start").click().run()
+    code = re.search(r'data-code="(\w+)"', projector_html(at)).group(1)
+    secret = at.session_state["_live_room"]["secret"]
+    at.button(key="live_next").click().run()
+    store = Store(class_db)
+    assert store.room(code).round == 1
+    store.ask(code, secret, "beta_zero", 3, after_round=1)                    # another screen was faster
+    at.button(key="live_next").click().run()                                 # rendered while round 1 was live
+    assert not at.exception
+    assert (store.room(code).round, store.room(code).question) == (2, "beta_zero")
+    at.button(key="live_next").click().run()                                 # now shown round 2: it moves on
+    assert store.room(code).round == 3
+
+
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_a_bad_code_and_an_unreachable_store_are_explained(lang, monkeypatch):
     _live.store.clear()

@@ -75,6 +75,22 @@ def test_a_round_counts_each_student_once_and_a_changed_answer_replaces_the_old(
         store.vote(code, a, 3, 0)
 
 
+def test_a_new_round_asked_twice_from_the_same_round_starts_one(location):
+    """A repeated "next" (a double click, or a callback run again) names the round it followed: the
+    second finds the room past it and changes nothing; a reset from a stale round does nothing either."""
+    store = Store(location)
+    code, secret = store.create_room()
+    assert store.ask(code, secret, "alpha_zero", 4, after_round=0).round == 1
+    store.vote(code, voter(), 1, 2)
+    again = store.ask(code, secret, "beta_zero", 3, after_round=0)          # the same click, a second time
+    assert (again.round, again.question, again.n_options) == (1, "alpha_zero", 4)
+    assert store.snapshot(code)[1] == [0, 0, 1, 0]                          # round 1's vote still counts
+    assert store.reset(code, secret, after_round=0).round == 1
+    assert store.ask(code, secret, "beta_zero", 3, after_round=1).round == 2
+    assert store.reset(code, secret, after_round=2).round == 3
+    assert store.ask(code, secret, "beta_zero", 3).round == 4                 # without after_round: always
+
+
 def test_only_the_teachers_secret_controls_the_room(location):
     store = Store(location)
     code, secret = store.create_room()

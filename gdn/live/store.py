@@ -239,7 +239,10 @@ class Store:
         raise RuntimeError("no free room code after 20 tries")
 
     @retried
-    def _teacher_update(self, code: str, secret: str, **values) -> Room:
+    def _teacher_update(self, code: str, secret: str, after_round: int | None = None, **values) -> Room:
+        """after_round (a new round only): the round the teacher's screen showed when the action was
+        asked for. If the room has moved past it since, the action was already done (the same click run
+        twice, or a second teacher's screen was faster): nothing changes, and the room comes back as is."""
         code = normalize_code(code)
         with self.writer.begin() as conn:
             row = conn.execute(sa.select(rooms).where(rooms.c.code == code).with_for_update()).first()
@@ -247,24 +250,27 @@ class Store:
             if not hmac.compare_digest(row.teacher_hash, _hash(secret or "")):
                 raise NotTeacher(code)
             if values.pop("new_round", False):
+                if after_round is not None and row.round != after_round:
+                    return _room(row)
                 values["round"] = row.round + 1
             conn.execute(rooms.update().where(rooms.c.code == code).values(**values))
             row = conn.execute(sa.select(rooms).where(rooms.c.code == code)).first()
         return _room(row)
 
-    def ask(self, code: str, secret: str, question: str, n_options: int) -> Room:
-        """Make `question` live (a new round: its votes start from zero)."""
+    def ask(self, code: str, secret: str, question: str, n_options: int, *, after_round: int | None = None) -> Room:
+        """Make `question` live (a new round: its votes start from zero). after_round: the round this asks
+        to follow; a stale one changes nothing (see _teacher_update), so a repeated click starts one round."""
         if not 2 <= n_options <= 8:
             raise ValueError(f"a question has 2 to 8 options, got {n_options}")
-        return self._teacher_update(code, secret, question=question, n_options=n_options, revealed=False,
-                                    new_round=True)
+        return self._teacher_update(code, secret, after_round, question=question, n_options=n_options,
+                                    revealed=False, new_round=True)
 
     def reveal(self, code: str, secret: str) -> Room:
         return self._teacher_update(code, secret, revealed=True)
 
-    def reset(self, code: str, secret: str) -> Room:
-        """The same question again, votes from zero."""
-        return self._teacher_update(code, secret, revealed=False, new_round=True)
+    def reset(self, code: str, secret: str, *, after_round: int | None = None) -> Room:
+        """The same question again, votes from zero (after_round as in ask)."""
+        return self._teacher_update(code, secret, after_round, revealed=False, new_round=True)
 
     def close(self, code: str, secret: str) -> Room:
         return self._teacher_update(code, secret, closed=True)
