@@ -249,6 +249,18 @@ def test_bad_values_raise_naming_the_argument(name, bad, message):
                validate=False)                                           # research opt-out: no error
 
 
+def test_bad_values_are_named_in_mixed_dtypes():
+    """Qwen3.5's call: bfloat16 q, k, v with float32 gates. Every fault is named, two in one input too."""
+    q, k, v, g, beta, _ = make_inputs(1, 70, 1, 1, 4, 3, dtype=torch.float32)
+    q, k, v = (x.bfloat16() for x in (q, k, v))
+    chunk_gated_delta_rule(q, k, v, g=g, beta=beta)                      # fine as it is
+    g[0, 5, 0], g[0, 9, 0] = math.nan, 0.5
+    k[0, 64, 0, 1] = math.inf                                           # in the second chunk
+    with pytest.raises(ValueError, match=r"k contains NaN or Inf; g contains NaN; g must be <= 0") as raised:
+        chunk_gated_delta_rule(q, k, v, g=g, beta=beta)
+    assert "q contains" not in str(raised.value) and "beta" not in str(raised.value)
+
+
 def test_finite_values_whose_sum_overflows_are_accepted():
     """The NaN/Inf screen sums each big input; a sum that overflows must be confirmed, not reported."""
     q, k, v, g, beta, _ = make_inputs(1, 6, 1, 1, 4, 3, dtype=torch.float32)
