@@ -1,9 +1,9 @@
 """The chunked kernel's Triton path (gdn/ops/fused.py), run on this CPU through Triton's interpreter
 (TRITON_INTERPRET=1, which must be set before Triton is imported: so in a child process), against the
-recurrent kernel in float64. Both orders of the UT solve run (the precision picks one; the interpreter
-computes every product in float32 either way), on inputs that stress the chunk algebra: a ragged last
-chunk, two value heads per key head, an initial state, a gate of -inf, and one key written 80 times
-over with beta = 1 and no decay."""
+recurrent kernel in float64. Both recipes run on float32 inputs (the interpreter computes every
+product in float32 whichever precision is asked, so the Newton step is also checked alone), on inputs
+that stress the chunk algebra: a ragged last chunk, two value heads per key head, an initial state, a
+gate of -inf, and one key written 80 times over with beta = 1 and no decay."""
 import json
 import os
 import subprocess
@@ -29,6 +29,8 @@ g[:, 10:90], beta[:, 10:90] = 0.0, 1.0
 g[0, 95, 0] = float("-inf")
 S0 = torch.randn(B, HV, K, V) * 0.3
 report = {}
+RECIPES = {"float32's": fused.Recipe(products=1, refine=True),      # TF32X3, the TF32 solve refined
+           "bfloat16's": fused.Recipe(products=2, refine=False)}    # TF32 throughout
 
 def rel(a, b):
     return float((a.double() - b).norm() / b.norm())
@@ -41,12 +43,28 @@ def reference(q, k, v, l2norm):
 unit_k = k / k.norm(dim=-1, keepdim=True)        # without the kernel's normalisation, keys of norm 1 keep
 for l2norm, k_in in ((True, k), (False, unit_k)):   # 80 writes with beta = 1 stable (norm^2 beta <= 2)
     o_ref, S_ref = reference(q, k_in, v, l2norm)
-    for prec in (1, 2):                       # TF32X3: the row-by-row solve; TF32: the blocked one
+    for name, recipe in RECIPES.items():
         for C in (16, 64):
             o, S = fused.fused_chunk_forward(q, k_in, v, g, beta, S0.reshape(B * HV, K, V).clone(), chunk_size=C,
-                                             scale=K ** -0.5, l2norm=l2norm, precision=prec)
-            report[f"l2norm={l2norm} prec={prec} C={C}"] = [rel(o, o_ref), rel(S.view_as(S_ref), S_ref),
-                                                            str(o.dtype)]
+                                             scale=K ** -0.5, l2norm=l2norm, recipe=recipe)
+            report[f"l2norm={l2norm} {name} C={C}"] = [rel(o, o_ref), rel(S.view_as(S_ref), S_ref),
+                                                       str(o.dtype)]
+
+# the Newton step of the refined solve, alone: from an inverse off by 1e-3 to one off by ~1e-6
+import triton, triton.language as tl
+from gdn.ops import fused_kernels
+
+@triton.jit
+def newton_kernel(a_ptr, x_ptr, out_ptr, C: tl.constexpr):
+    at = tl.arange(0, C)[:, None] * C + tl.arange(0, C)[None, :]
+    tl.store(out_ptr + at, fused_kernels._newton_step(tl.load(a_ptr + at), tl.load(x_ptr + at), C))
+
+A = torch.randn(64, 64).tril(-1) * 0.15
+exact = torch.linalg.inv(torch.eye(64, dtype=torch.float64) + A.double())
+rough = (exact * (1 + 1e-3 * torch.randn(64, 64).double())).float().tril()
+better = torch.empty(64, 64)
+newton_kernel[(1,)](A, rough, better, C=64)
+report["newton"] = [rel(rough, exact), rel(better, exact)]
 
 # bfloat16 inputs: the [C, K] factors stored in half; against float64 on the same (rounded) inputs
 qb, kb, vb = (x.bfloat16() for x in (q, k, v))
@@ -92,12 +110,17 @@ def report():
 
 
 @pytest.mark.parametrize("l2norm", [True, False])
-@pytest.mark.parametrize("prec", [1, 2])
+@pytest.mark.parametrize("recipe", ["float32's", "bfloat16's"])
 @pytest.mark.parametrize("C", [16, 64])
-def test_the_kernels_match_the_recurrence_in_float64(report, l2norm, prec, C):
-    out_err, state_err, dtype = report[f"l2norm={l2norm} prec={prec} C={C}"]
+def test_the_kernels_match_the_recurrence_in_float64(report, l2norm, recipe, C):
+    out_err, state_err, dtype = report[f"l2norm={l2norm} {recipe} C={C}"]
     assert out_err < 1e-5 and state_err < 1e-5
     assert dtype == "torch.float32"
+
+
+def test_the_newton_step_squares_the_error_of_a_rough_inverse(report):
+    rough, refined = report["newton"]
+    assert 5e-4 < rough < 2e-3 and refined < 1e-5
 
 
 def test_bfloat16_inputs_stay_near_the_rounding_floor(report):

@@ -13,21 +13,23 @@ This is the split fla's chunk kernel makes too: the walk holds two of a chunk's 
 products and everything else runs with the whole GPU busy. The price is the stored states
 ([BH, n, K, V] float32: 537 MB at T = 32768 and 16 heads of 128 x 128), written once and read once.
 
-Precision (PREC in gdn.ops.fused_kernels). float32 inputs: every product in TF32X3 (three tensor-core
-passes of the factors' high and low parts), 4.8e-7 from float64 on the benchmark's inputs (fla: 1.5e-3).
-bfloat16 / float16 inputs: W and Kd are stored in half (as gdn.ops.chunk's "Half precision" reads
-them), the state, the new values and U stay float32, and every product is one TF32 pass: 2.5e-3 from
-float64, where rounding the exact output to bfloat16 gives 1.7e-3 (fla: 4.2e-3). TF32X3 for bfloat16
-reaches 1.7e-3 but took 2.9x as long at T = 32768. bfloat16 tensor-core products (the factors split in
-two bfloat16 halves) compiled but ended in an illegal memory access on the H200 (Triton 3.6).
+Precision (Recipe, below). float32 inputs: every product in TF32X3 (three tensor-core passes of the
+factors' high and low parts) but the UT solve's, which are TF32 and then refined by one Newton step in
+TF32X3: 4.8e-7 from float64 on the benchmark's inputs (fla: 1.5e-3). bfloat16 / float16 inputs: W and
+Kd are stored in half (as gdn.ops.chunk's "Half precision" reads them), the state, the new values and
+U stay float32, and every product is one TF32 pass: 2.5e-3 from float64, where rounding the exact
+output to bfloat16 gives 1.7e-3 (fla: 4.2e-3). TF32X3 for bfloat16 reaches 1.7e-3 but took 2.9x as
+long at T = 32768; the Newton step left bfloat16's error as it was (the solve is not where it comes
+from). bfloat16 tensor-core products (the factors split in two bfloat16 halves) compiled but ended in
+an illegal memory access on the H200 (Triton 3.6).
 
-Measured on an H200 (B = 1, H = 16, K = V = 128, medians of 5-7 alternating rounds with fla 0.6.0 in the
-same run): float32 T 4096 1.36 ms (fla 1.48), T 32768 9.49 ms (fla 4.92: 1.93x); bfloat16 T 4096
-0.54 ms (fla 1.04), T 32768 3.52 ms (fla 2.33: 1.51x). At float32, T 32768 the prep took 4.7 ms with
-the blocked solve, the walk 2.9 and the output 2.7 (each measured by leaving it out); the float32 figures
-are from the row-by-row solve, which was faster there (_unit_lower_inverse). The launch shapes below
-are what Triton's autotuning chose there (walk: 16 columns, 2 stages; output: 64 columns, 3 stages);
-fixed, so the first call compiles three kernels instead of timing a dozen.
+Measured on an H200 (B = 1, H = 16, K = V = 128, T = 32768, triton.testing.do_bench medians, fla 0.6.0
+4.2 ms in float32 and 1.4 ms in bfloat16 the same way): float32 7.8 ms, of which the prep 2.3 (it was
+4.2 with the solve row by row); bfloat16 3.2 ms, the prep 1.3. bench/bench_kernels.py --table times
+the whole call (input checks included) against fla in alternating rounds. The launch shapes below are
+what Triton's autotuning chose (walk: 16 columns, 2 stages; output: 64 columns, 3 stages) or what was
+timed against the alternative (prep: 4 warps); fixed, so the first call compiles three kernels instead
+of timing a dozen.
 
 Where it runs: on CUDA with Triton (or Triton's CPU interpreter, for the tests) without autograd, for one
 beta per head, chunk lengths of 16 to 64 and K, V of 16 to 128 (powers of two: tl.arange and tl.dot need
@@ -39,16 +41,27 @@ from __future__ import annotations
 import functools
 import importlib.util
 import os
+from dataclasses import dataclass
 
 import torch
 
 # Triton's CPU interpreter (set before Triton is imported): kernels run in Python, for the tests only.
 INTERPRETED = os.environ.get("TRITON_INTERPRET") == "1"
-# How float32 products are computed, by the inputs' dtype (gdn.ops.fused_kernels: 1 TF32X3, 2 TF32).
-PRECISION = {torch.float32: 1, torch.bfloat16: 2, torch.float16: 2}
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """How the kernels compute, by the inputs' dtype (see "Precision")."""
+    products: int          # a PREC of gdn.ops.fused_kernels (1 TF32X3, 2 TF32): every product's but the solve's
+    refine: bool           # the UT solve (always TF32) refined by one Newton step in TF32X3
+
+
+RECIPES = {torch.float32: Recipe(products=1, refine=True), torch.bfloat16: Recipe(products=2, refine=False)}
+RECIPES[torch.float16] = RECIPES[torch.bfloat16]
 # State columns per program (see "Measured"): the walk has few programs at B = 1 (heads x V / 16 = 128 on
 # 132 multiprocessors), the output one per chunk as well.
 WALK_COLUMNS, OUTPUT_COLUMNS = 16, 64
+PREP_WARPS = 4             # 8 took 8 % longer in bfloat16, 8 % in float32 (T = 32768)
 
 
 def _sized(x: int, most: int) -> bool:
@@ -71,17 +84,19 @@ def _triton_installed() -> bool:
     return importlib.util.find_spec("triton") is not None
 
 
-def fused_chunk_forward(q, k, v, g, beta, S, *, chunk_size: int, scale: float, l2norm: bool, precision=None):
+def fused_chunk_forward(q, k, v, g, beta, S, *, chunk_size: int, scale: float, l2norm: bool,
+                        recipe: Recipe | None = None):
     """q, k: [B, T, HK, K]; v: [B, T, HV, V]; g, beta: [B, T, HV]; S: [B*HV, K, V] float32, the state
     before the first token. Returns o [B, T, HV, V] in v's dtype and the final state [B*HV, K, V].
-    precision: PREC (None: PRECISION by v's dtype; the tests pass each to run both solves)."""
+    recipe: None for RECIPES by v's dtype (the tests run each recipe on float32 inputs too)."""
     from gdn.ops import fused_kernels as kernels
     B, T, HK, K = q.shape
     HV, V = v.shape[2], v.shape[3]
     C, BH = chunk_size, B * HV
     n = -(-T // C)
     half = v.dtype in (torch.bfloat16, torch.float16)
-    prec = PRECISION[v.dtype] if precision is None else precision
+    recipe = RECIPES[v.dtype] if recipe is None else recipe
+    prec = recipe.products
     q, k, v, g, beta = (x.contiguous() for x in (q, k, v, g, beta))
     factor = lambda D: torch.empty(BH, n, C, D, dtype=v.dtype if half else torch.float32, device=v.device)
     W, Kd = factor(K), factor(K)                                       # [BH, n, C, K]
@@ -89,7 +104,7 @@ def fused_chunk_forward(q, k, v, g, beta, S, *, chunk_size: int, scale: float, l
     chunk_decay = torch.empty(BH, n, dtype=torch.float32, device=v.device)
     kernels.prep_kernel[(n, BH)](k, v, g, beta, W, U, Kd, chunk_decay, T, HK, HV, n,
                                  C=C, K=K, V=V, GROUP=HV // HK, L2NORM=l2norm, PREC=prec,
-                                 num_warps=8 if K * V >= 128 * 128 else 4)           # [C, K] and [C, V] live at once
+                                 REFINE=recipe.refine, num_warps=PREP_WARPS)
     states = torch.empty(BH, n, K, V, dtype=torch.float32, device=v.device)   # S_i, entering chunk i
     new_v = torch.empty_like(U)                                                # N_i
     S_end = torch.empty_like(S)
