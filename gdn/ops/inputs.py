@@ -82,8 +82,10 @@ def check_values(q, k, v, g, beta, initial_state) -> Callable[[], None]:
     them here would stop the host until the GPU caught up (a host sync, 0.7-1 ms a call on an H200,
     with the GPU idle while the kernel's launches follow), so the screens, stacked into one small
     tensor, are copied to pinned host memory behind an event instead; the kernel queues its work and
-    calls verdict() at the end, which waits for that copy only. A refused call has then computed on bad
-    inputs, into fresh tensors that are dropped: nothing the caller passed is changed."""
+    calls verdict() at the end, which waits for that copy only. (Seven launches: 0.34-0.45 ms a call
+    on an H200 at T 4096-32768, where a screen of 22 small launches had cost 0.8-1.2 ms; bench/README.md.)
+    A refused call has then computed on bad inputs, into fresh tensors that are dropped: nothing the
+    caller passed is changed."""
     screens = []     # (values [0-d tensors], fine(values as floats) -> bool, problems() -> [messages])
     for name, x in (("q", q), ("k", k), ("v", v), ("initial_state", initial_state)):
         if x is not None and x.numel():
