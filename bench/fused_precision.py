@@ -173,7 +173,8 @@ def config(default="tf32", **over) -> dict:
 
 
 GROUPS = {"prep": PREP, "solve": SOLVE, "walk": WALK, "output": OUTPUT,
-          "cc_out": ("out_qk", "out_sn"), "ut": ("u", "w")}
+          "cc_out": ("out_qk", "out_sn"), "ut": ("u", "w"), "key": ("u", "out_qk", "out_sn"),
+          "state": ("walk_ws", "walk_kn", "out_qs")}
 
 
 def configurations(which: str):
@@ -210,6 +211,14 @@ def configurations(which: str):
         ("rna; kk, solve x3; walk, out_qs bf16", config("rna", kk="x3", solve="x3", walk="bf16", out_qs="bf16"), bf),
         ("rna in prep only", config(prep="rna"), bf),
         ("rna in prep + out_qk, out_sn", config(prep="rna", cc_out="rna"), bf),
+        ("u, out_qk, out_sn x3", config(key="x3"), bf),
+        ("u, out_qk, out_sn fp32", config(key="fp32"), bf),
+        ("u, out_qk, out_sn rna", config(key="rna"), bf),
+        ("u, out_qk, out_sn x3; walk, out_qs bf16", config(key="x3", state="bf16"), bf),
+        ("u, out_qk, out_sn rna; walk, out_qs bf16", config(key="rna", state="bf16"), bf),
+        ("u x3; out_qk, out_sn rna", config(u="x3", cc_out="rna"), bf),
+        ("rna; u, out_qk, out_sn x3", config("rna", key="x3"), bf),
+        ("rna; u, out_qk, out_sn x3; walk, out_qs bf16", config("rna", key="x3", state="bf16"), bf),
     ]
     return measured + singles + groups
 
@@ -231,10 +240,12 @@ def main(argv=None):
     p.add_argument("--heads", type=int, default=16)
     p.add_argument("--tf32", choices=("trunc", "rna"), default="trunc", help="how one TF32 pass cuts a factor")
     p.add_argument("--configs", choices=("validate", "all"), default="all", help="validate: the four measured")
+    p.add_argument("--only", nargs="*", default=(), help="just the configurations whose label contains one of these")
+    p.add_argument("--seed", type=int, default=0, help="make_inputs' seed")
     p.add_argument("--threads", type=int, default=1)
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
-    q, k, v, g, beta = make_inputs(1, args.T, args.heads, 128, "cpu")
+    q, k, v, g, beta = make_inputs(1, args.T, args.heads, 128, "cpu", seed=args.seed)
     q, k, v = (x.to(torch.bfloat16) for x in (q, k, v))
     ref = chunk_gated_delta_rule(*(x.double() for x in (q, k, v, g, beta)), chunk_size=C,
                                  use_qk_l2norm_in_kernel=True)[0][0]                  # [T, H, V]
@@ -244,6 +255,8 @@ def main(argv=None):
     print(f"emulation in float64 vs gdn.ops.chunk in float64: {((o64 - ref).norm() / ref.norm()).item():.1e}")
     print("\n| configuration | error | extra TF32 passes, all kernels | prep | walk | output |\n|---|---|---|---|---|---|")
     for label, how, stored in configurations(args.configs):
+        if args.only and not any(word in label for word in args.only):
+            continue
         start = time.perf_counter()
         o = emulate(q, k, v, g, beta, how, args.tf32 == "rna", stored)
         share, per_kernel = extra_cost(how)
