@@ -7,7 +7,8 @@ output), elementwise work in float32 and every product through `product(a, b, ho
     tf32   one TF32 pass: both factors cut to 10 mantissa bits by the hardware (see below), the sum
            exact, rounded to float32
     rna    one TF32 pass of factors first rounded to nearest (cvt.rna.tf32.f32 on each element, as
-           tf32x3 does for its high parts): no extra tensor-core pass
+           tf32x3 does for its high parts): no extra tensor-core pass; rna_a, rna_b: only the first or
+           the second factor so, the other cut as in tf32
     x3     Triton's tf32x3 (its F32DotTC pass): hi = cvt.rna(a), lo = a - hi, lo hi + hi lo + hi hi,
            each pass fed to the tensor core as tf32 (so lo is cut too), accumulated in float32
     fp32   the exact product rounded to float32 (what float32 FMAs on the CUDA cores give)
@@ -79,9 +80,8 @@ def product(a: torch.Tensor, b: torch.Tensor, how: str, rna: bool) -> torch.Tens
     if a.dtype == torch.float64:
         return a @ b
     exact = lambda x, y: x.double() @ y.double()
-    if how in ("tf32", "rna"):
-        cut = rna or how == "rna"
-        return exact(tf32_cut(a, cut), tf32_cut(b, cut)).float()
+    if how in ("tf32", "rna", "rna_a", "rna_b"):
+        return exact(tf32_cut(a, rna or how in ("rna", "rna_a")), tf32_cut(b, rna or how in ("rna", "rna_b"))).float()
     if how == "bf16":
         return exact(a.bfloat16().float(), b.bfloat16().float()).float()
     if how == "fp32":
@@ -126,13 +126,16 @@ def normalised(x: torch.Tensor) -> torch.Tensor:
     return x * torch.rsqrt((x * x).sum(-1, keepdim=True) + 1e-6)
 
 
-def emulate(q, k, v, g, beta, how: dict, rna: bool, stored=torch.bfloat16, dtype=torch.float32):
+def emulate(q, k, v, g, beta, how: dict, rna: bool, stored=("bf16", "bf16"), dtype=torch.float32):
     """The three kernels on [B=1, T, H, D] inputs (T a multiple of C); `how`: product name -> tf32 / x3 /
-    fp32 / bf16; W and Kd stored in `stored`. Returns o [T, H, V] in `dtype` (the kernel rounds it to bfloat16)."""
+    fp32 / bf16. stored: how W and Kd are stored, "bf16" or "fp32"; Kd also "scaled": the raw bfloat16
+    keys (exact) and a float32 factor per row (normalisation times decay to the chunk end), which the
+    walk applies to N before Kd^T N. Returns o [T, H, V] in `dtype` (the kernel rounds it to bfloat16)."""
     T, H, K = q.shape[1:]
     n = T // C
     chunks = lambda x: x[0].to(dtype).reshape(n, C, H, -1).permute(2, 0, 1, 3)   # [H, n, C, D]
     q, k, v = chunks(q), chunks(k), chunks(v)
+    k_raw, k_factor = k, torch.rsqrt((k * k).sum(-1) + 1e-6)                     # [H, n, C, K], [H, n, C]
     g, beta = chunks(g[..., None])[..., 0], chunks(beta[..., None])[..., 0]      # [H, n, C]
     mm = lambda a, b, name: product(a, b, how[name], rna)
     # prep
@@ -142,9 +145,11 @@ def emulate(q, k, v, g, beta, how: dict, rna: bool, stored=torch.bfloat16, dtype
     A = torch.where(strict, mm(k, k.transpose(-1, -2), "kk") * Gamma * beta[..., :, None], 0.0)
     inv_L_beta = unit_lower_inverse(A, how, rna) * beta[..., None, :]
     U = mm(inv_L_beta, v, "u")
-    keep = (lambda x: x.to(stored).to(dtype)) if dtype == torch.float32 else (lambda x: x)
-    W = keep(mm(inv_L_beta * decay[..., None, :], k, "w"))
-    Kd = keep(k * to_end[..., :, None])
+    keep = lambda x, how: x.bfloat16().to(dtype) if how == "bf16" and dtype == torch.float32 else x
+    W = keep(mm(inv_L_beta * decay[..., None, :], k, "w"), stored[0])
+    scaled = stored[1] == "scaled"
+    Kd = k_raw if scaled else keep(k * to_end[..., :, None], stored[1])
+    row_factor = k_factor * to_end                                                # [H, n, C], used if scaled
     chunk_decay = decay[..., C - 1, None, None]                                   # [H, n, 1, 1]
     # walk
     S = torch.zeros(H, K, v.shape[-1], dtype=dtype)
@@ -152,7 +157,8 @@ def emulate(q, k, v, g, beta, how: dict, rna: bool, stored=torch.bfloat16, dtype
     for i in range(n):
         states.append(S)
         N = U[:, i] - mm(W[:, i], S, "walk_ws")
-        S = S * chunk_decay[:, i] + mm(Kd[:, i].transpose(-1, -2), N, "walk_kn")
+        N_rows = N * row_factor[:, i, :, None] if scaled else N
+        S = S * chunk_decay[:, i] + mm(Kd[:, i].transpose(-1, -2), N_rows, "walk_kn")
         new_v.append(N)
     states, new_v = torch.stack(states, 1), torch.stack(new_v, 1)                 # [H, n, K, V], [H, n, C, V]
     # output (q's normalisation and scale as the kernel: normalised, then times K^-0.5)
@@ -179,7 +185,7 @@ GROUPS = {"prep": PREP, "solve": SOLVE, "walk": WALK, "output": OUTPUT,
 
 def configurations(which: str):
     """(label, how, stored) triples: the measured four first, then one product at a time, then groups."""
-    bf, f32 = torch.bfloat16, torch.float32
+    bf, f32 = ("bf16", "bf16"), ("fp32", "fp32")
     measured = [("all tf32 (the kernels today)", config(), bf),
                 ("all x3", config("x3"), bf),
                 ("prep x3", config(prep="x3"), bf),
@@ -194,6 +200,20 @@ def configurations(which: str):
         ("W, Kd stored float32, all tf32", config(), f32),
         ("W, Kd stored float32, all rna", config("rna"), f32),
         ("W, Kd stored float32, all x3", config("x3"), f32),
+        ("W stored float32, all x3", config("x3"), ("fp32", "bf16")),
+        ("Kd stored float32, all x3", config("x3"), ("bf16", "fp32")),
+        ("Kd scaled, all x3", config("x3"), ("bf16", "scaled")),
+        ("W float32, Kd scaled, all x3", config("x3"), ("fp32", "scaled")),
+        ("W stored float32, all rna", config("rna"), ("fp32", "bf16")),
+        ("Kd stored float32, all rna", config("rna"), ("bf16", "fp32")),
+        ("Kd scaled, all rna", config("rna"), ("bf16", "scaled")),
+        ("W float32, Kd scaled, all rna", config("rna"), ("fp32", "scaled")),
+        ("W float32, Kd scaled, all tf32", config(), ("fp32", "scaled")),
+        ("W float32, Kd scaled; u, out_qk, out_sn rna", config(key="rna"), ("fp32", "scaled")),
+        ("W float32, Kd scaled; u, out_qk, out_sn x3", config(key="x3"), ("fp32", "scaled")),
+        ("W float32, Kd scaled; rna; u, out_qk, out_sn x3", config("rna", key="x3"), ("fp32", "scaled")),
+        ("W, Kd float32; u, out_qk, out_sn rna", config(key="rna"), f32),
+        ("W, Kd float32; rna; u, out_qk, out_sn x3", config("rna", key="x3"), f32),
         ("solve x3", config(solve="x3"), bf),
         ("solve fp32", config(solve="fp32"), bf),
         ("output x3", config(output="x3"), bf),
@@ -219,6 +239,13 @@ def configurations(which: str):
         ("u x3; out_qk, out_sn rna", config(u="x3", cc_out="rna"), bf),
         ("rna; u, out_qk, out_sn x3", config("rna", key="x3"), bf),
         ("rna; u, out_qk, out_sn x3; walk, out_qs bf16", config("rna", key="x3", state="bf16"), bf),
+        ("rna; out_qk, out_sn x3", config("rna", cc_out="x3"), bf),
+        ("u rna; out_qk, out_sn x3", config(u="rna", cc_out="x3"), bf),
+        ("u, out_qk, out_sn rna on the first factor only", config(key="rna_a"), bf),
+        ("u rna; out_qk, out_sn rna on the second factor only", config(u="rna", cc_out="rna_b"), bf),
+        ("u rna; out_qk rna_a (q); out_sn rna", config(u="rna", out_qk="rna_a", out_sn="rna"), bf),
+        ("u rna; out_qk rna; out_sn rna_a (scores)", config(u="rna", out_qk="rna", out_sn="rna_a"), bf),
+        ("u rna; out_qk rna; out_sn rna_b (N)", config(u="rna", out_qk="rna", out_sn="rna_b"), bf),
     ]
     return measured + singles + groups
 
@@ -242,14 +269,19 @@ def main(argv=None):
     p.add_argument("--configs", choices=("validate", "all"), default="all", help="validate: the four measured")
     p.add_argument("--only", nargs="*", default=(), help="just the configurations of these labels (exactly)")
     p.add_argument("--seed", type=int, default=0, help="make_inputs' seed")
+    p.add_argument("--decay-shift", type=float, default=2.0,
+                   help="g = -softplus(randn - shift): make_inputs' 2 keeps ~8 tokens in memory, 6 ~400")
     p.add_argument("--threads", type=int, default=1)
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
     q, k, v, g, beta = make_inputs(1, args.T, args.heads, 128, "cpu", seed=args.seed)
     q, k, v = (x.to(torch.bfloat16) for x in (q, k, v))
+    if args.decay_shift != 2.0:                  # the same draws, shifted: randn = log(e^-g - 1) + 2
+        g = -torch.nn.functional.softplus(torch.log(torch.expm1(-g.double())) + 2.0 - args.decay_shift).float()
     ref = chunk_gated_delta_rule(*(x.double() for x in (q, k, v, g, beta)), chunk_size=C,
                                  use_qk_l2norm_in_kernel=True)[0][0]                  # [T, H, V]
-    print(f"T {args.T}, heads {args.heads}, tf32 {args.tf32}: floor (float64 output rounded to bfloat16) "
+    print(f"T {args.T}, heads {args.heads}, tf32 {args.tf32}, seed {args.seed}, decay shift {args.decay_shift}: "
+          f"mean g {g.mean().item():.2e}; floor (float64 output rounded to bfloat16) "
           f"{rel_err(ref.to(torch.bfloat16).double(), ref):.2e}")
     o64 = emulate(q, k, v, g, beta, config("exact"), False, dtype=torch.float64)
     print(f"emulation in float64 vs gdn.ops.chunk in float64: {((o64 - ref).norm() / ref.norm()).item():.1e}")
