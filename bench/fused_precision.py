@@ -67,11 +67,12 @@ stay float32 and go straight into the output; W and Kd are rounded to bfloat16 w
 and the state's products hardly count when the gates forget in ~5 tokens). Rounding both factors
 matters: rna on the first factor only of u, out_qk, out_sn gives 1.90e-3, on the second only 1.90e-3.
 
-But make_inputs' gates (g = -softplus(randn - 2), mean -0.18) forget fast. With --decay-shift 6
-(mean g -4e-3, ~250 tokens of memory, as a trained model's slow heads may have) the state path matters, and the
-bfloat16 storage of Kd (k * decay to the chunk end) most: "Kd scaled" stores the raw bfloat16 keys
-(exact) and a float32 factor per row (the l2 normalisation times the decay to the chunk end), which the
-walk multiplies into N ([C, BV], elementwise) before Kd^T N; W float32 doubles W's bytes in the walk.
+But make_inputs' gates (g = -softplus(randn - 2), mean -0.18) forget fast. With --decay-shift 6 (mean
+g -4e-3, ~250 tokens of memory, as a trained model's slow heads may have) the state path matters, and
+the bfloat16 storage of Kd (k * decay to the chunk end) most. "Kd scaled": the raw bfloat16 keys
+(exact; the walk could read them from k itself, no Kd copy) and a float32 factor per row (the l2
+normalisation times the decay to the chunk end), which the walk multiplies into N ([C, BV],
+elementwise) before Kd^T N. "W float32" doubles W's bytes in the walk.
 
     configuration (W, Kd stored bf16 unless said)      bench inputs  long memory  extra passes
     all tf32 (today)                                   2.47e-3       2.85e-3      0
@@ -94,7 +95,11 @@ The cheapest configuration at the floor on the bench inputs: rna (cvt.rna.tf32.f
 for u, out_qk and out_sn only, 1.77e-3, no extra pass (v in u is bfloat16, exact in TF32: only
 L^-1 diag(beta) needs the cvt). Robust to long memory as well: rna on every product's factors that are
 not bfloat16 already, Kd scaled, W float32: 1.72e-3 / 1.74e-3, still no extra pass. X3 is nowhere
-needed; the solve, K K^T and W can stay one truncated TF32 pass on the bench inputs.
+needed; the solve, K K^T and W can stay one truncated TF32 pass on the bench inputs. Not measured
+here: what the cvts and W's float32 bytes cost on the GPU. In Triton, rna can be written as integer
+ops (bitcast to int32, + 0x1000, & -0x2000, bitcast back: cvt.rna for every finite value), which the
+CPU interpreter runs too; inline PTX it cannot. Where one factor is bfloat16 (v in u), tf32x3's
+hi x lo pass multiplies zeros: two passes would do.
 """
 from __future__ import annotations
 
