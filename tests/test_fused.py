@@ -1,7 +1,8 @@
 """The chunked kernel's Triton path (gdn/ops/fused.py), run on this CPU through Triton's interpreter
 (TRITON_INTERPRET=1, which must be set before Triton is imported: so in a child process), against the
-recurrent kernel in float64. Both recipes run on float32 inputs (the interpreter computes every
-product in float32 whichever precision is asked, so the Newton step is also checked alone), on inputs
+recurrent kernel in float64. Two recipes run on float32 inputs (the interpreter computes every
+product in float32 whichever precision is asked, so the Newton step and the rounding to TF32 are also
+checked alone), on inputs
 that stress the chunk algebra: a ragged last chunk, two value heads per key head, an initial state, a
 gate of -inf, and one key written 80 times over with beta = 1 and no decay."""
 import json
@@ -30,7 +31,7 @@ g[0, 95, 0] = float("-inf")
 S0 = torch.randn(B, HV, K, V) * 0.3
 report = {}
 RECIPES = {"float32's": fused.Recipe(products=1, refine=True),      # TF32X3, the TF32 solve refined
-           "bfloat16's": fused.Recipe(products=2, refine=False)}    # TF32 throughout
+           "unrefined": fused.Recipe(products=2, refine=False)}     # TF32 (exact here) and the solve as it is
 
 def rel(a, b):
     return float((a.double() - b).norm() / b.norm())
@@ -65,6 +66,20 @@ rough = (exact * (1 + 1e-3 * torch.randn(64, 64).double())).float().tril()
 better = torch.empty(64, 64)
 newton_kernel[(1,)](A, rough, better, C=64)
 report["newton"] = [rel(rough, exact), rel(better, exact)]
+
+# rounding to TF32: against frexp's mantissa rounded half away from zero at 11 significant bits
+@triton.jit
+def nearest_kernel(x_ptr, out_ptr, N: tl.constexpr):
+    at = tl.arange(0, N)
+    tl.store(out_ptr + at, fused_kernels._tf32_nearest(tl.load(x_ptr + at)))
+
+x = torch.randn(1024) * torch.logspace(-30, 30, 1024)
+x[:5] = torch.tensor([1 + 2 ** -11, 1 + 2 ** -11 - 2 ** -20, -(1 + 2 ** -11), 2 - 2 ** -12, 0.0])  # ties, a carry
+nearest = torch.empty_like(x)
+nearest_kernel[(1,)](x, nearest, N=1024)
+mantissa, exponent = torch.frexp(x.double())
+expected = torch.sign(mantissa) * torch.floor(mantissa.abs() * 2 ** 11 + 0.5) / 2 ** 11 * 2.0 ** exponent
+report["nearest"] = [float((nearest.double() - expected).abs().max()), nearest[:5].tolist()]
 
 # bfloat16 inputs: the [C, K] factors stored in half; against float64 on the same (rounded) inputs
 qb, kb, vb = (x.bfloat16() for x in (q, k, v))
@@ -110,7 +125,7 @@ def report():
 
 
 @pytest.mark.parametrize("l2norm", [True, False])
-@pytest.mark.parametrize("recipe", ["float32's", "bfloat16's"])
+@pytest.mark.parametrize("recipe", ["float32's", "unrefined"])
 @pytest.mark.parametrize("C", [16, 64])
 def test_the_kernels_match_the_recurrence_in_float64(report, l2norm, recipe, C):
     out_err, state_err, dtype = report[f"l2norm={l2norm} {recipe} C={C}"]
@@ -121,6 +136,12 @@ def test_the_kernels_match_the_recurrence_in_float64(report, l2norm, recipe, C):
 def test_the_newton_step_squares_the_error_of_a_rough_inverse(report):
     rough, refined = report["newton"]
     assert 5e-4 < rough < 2e-3 and refined < 1e-5
+
+
+def test_tf32_rounding_is_to_nearest_with_ties_away_from_zero(report):
+    worst, firsts = report["nearest"]
+    assert worst == 0.0
+    assert firsts == [1 + 2 ** -10, 1.0, -(1 + 2 ** -10), 2.0, 0.0]
 
 
 def test_bfloat16_inputs_stay_near_the_rounding_floor(report):
