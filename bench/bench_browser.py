@@ -9,7 +9,8 @@ several charts). The peer is bench/trivial_page.py (one slider, one Plotly chart
 measured in the same rounds: pages take turns with it, one interaction each.
 
     python bench/bench_browser.py [--rounds 10] [--server-cpus 0] [--browser-cpus 1] [--threads N]
-    python bench/bench_browser.py --smoke     # 1 round, two pages (tests/test_bench_smoke.py runs it)
+    python bench/bench_browser.py --smoke [--url URL]   # 1 round, two pages (tests/test_bench_smoke.py runs it
+                                                        # on the tests' shared app server)
 Goals (docs/architecture.md, Quality bars): p50 of every page <= 1.5x the trivial page's p50; the stepping pages (memory table,
 compare: the frame player answers in the browser) and the explorer's sliders (start, the playground's overwrite,
 half-life and repeated-writes toys, the 2-D write) <= 0.4x, sending no websocket message per press.
@@ -135,7 +136,11 @@ def main() -> None:
     ap.add_argument("--threads", type=int, help="OMP_NUM_THREADS for the app server (default: app.py's choice)")
     ap.add_argument("--only", help="comma-separated page names (the trivial page is always measured)")
     ap.add_argument("--smoke", action="store_true")
+    ap.add_argument("--url", help="the app already served there (e.g. the tests' server) instead of one started "
+                                  "here; --server-cpus then places the trivial page's server only")
     args = ap.parse_args()
+    if args.url and args.threads:
+        ap.error("--threads sets the app server's threads: not with --url (a server started elsewhere)")
     cases = CASES[:2] if args.smoke else [c for c in CASES if not args.only or c.name == "trivial"
                                           or c.name.split()[0] in args.only.split(",")]
     rounds = 1 if args.smoke else args.rounds
@@ -143,7 +148,7 @@ def main() -> None:
     env = {"OMP_NUM_THREADS": str(args.threads)} if args.threads else {}
     from playwright.sync_api import sync_playwright
     with contextlib.ExitStack() as stack:
-        app, _ = stack.enter_context(start_server(prefix=prefix, env=env))
+        app = args.url.rstrip("/") if args.url else stack.enter_context(start_server(prefix=prefix, env=env))[0]
         peer, _ = stack.enter_context(start_server(prefix=prefix, script="bench/trivial_page.py"))
         pw = stack.enter_context(sync_playwright())
         if args.browser_cpus:     # Chromium's processes inherit the launcher's CPU set

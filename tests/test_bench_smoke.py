@@ -52,9 +52,10 @@ def test_load_bench_smoke_prints_its_ratios():
 
 
 @pytest.mark.browser
-def test_browser_bench_smoke_prints_its_ratio():
-    """bench_browser.py --smoke: the app and the trivial page in Chromium, one timed key press each."""
-    run = subprocess.run([sys.executable, str(ROOT / "bench" / "bench_browser.py"), "--smoke"],
+def test_browser_bench_smoke_prints_its_ratio(app_url):
+    """bench_browser.py --smoke: the app (the tests' shared server: --url) and the trivial page (its own
+    server) in Chromium, one timed key press each."""
+    run = subprocess.run([sys.executable, str(ROOT / "bench" / "bench_browser.py"), "--smoke", "--url", app_url],
                          capture_output=True, text=True, timeout=600, cwd=ROOT)
     assert run.returncode == 0, run.stderr[-2000:]
     assert re.search(r"ratio browser memory_table \(next/prev key\): page p50 / trivial p50 = [0-9.]+x", run.stdout)
