@@ -10,7 +10,6 @@ address the projector shows.
 """
 from __future__ import annotations
 
-import functools
 import logging
 import time
 
@@ -87,15 +86,14 @@ def explain(error: Exception) -> str:
     return ui.tr("live.err_store", what=type(error).__name__)
 
 
-def attempt(action, *args) -> bool:
+def attempt(action, *args, **kwargs) -> bool:
     """Run a store action; a refusal or an unreachable store becomes a message under the buttons."""
     try:
-        action(*args)
+        action(*args, **kwargs)
         return True
     except (LiveError, SQLAlchemyError, OSError, ValueError) as error:
         if not isinstance(error, LiveError):
-            name = getattr(getattr(action, "func", action), "__name__", action)      # a partial's function
-            LOG.warning("live class: %s failed: %s", name, error)
+            LOG.warning("live class: %s failed: %s", getattr(action, "__name__", action), error)
         st.session_state["_live_message"] = explain(error)
         return False
 
@@ -186,7 +184,7 @@ def _act(action, *args, **kwargs) -> None:
     bars' next tick). A new round names the round it follows (after_round): a click that reaches the
     store twice (a double click on a slow projector, or a callback run again after its run was cut
     short) starts one round, not two."""
-    attempt(functools.partial(action, **kwargs) if kwargs else action, *args)
+    attempt(action, *args, **kwargs)
     st.rerun(scope=["live_controls", "live_bars"])
 
 
@@ -219,7 +217,8 @@ def controls(code: str, secret: str) -> None:
                  on_click=_act, args=(store().ask, code, secret, following.id, following.n_options),
                  kwargs={"after_round": room.round})
     again.button(ui.tr("live.reset"), icon=":material/restart_alt:", width="stretch", key="live_reset",
-                 disabled=room.question is None, on_click=_act, args=(store().reset, code, secret))
+                 disabled=room.question is None, on_click=_act, args=(store().reset, code, secret),
+                 kwargs={"after_round": room.round})
     if close.button(ui.tr("live.close"), icon=":material/stop_circle:", width="stretch", key="live_close",
                     on_click=_close, args=(code, secret)):
         st.rerun(scope="app")                      # the whole page: the start button comes back
