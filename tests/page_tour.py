@@ -229,9 +229,12 @@ def visit(page, screen: str, name: str, address: str) -> dict:
 
 # The app's own history navigation (what its Back button does): the address changes without a page load, and
 # Streamlit runs the page it names with its query string, in the tab's session (its scripts, fonts and
-# connection kept). Scrolled back to the top first, where a loaded page starts.
-IN_APP = """(address) => { window.scrollTo(0, 0); history.pushState(null, '', address);
-                          dispatchEvent(new PopStateEvent('popstate')); }"""
+# connection kept). Scrolled back to the top first, where a loaded page starts: the page scrolls in stMain, not
+# the window, and a stMain left scrolled keeps what the new page's content allows of it (a CI run measured the
+# compare page 685 px down after the playground's 2-D write had been scrolled into view).
+IN_APP = """(address) => { window.scrollTo(0, 0);
+                          document.querySelectorAll('[data-testid="stMain"]').forEach(e => e.scrollTo(0, 0));
+                          history.pushState(null, '', address); dispatchEvent(new PopStateEvent('popstate')); }"""
 # The run that the navigation started is over: no script running, no element left from the page before (Streamlit
 # marks the last run's elements stale while a run goes, and removes those it did not draw again when it ends).
 RUN_DONE = IDLE + " && !document.querySelector('[data-stale=\"true\"]')"
