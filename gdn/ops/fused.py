@@ -4,9 +4,10 @@ walked through the chunks in registers.
 
     prep    for every chunk and head at once: the in-chunk decays, L = I + strict_lower(diag(beta) K K^T
             * Gamma) solved by forward substitution, U = L^-1 diag(beta) V, W = L^-1 diag(beta e^gamma) K,
-            the keys decayed to the chunk end Kd, and e^gamma_C
+            e^gamma_C, and each key's row factor r (its normalisation times its decay to the chunk end:
+            the keys decayed to the end are Kd = diag(r) K_raw)
     walk    per head, the only sequential part: S_i (the state entering chunk i) is stored, then
-            N_i = U_i - W_i S_i and S_{i+1} = e^gamma_C S_i + Kd_i^T N_i
+            N_i = U_i - W_i S_i and S_{i+1} = e^gamma_C S_i + Kd_i^T N_i, formed as K_raw^T (diag(r) N_i)
     output  for every chunk and head at once: O_i = diag(e^gamma) Q_i S_i + (Q_i K_i^T * Gamma) N_i
 
 This is the split fla's chunk kernel makes too: the walk holds two of a chunk's four [C, *] x [*, V]
@@ -15,17 +16,23 @@ products and everything else runs with the whole GPU busy. The price is the stor
 
 Precision (Recipe, below). float32 inputs: every product in TF32X3 (three tensor-core passes of the
 factors' high and low parts) but the UT solve's, which are TF32 and then refined by one Newton step in
-TF32X3: 4.8e-7 from float64 on the benchmark's inputs (fla: 1.5e-3). bfloat16 / float16 inputs: W and
-Kd are stored in half (as gdn.ops.chunk's "Half precision" reads them), the state, the new values and
-U stay float32, and every product is one TF32 pass of factors rounded to nearest first: 1.76e-3 from
-float64, where rounding the exact output to bfloat16 gives 1.66e-3 (fla: 4.2e-3; the torch path 1.8e-3).
+TF32X3: 4.8e-7 from float64 on the benchmark's inputs (fla: 1.5e-3). bfloat16 / float16 inputs: W is
+stored in half (as gdn.ops.chunk's "Half precision" reads it), the state, the new values, U and the row
+factors stay float32, the walk reads the raw keys (exact in their own dtype), and every product is one
+TF32 pass of factors rounded to nearest first: 1.76e-3 from float64 on an H200 (with Kd stored in half;
+the emulation below gives 1.72e-3 with the raw keys), where rounding the exact output to bfloat16 gives
+1.66e-3 (fla: 4.2e-3; the torch path 1.8e-3).
 Plain TF32 passes gave 2.47e-3: the H200 truncates the factors, and bench/fused_precision.py (a CPU
 emulation of these kernels, product by product) showed that bias to be most of the error, and the
 rounding to remove it with no extra pass. TF32X3 for bfloat16 reached 1.7e-3 but took 2.9x as long at
 T = 32768. bfloat16 tensor-core products (the factors split in two bfloat16 halves) compiled but ended in
-an illegal memory access on the H200 (Triton 3.6). Left for later (the emulation's numbers): with slow
-gates (~250 tokens of memory) Kd stored in bfloat16 becomes the largest error (2.4e-3); raw keys and a
-float32 row factor, and W in float32, would bring that to 1.74e-3.
+an illegal memory access on the H200 (Triton 3.6).
+Slow gates (~250 tokens of memory, bench_kernels.py --decay-shift 6): errors carried by the state add up
+over the chunks it lives, and a Kd stored in bfloat16 was the largest of them (the emulation: 2.41e-3,
+1.76e-3 with fast gates). Raw keys and row factors give 1.83e-3 there (1.72e-3 fast); W in float32 as
+well (Recipe.half_w False) 1.74e-3, for twice W's bytes in the walk. Not yet timed on the GPU: the walk
+reads bfloat16 keys where it read a bfloat16 Kd, plus C floats a chunk, and the prep writes C floats
+instead of a [C, K] Kd, so the bytes moved are fewer; the timings below are of the stored Kd.
 
 Measured on an H200 (B = 1, H = 16, K = V = 128, T = 32768, triton.testing.do_bench medians, fla 0.6.0
 4.2 ms in float32 and 1.4 ms in bfloat16 the same way): float32 7.8 ms, of which the prep 2.3 (it was
@@ -58,9 +65,11 @@ class Recipe:
     """How the kernels compute, by the inputs' dtype (see "Precision")."""
     products: int          # a PREC of gdn.ops.fused_kernels (1 TF32X3, 2 TF32, 3 TF32_NEAREST): all but the solve's
     refine: bool           # the UT solve (always TF32) refined by one Newton step in TF32X3
+    half_w: bool = False   # W stored in the inputs' half dtype, for half inputs (float32 when False)
 
 
-RECIPES = {torch.float32: Recipe(products=1, refine=True), torch.bfloat16: Recipe(products=3, refine=False)}
+RECIPES = {torch.float32: Recipe(products=1, refine=True),
+           torch.bfloat16: Recipe(products=3, refine=False, half_w=True)}
 RECIPES[torch.float16] = RECIPES[torch.bfloat16]
 # State columns per program (see "Measured"): the walk has few programs at B = 1 (heads x V / 16 = 128 on
 # 132 multiprocessors), the output one per chunk as well.
@@ -102,20 +111,21 @@ def fused_chunk_forward(q, k, v, g, beta, S, *, chunk_size: int, scale: float, l
     recipe = RECIPES[v.dtype] if recipe is None else recipe
     prec = recipe.products
     q, k, v, g, beta = (x.contiguous() for x in (q, k, v, g, beta))
-    factor = lambda D: torch.empty(BH, n, C, D, dtype=v.dtype if half else torch.float32, device=v.device)
-    W, Kd = factor(K), factor(K)                                       # [BH, n, C, K]
+    W = torch.empty(BH, n, C, K, dtype=v.dtype if half and recipe.half_w else torch.float32, device=v.device)
     U = torch.empty(BH, n, C, V, dtype=torch.float32, device=v.device)
+    key_rows = torch.empty(BH, n, C, dtype=torch.float32, device=v.device)   # Kd = diag(key_rows) K_raw
     chunk_decay = torch.empty(BH, n, dtype=torch.float32, device=v.device)
-    kernels.prep_kernel[(n, BH)](k, v, g, beta, W, U, Kd, chunk_decay, T, HK, HV, n,
+    kernels.prep_kernel[(n, BH)](k, v, g, beta, W, U, key_rows, chunk_decay, T, HK, HV, n,
                                  C=C, K=K, V=V, GROUP=HV // HK, L2NORM=l2norm, PREC=prec,
                                  REFINE=recipe.refine, num_warps=PREP_WARPS)
     states = torch.empty(BH, n, K, V, dtype=torch.float32, device=v.device)   # S_i, entering chunk i
     new_v = torch.empty_like(U)                                                # N_i
     S_end = torch.empty_like(S)
     walk_columns = min(WALK_COLUMNS, V)
-    kernels.walk_kernel[(BH, V // walk_columns)](W, U, Kd, chunk_decay, S.contiguous(), states, new_v, S_end, n,
-                                                 C=C, K=K, V=V, BV=walk_columns, PREC=prec,
-                                                 INTERPRET=INTERPRETED, num_warps=4, num_stages=2)
+    kernels.walk_kernel[(BH, V // walk_columns)](k, W, U, key_rows, chunk_decay, S.contiguous(), states, new_v,
+                                                 S_end, T, HK, HV, n, C=C, K=K, V=V, BV=walk_columns,
+                                                 GROUP=HV // HK, PREC=prec, INTERPRET=INTERPRETED,
+                                                 num_warps=4, num_stages=2)
     o = torch.empty(v.shape, dtype=v.dtype, device=v.device)
     out_columns = min(OUTPUT_COLUMNS, V)
     kernels.output_kernel[(n, BH, V // out_columns)](q, k, g, states, new_v, o, scale, T, HK, HV, n,

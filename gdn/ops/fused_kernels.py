@@ -1,7 +1,7 @@
 """The Triton kernels behind gdn.ops.fused (which says what they compute, in which precision, and when
 they run). Three kernels, in the order they are launched:
 
-    prep    one program per chunk and head: decays, the UT solve, U, W and the keys decayed to the end
+    prep    one program per chunk and head: decays, the UT solve, U, W and the keys' row factors
     walk    one program per head and block of BV state columns: the states entering every chunk, in order
     output  one program per chunk, head and block of BV columns: every token's output
 
@@ -106,24 +106,35 @@ def _load_rows(ptr, t, live, head, heads, D: tl.constexpr):
 
 
 @triton.jit
-def _normalised(x, L2NORM: tl.constexpr):
+def _norm_factor(x, L2NORM: tl.constexpr):
+    """[C, D] rows -> [C]: what each row is multiplied by to normalise it (1 without L2NORM)."""
     if L2NORM:                                                                 # eps as gdn.ops.inputs.l2_normalize
-        x = x * tl.rsqrt(tl.sum(x * x, axis=1) + 1e-6)[:, None]
-    return x
+        return tl.rsqrt(tl.sum(x * x, axis=1) + 1e-6)
+    return tl.full((x.shape[0],), 1.0, tl.float32)
 
 
 @triton.jit
-def prep_kernel(k_ptr, v_ptr, g_ptr, beta_ptr, w_ptr, u_ptr, kd_ptr, decay_ptr, T, HK, HV, n_chunks,
+def _normalised(x, L2NORM: tl.constexpr):
+    return x * _norm_factor(x, L2NORM)[:, None]
+
+
+@triton.jit
+def prep_kernel(k_ptr, v_ptr, g_ptr, beta_ptr, w_ptr, u_ptr, key_rows_ptr, decay_ptr, T, HK, HV, n_chunks,
                 C: tl.constexpr, K: tl.constexpr, V: tl.constexpr, GROUP: tl.constexpr,
                 L2NORM: tl.constexpr, PREC: tl.constexpr, REFINE: tl.constexpr):
-    """Chunk i of head bh: W = L^-1 diag(beta e^gamma) K and the keys decayed to the chunk end [C, K],
-    U = L^-1 diag(beta) V [C, V], and e^gamma_C, stored head-major ([BH, n, C, *], the walk's order)."""
+    """Chunk i of head bh: W = L^-1 diag(beta e^gamma) K [C, K], U = L^-1 diag(beta) V [C, V], the keys'
+    row factors [C] (normalisation times the decay to the chunk end: Kd = diag(factor) K_raw) and e^gamma_C,
+    stored head-major ([BH, n, C, *], the walk's order). Kd itself is not stored: rounded to bfloat16 it
+    was the largest error once gates forget slowly (bench/fused_precision.py), and the walk reads the raw
+    keys, exact in their own dtype, where they lie."""
     i, bh = tl.program_id(0), tl.program_id(1)
     b, hv = bh // HV, bh % HV
     rc = tl.arange(0, C)
     t = i * C + rc
     live = t < T                                   # rows past T: zero keys, values and beta, g = 0 (no decay)
-    k = _normalised(_load_rows(k_ptr, b * T + t, live, hv // GROUP, HK, K), L2NORM)     # [C, K]
+    k_raw = _load_rows(k_ptr, b * T + t, live, hv // GROUP, HK, K)                        # [C, K]
+    norm = _norm_factor(k_raw, L2NORM)                                                 # [C]
+    k = k_raw * norm[:, None]
     v = _load_rows(v_ptr, b * T + t, live, hv, HV, V)                                  # [C, V]
     gb_at = (b * T + t).to(tl.int64) * HV + hv
     g = tl.load(g_ptr + gb_at, mask=live, other=0.0).to(tl.float32)
@@ -135,31 +146,35 @@ def prep_kernel(k_ptr, v_ptr, g_ptr, beta_ptr, w_ptr, u_ptr, kd_ptr, decay_ptr, 
     ck, cv = row[:, None] * K + tl.arange(0, K)[None, :], row[:, None] * V + tl.arange(0, V)[None, :]
     tl.store(u_ptr + cv, _dot(inv_L_beta, v, PREC))
     tl.store(w_ptr + ck, _dot(inv_L_beta * decay[None, :], k, PREC).to(w_ptr.dtype.element_ty))
-    tl.store(kd_ptr + ck, (k * to_end[:, None]).to(kd_ptr.dtype.element_ty))
+    tl.store(key_rows_ptr + row, norm * to_end)
     tl.store(decay_ptr + bh * n_chunks + i, tl.sum(tl.where(rc == C - 1, decay, 0.0), axis=0))
 
 
 @triton.jit
-def _walk_step(S, at, w_ptr, u_ptr, kd_ptr, decay_ptr, states_ptr, new_v_ptr, rv,
+def _walk_step(S, at, i, k_ptr, w_ptr, u_ptr, key_rows_ptr, decay_ptr, states_ptr, new_v_ptr, rv, b, T, HK, head,
                C: tl.constexpr, K: tl.constexpr, V: tl.constexpr, PREC: tl.constexpr):
-    """One chunk (`at` = bh * n + i): store the state entering it and its new values N = U - W S [C, BV];
-    return the state after it, e^gamma_C S + Kd^T N."""
+    """Chunk i (`at` = bh * n + i): store the state entering it and its new values N = U - W S [C, BV];
+    return the state after it, e^gamma_C S + Kd^T N, as K_raw^T (diag(row factor) N)."""
     rc, rk = tl.arange(0, C), tl.arange(0, K)
     tl.store(states_ptr + (at * K + rk[:, None]) * V + rv[None, :], S)
     ck = (at * C + rc[:, None]) * K + rk[None, :]                                       # [C, K]
     cv = (at * C + rc[:, None]) * V + rv[None, :]                                       # [C, BV]
-    w, kd = tl.load(w_ptr + ck).to(tl.float32), tl.load(kd_ptr + ck).to(tl.float32)     # half: widened
+    w = tl.load(w_ptr + ck).to(tl.float32)                                              # half: widened
+    t = i * C + rc
+    k = _load_rows(k_ptr, b * T + t, t < T, head, HK, K)                                # [C, K]  raw, 0 past T
     new_v = tl.load(u_ptr + cv) - _dot(w, S, PREC)
-    S = S * tl.load(decay_ptr + at) + _dot(tl.trans(kd), new_v, PREC)
+    scaled = new_v * tl.load(key_rows_ptr + at * C + rc)[:, None]
+    S = S * tl.load(decay_ptr + at) + _dot(tl.trans(k), scaled, PREC)
     tl.store(new_v_ptr + cv, new_v)
     return S
 
 
 @triton.jit
-def walk_kernel(w_ptr, u_ptr, kd_ptr, decay_ptr, s0_ptr, states_ptr, new_v_ptr, s_end_ptr, n_chunks,
-                C: tl.constexpr, K: tl.constexpr, V: tl.constexpr, BV: tl.constexpr,
+def walk_kernel(k_ptr, w_ptr, u_ptr, key_rows_ptr, decay_ptr, s0_ptr, states_ptr, new_v_ptr, s_end_ptr, T, HK, HV,
+                n_chunks, C: tl.constexpr, K: tl.constexpr, V: tl.constexpr, BV: tl.constexpr, GROUP: tl.constexpr,
                 PREC: tl.constexpr, INTERPRET: tl.constexpr):
     bh = tl.program_id(0)
+    b, head = bh // HV, bh % HV // GROUP
     rv = tl.program_id(1) * BV + tl.arange(0, BV)
     s_at = bh * K * V + tl.arange(0, K)[:, None] * V + rv[None, :]                      # [K, BV]
     S = tl.load(s0_ptr + s_at)
@@ -169,13 +184,13 @@ def walk_kernel(w_ptr, u_ptr, kd_ptr, decay_ptr, s0_ptr, states_ptr, new_v_ptr, 
         # one-element array, which NumPy 2 refuses); a while loop is the same walk
         i = 0
         while i < n_chunks:
-            S = _walk_step(S, first + i, w_ptr, u_ptr, kd_ptr, decay_ptr, states_ptr, new_v_ptr, rv,
-                           C, K, V, PREC)
+            S = _walk_step(S, first + i, i, k_ptr, w_ptr, u_ptr, key_rows_ptr, decay_ptr, states_ptr, new_v_ptr, rv,
+                           b, T, HK, head, C, K, V, PREC)
             i += 1
     else:                                 # range(): the compiler can prefetch chunk i + 1's factors
         for i in range(n_chunks):
-            S = _walk_step(S, first + i, w_ptr, u_ptr, kd_ptr, decay_ptr, states_ptr, new_v_ptr, rv,
-                           C, K, V, PREC)
+            S = _walk_step(S, first + i, i, k_ptr, w_ptr, u_ptr, key_rows_ptr, decay_ptr, states_ptr, new_v_ptr, rv,
+                           b, T, HK, head, C, K, V, PREC)
     tl.store(s_end_ptr + s_at, S)
 
 
