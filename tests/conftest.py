@@ -129,7 +129,8 @@ def page(tabs):
     tabs.wipe(tab)
 
 
-# The two fixtures that start something: the app server and Chromium. Every other browser fixture (app_url,
+# The two fixtures that start something: the app server and Chromium (a test that starts a server of its own,
+# a replica or a benchmark's, carries the mark itself). Every other browser fixture (app_url,
 # app_log, tabs, tour, page) needs one of them, so a test's fixture closure names one exactly when it starts either. Matching on the
 # fixtures' own names (page) marked the AppTest tests of tests/test_real_model_page.py, whose `page` fixture
 # is their own module's and starts neither, and left them out of the fast command.

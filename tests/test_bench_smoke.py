@@ -61,6 +61,7 @@ def test_browser_bench_smoke_prints_its_ratio(app_url):
     assert re.search(r"ratio browser memory_table \(next/prev key\): page p50 / trivial p50 = [0-9.]+x", run.stdout)
 
 
+@pytest.mark.browser                  # load_ws.py starts the app server itself (see tests/conftest.py)
 def test_load_ws_smoke_serves_every_session():
     """bench/load_ws.py on its own server: 3 websocket sessions (2 on the real-model page, one of which leaves
     right after Run) for 8 s, half a second between a browsing answer and the next click (2 page loads take 4

@@ -86,7 +86,9 @@ def test_mark_labels_sit_above_the_plot_one_row_each(lecture):
     # in pixels above the plot's top edge (y = 1), so they stay put at any drawn height
     assert all(a.y == 1 and a.yref == "paper" and a.yanchor == "middle" for a in notes)
     ys = [a.yshift for a in notes]
-    assert min(ys) - fs / 2 >= y_title.yshift + fs and len(set(ys)) == len(ys)       # above the y title, one row each
+    # above the y title's line box (1.3 lines from its yshift up), each label's box (1.3 lines about its middle)
+    # on a row of its own: the prompt's label, starting where the title ends, touched it at half a line less
+    assert min(ys) - 0.65 * fs >= y_title.yshift + 1.3 * fs and len(set(ys)) == len(ys)
     row = min(abs(a - b) for a in ys for b in ys if a != b)
     assert row >= fs                                                               # rows at least one text line apart
     assert max(ys) + fs / 2 <= fig.layout.margin.t                                 # the top row fits in the margin

@@ -5,6 +5,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -39,11 +40,12 @@ def test_dockerfile_copies_what_exists_and_runs_the_readme_command():
     assert "fonts-noto-cjk" in text and "requirements.txt" in text
 
 
+@pytest.mark.browser                  # starts the app server itself (see tests/conftest.py)
 def test_the_container_start_up_without_the_container(tmp_path):
-    """The image's command with its environment, run here: the app answers its health check."""
+    """The image's command with its environment, run here (this interpreter): the app answers its health check."""
     port = free_port()
     env = {**os.environ, "HF_HUB_CACHE": str(tmp_path), "GDN_MODEL_DIRS": "", "GDN_ALLOW_DOWNLOADS": "0"}
-    cmd = ["python", "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1", "--server.port", str(port)]
+    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1", "--server.port", str(port)]
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         assert wait_ok(f"http://127.0.0.1:{port}/_stcore/health", 90)

@@ -269,6 +269,7 @@ def test_serve_class_reports_a_replica_that_cannot_start(tmp_path):
     assert "No module named streamlit" in (tmp_path / "logs" / "replica-1.log").read_text()
 
 
+@pytest.mark.browser                  # starts an app server (a replica) itself (see tests/conftest.py)
 def test_serve_class_restarts_a_killed_replica_and_stops_when_nginx_dies(tmp_path):
     port, logs, lines = free_port(), tmp_path / "logs", []
     proc = serve("--replicas", "1", "--port", str(port), "--logs", str(logs))

@@ -29,9 +29,11 @@ def fig_cost(T: np.ndarray, curves: dict[str, np.ndarray], marks: list[tuple[flo
     # Under the plot: tick labels and the axis title (~3 text lines), then the legend's two rows.
     axis_below = 3 * font_size + 24
     legend_rows = len(curves) * (font_size + 6) if stacked_legend else 2 * (font_size + 10)
-    # Above the plot: the y title, horizontal (never turned sideways), on the first row, the marks' rows over it.
-    top, bottom = 20 + (len(inside) + 1) * (font_size + 10), axis_below + legend_rows + 10
-    parts = [_mark(x, text, color, row=len(inside) - i + 0.5, T=T, y=(lo, hi), row_px=font_size + 10, font_size=font_size)
+    # Above the plot: the y title, horizontal (never turned sideways), on the first row, the marks' rows over it,
+    # the lowest a full row up: the title's line box reaches ~1.5 rows, and a mark in the left third (the
+    # prompt's, say) starts its label right where the title ends.
+    top, bottom = 20 + (len(inside) + 1.5) * (font_size + 10), axis_below + legend_rows + 10
+    parts = [_mark(x, text, color, row=len(inside) - i + 1, T=T, y=(lo, hi), row_px=font_size + 10, font_size=font_size)
              for i, (x, text, color) in enumerate(inside)]
     y_title = title_note(labels["y"], font_size)
 
