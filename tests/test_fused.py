@@ -3,8 +3,9 @@
 recurrent kernel in float64. Two recipes run on float32 inputs (the interpreter computes every
 product in float32 whichever precision is asked, so the Newton step and the rounding to TF32 are also
 checked alone), on inputs
-that stress the chunk algebra: two sequences, a ragged last chunk, two value heads per key head, an
-initial state, a gate of -inf, and one key written 80 times over with beta = 1 and no decay."""
+that stress the chunk algebra: a ragged last chunk, two value heads per key head, an initial state, a
+gate of -inf, and one key written 80 times over with beta = 1 and no decay; bfloat16 inputs of two
+sequences with fast and slow gates."""
 import json
 import os
 import subprocess
@@ -22,7 +23,7 @@ import json, torch
 from gdn.ops import chunk, fused
 from gdn.ops.naive import recurrent_gated_delta_rule
 torch.manual_seed(0)
-B, T, HK, HV, K, V = 2, 100, 1, 2, 32, 16
+B, T, HK, HV, K, V = 1, 100, 1, 2, 32, 16
 q, k = torch.randn(B, T, HK, K), torch.randn(B, T, HK, K)
 v, g, beta = torch.randn(B, T, HV, V), -torch.rand(B, T, HV) * 0.5, torch.rand(B, T, HV)
 k[:, 10:90] = k[:, 10:11]
@@ -92,18 +93,17 @@ report["bfloat16"] = [rel(o, o_ref), rel(o_ref.bfloat16(), o_ref), str(o.dtype)]
 # state add up over the chunks it lives, so what the walk reads (the keys decayed to the chunk end) must not
 # be rounded to bfloat16 on the way (as stored, it took the error from 1.0x to 1.4x the fast gates' here)
 report["long memory"] = {}
-default = fused.RECIPES[torch.bfloat16]
 for shift in (2.0, 6.0):
     gen = torch.Generator().manual_seed(1)
-    ql, kl, vl = (torch.randn(1, 512, 1, 32, generator=gen).bfloat16() for _ in range(3))
-    gl = -torch.nn.functional.softplus(torch.randn(1, 512, 1, generator=gen) - shift)
-    bl = torch.sigmoid(torch.randn(1, 512, 1, generator=gen))
+    ql, kl, vl = (torch.randn(2, 512, 1, 32, generator=gen).bfloat16() for _ in range(3))     # two sequences
+    gl = -torch.nn.functional.softplus(torch.randn(2, 512, 1, generator=gen) - shift)
+    bl = torch.sigmoid(torch.randn(2, 512, 1, generator=gen))
     ref = chunk.chunk_gated_delta_rule(ql.double(), kl.double(), vl.double(), gl.double(), bl.double(),
                                        use_qk_l2norm_in_kernel=True)[0]
-    for recipe in (default, fused.Recipe(default.products, default.refine, half_w=not default.half_w)):
-        o, _ = fused.fused_chunk_forward(ql, kl, vl, gl, bl, torch.zeros(1, 32, 32), chunk_size=64,
-                                         scale=32 ** -0.5, l2norm=True, recipe=recipe)
-        report["long memory"][f"{shift} half_w={recipe.half_w}"] = rel(o, ref)
+    o, _ = fused.fused_chunk_forward(ql, kl, vl, gl, bl, torch.zeros(2, 32, 32), chunk_size=64, scale=32 ** -0.5,
+                                     l2norm=True)
+    report["long memory"][shift] = [rel(o[b], ref[b]) for b in range(2)]
+report["long memory"]["floor"] = rel(ref.bfloat16(), ref)
 
 # chunk_gated_delta_rule takes this path without autograd, and the torch path under it
 calls = []
@@ -169,11 +169,10 @@ def test_bfloat16_inputs_stay_near_the_rounding_floor(report):
     assert floor < err < 3 * floor
 
 
-@pytest.mark.parametrize("half_w", [True, False])
-def test_bfloat16_error_does_not_grow_with_the_memory_of_the_gates(report, half_w):
+def test_bfloat16_error_does_not_grow_with_the_memory_of_the_gates(report):
     errors = report["long memory"]
-    fast, slow = errors[f"2.0 half_w={half_w}"], errors[f"6.0 half_w={half_w}"]
-    assert slow < 1.15 * fast
+    for fast, slow in zip(errors["2.0"], errors["6.0"]):    # each sequence near the floor: the walk reads its own keys
+        assert fast < 3 * errors["floor"] and slow < 1.15 * fast
 
 
 def test_chunked_kernel_uses_it_without_autograd_only(report):

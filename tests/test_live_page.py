@@ -20,7 +20,8 @@ def class_db(tmp_path, monkeypatch):
 
 
 def projector_html(at) -> str:
-    return " ".join(h.proto.body for h in at.get("html"))
+    """The page's HTML elements and markdown (the count of answers sits in the question's markdown)."""
+    return " ".join([h.proto.body for h in at.get("html")] + [m.value for m in at.markdown])
 
 
 def test_the_teachers_buttons_drive_the_store(class_db):

@@ -8,7 +8,7 @@ import html
 
 LETTERS = "ABCDEFGH"
 TALLY_CSS = """<style>
-.gdn-tally{display:grid;grid-template-columns:auto minmax(10em,3fr) minmax(6em,2fr) auto;gap:0.45em 0.7em;align-items:center;
+.gdn-tally{display:grid;grid-template-columns:auto minmax(10em,4fr) minmax(6em,2fr) auto;gap:0.3em 0.7em;align-items:center;
   font-variant-numeric:tabular-nums;margin:0.4em 0 0.6em 0}
 .gdn-tally .letter{font-weight:700;width:1.8em;height:1.8em;border-radius:50%;display:flex;align-items:center;
   justify-content:center;background:#e5e7eb;color:#111827}
