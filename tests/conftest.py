@@ -139,7 +139,7 @@ BROWSER_FIXTURES = {"browser", "app_server_run"}
 
 def pytest_collection_modifyitems(items):
     """Every test that starts the app server or Chromium is a browser test, marked or not, so
-    `pytest -m "not browser"` (the fast command in the README) never starts either."""
+    `pytest -m "not browser" -n 2` (the fast command in the README) never starts either."""
     for item in items:
         if BROWSER_FIXTURES & set(getattr(item, "fixturenames", ())) and not item.get_closest_marker("browser"):
             item.add_marker(pytest.mark.browser)
