@@ -256,7 +256,8 @@ def bars(code: str, open_demo) -> None:
     ex = QUESTIONS[room.question]
     n = sum(counts)
     # The count under the question, in the same element (no gap between elements): on a 1280x720 projector,
-    # under the bars it fell on the screen's bottom edge.
+    # under the bars it fell on the screen's bottom edge. As HTML: the question is the project's own text
+    # (assets/i18n, its $math$ kept for KaTeX), never a user's.
     st.markdown(f"**{[e.id for e in EXERCISES].index(ex.id) + 1}. {ui.tr(f'classroom.q_{ex.id}', **ex.fields())}**\n\n"
                 f'<div class="gdn-live-count" data-n="{n}">{ui.tr("live.answers_one" if n == 1 else "live.answers", n=n)}</div>',
                 unsafe_allow_html=True)

@@ -31,8 +31,8 @@ g[:, 10:90], beta[:, 10:90] = 0.0, 1.0
 g[0, 95, 0] = float("-inf")
 S0 = torch.randn(B, HV, K, V) * 0.3
 report = {}
-RECIPES = {"float32's": fused.Recipe(products=1, refine=True),      # TF32X3, the TF32 solve refined
-           "unrefined": fused.Recipe(products=2, refine=False)}     # TF32 (exact here) and the solve as it is
+RECIPES = {"float32's": fused.Recipe(products=1, refine=True, half_w=False),   # TF32X3, the TF32 solve refined
+           "unrefined": fused.Recipe(products=2, refine=False, half_w=False)}  # TF32 (exact here), the solve as it is
 
 def rel(a, b):
     return float((a.double() - b).norm() / b.norm())
@@ -91,19 +91,22 @@ report["bfloat16"] = [rel(o, o_ref), rel(o_ref.bfloat16(), o_ref), str(o.dtype)]
 
 # bfloat16 with gates that forget in ~5 tokens and in ~250 (g = -softplus(x - shift)): errors carried by the
 # state add up over the chunks it lives, so what the walk reads (the keys decayed to the chunk end) must not
-# be rounded to bfloat16 on the way (as stored, it took the error from 1.0x to 1.4x the fast gates' here)
+# be rounded to bfloat16 on the way (stored so, the slow gates' error was 1.42x the fast gates' here; now
+# 1.07x). Two sequences, two key heads of two value heads each and a ragged last chunk: the walk must read
+# its own sequence's rows of its own key head.
 report["long memory"] = {}
 for shift in (2.0, 6.0):
     gen = torch.Generator().manual_seed(1)
-    ql, kl, vl = (torch.randn(2, 512, 1, 32, generator=gen).bfloat16() for _ in range(3))     # two sequences
-    gl = -torch.nn.functional.softplus(torch.randn(2, 512, 1, generator=gen) - shift)
-    bl = torch.sigmoid(torch.randn(2, 512, 1, generator=gen))
+    ql, kl = (torch.randn(2, 300, 2, 32, generator=gen).bfloat16() for _ in range(2))
+    vl = torch.randn(2, 300, 4, 32, generator=gen).bfloat16()
+    gl = -torch.nn.functional.softplus(torch.randn(2, 300, 4, generator=gen) - shift)
+    bl = torch.sigmoid(torch.randn(2, 300, 4, generator=gen))
     ref = chunk.chunk_gated_delta_rule(ql.double(), kl.double(), vl.double(), gl.double(), bl.double(),
                                        use_qk_l2norm_in_kernel=True)[0]
-    o, _ = fused.fused_chunk_forward(ql, kl, vl, gl, bl, torch.zeros(2, 32, 32), chunk_size=64, scale=32 ** -0.5,
+    o, _ = fused.fused_chunk_forward(ql, kl, vl, gl, bl, torch.zeros(8, 32, 32), chunk_size=64, scale=32 ** -0.5,
                                      l2norm=True)
-    report["long memory"][shift] = [rel(o[b], ref[b]) for b in range(2)]
-report["long memory"]["floor"] = rel(ref.bfloat16(), ref)
+    report["long memory"][shift] = {"errors": [rel(o[b, :, h], ref[b, :, h]) for b in range(2) for h in range(4)],
+                                    "floor": rel(ref.bfloat16(), ref)}
 
 # chunk_gated_delta_rule takes this path without autograd, and the torch path under it
 calls = []
@@ -170,9 +173,10 @@ def test_bfloat16_inputs_stay_near_the_rounding_floor(report):
 
 
 def test_bfloat16_error_does_not_grow_with_the_memory_of_the_gates(report):
-    errors = report["long memory"]
-    for fast, slow in zip(errors["2.0"], errors["6.0"]):    # each sequence near the floor: the walk reads its own keys
-        assert fast < 3 * errors["floor"] and slow < 1.15 * fast
+    fast, slow = report["long memory"]["2.0"], report["long memory"]["6.0"]
+    # every (sequence, value head) near the floor: the walk read its own keys
+    assert max(fast["errors"]) < 3 * fast["floor"] and max(slow["errors"]) < 3 * slow["floor"]
+    assert sum(slow["errors"]) < 1.15 * sum(fast["errors"])
 
 
 def test_chunked_kernel_uses_it_without_autograd_only(report):

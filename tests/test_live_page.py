@@ -39,6 +39,8 @@ def test_the_teachers_buttons_drive_the_store(class_db):
     at.run()
     html = projector_html(at)
     assert re.findall(r'data-count="(\d+)"', html) == ["1", "0", "2", "0"] and 'data-n="3"' in html
+    count = [m for m in at.markdown if "gdn-live-count" in m.value]
+    assert len(count) == 1 and count[0].proto.allow_html                 # drawn as HTML, not shown as its source
     at.button(key="live_reveal").click().run()
     assert store.room(code).revealed and 'class="opt right" data-option="2"' in projector_html(at)
     at.button(key="live_close").click().run()

@@ -31,8 +31,9 @@ Slow gates (~250 tokens of memory, bench_kernels.py --decay-shift 6): errors car
 over the chunks it lives, and a Kd stored in bfloat16 was the largest of them (the emulation: 2.41e-3,
 1.76e-3 with fast gates). Raw keys and row factors give 1.83e-3 there (1.72e-3 fast); W in float32 as
 well (Recipe.half_w False) 1.74e-3, for twice W's bytes in the walk. Not yet timed on the GPU: the walk
-reads bfloat16 keys where it read a bfloat16 Kd, plus C floats a chunk, and the prep writes C floats
-instead of a [C, K] Kd, so the bytes moved are fewer; the timings below are of the stored Kd.
+reads the keys where it read a Kd of the same dtype (rows HK x K apart instead of one block), plus C
+floats a chunk, and the prep writes C floats instead of a [C, K] Kd: fewer bytes in all. The timings and
+the launch shapes below are the stored Kd's.
 
 Measured on an H200 (B = 1, H = 16, K = V = 128, T = 32768, triton.testing.do_bench medians, fla 0.6.0
 4.2 ms in float32 and 1.4 ms in bfloat16 the same way): float32 7.8 ms, of which the prep 2.3 (it was
@@ -65,10 +66,10 @@ class Recipe:
     """How the kernels compute, by the inputs' dtype (see "Precision")."""
     products: int          # a PREC of gdn.ops.fused_kernels (1 TF32X3, 2 TF32, 3 TF32_NEAREST): all but the solve's
     refine: bool           # the UT solve (always TF32) refined by one Newton step in TF32X3
-    half_w: bool = False   # W stored in the inputs' half dtype, for half inputs (float32 when False)
+    half_w: bool           # W stored in the inputs' half dtype, for half inputs (float32 when False)
 
 
-RECIPES = {torch.float32: Recipe(products=1, refine=True),
+RECIPES = {torch.float32: Recipe(products=1, refine=True, half_w=False),
            torch.bfloat16: Recipe(products=3, refine=False, half_w=True)}
 RECIPES[torch.float16] = RECIPES[torch.bfloat16]
 # State columns per program (see "Measured"): the walk has few programs at B = 1 (heads x V / 16 = 128 on
