@@ -1,7 +1,15 @@
-"""The shipped sweep (assets/recall/results.json) as the page's tables: per (rule, width, pairs), the best
-learning rate's accuracy (averaged over the seeds that ran at that rate), as the papers report sweeps,
-with the lowest and highest seed at that rate (MQAR training either leaves chance or stays there, so
-two seeds of one cell can differ by the whole scale)."""
+"""The shipped sweep (assets/recall/results.json and runs.jsonl) as the page's cells: per (rule, width,
+pairs), the learning rate whose seeds did best on average (as the papers report sweeps), every seed's
+accuracy at that rate, and whether the cell can be read as a result:
+
+    settled     every seed's curve had stopped moving and the seeds agree (spread <= SEED_SPREAD)
+    at chance   no seed ever left chance (its best test accuracy stayed under LEFT_CHANCE)
+    unsettled   anything else: seeds that disagree or curves still climbing; a learner must not read a
+                ranking into it
+
+MQAR is learnt suddenly or not at all, so one seed can sit at chance while its sibling is at 100 %: the
+mean alone would hide that, hence the seeds and the status.
+"""
 from __future__ import annotations
 
 import json
@@ -11,28 +19,64 @@ from pathlib import Path
 import numpy as np
 
 RESULTS = Path(__file__).resolve().parents[2] / "assets" / "recall" / "results.json"
+RUNS = RESULTS.parent / "runs.jsonl"
+CHANCE = 1 / 128            # one of the 128 value tokens
+LEFT_CHANCE = 0.05          # a run whose best test accuracy stays under this never left chance
+SEED_SPREAD = 0.15          # seeds of a settled cell lie within this of each other
+SETTLE_WINDOW = 0.25        # a settled curve moved by at most SETTLE_MOVE over this last share of training
+SETTLE_MOVE = 0.02
+STATUSES = ("settled", "at_chance", "unsettled")
 
 
 def load(path: Path = RESULTS) -> dict:
     return json.loads(Path(path).read_text(encoding="utf-8"))
 
 
-def best_cells(rows: list[dict]) -> dict[tuple[str, int, int], dict]:
+def load_runs(path: Path = RUNS) -> list[dict]:
+    return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def curve_settled(curve: list, steps: int) -> bool:
+    """Did the test accuracy move by at most SETTLE_MOVE over the last SETTLE_WINDOW of the steps?"""
+    tail = [a for s, a in curve if s >= steps * (1 - SETTLE_WINDOW)]
+    return len(tail) >= 2 and max(tail) - min(tail) <= SETTLE_MOVE
+
+
+def best_cells(rows: list[dict], curves: dict | None = None) -> dict[tuple[str, int, int], dict]:
     """(rule, d, pairs) -> {"accuracy": mean over seeds at the best lr, "low" / "high": its worst and best
-    seed, "lr", "seeds", "lrs_tried", "steps"}."""
+    seed, "seed_accuracies" [seed order], "lr", "seeds", "lrs_tried", "steps", "status"}. curves maps
+    (rule, d, pairs, seed, lr) to that run's [(step, accuracy)]; without it the status rests on the
+    final accuracies alone (a curve counts as settled)."""
     by_lr = defaultdict(list)
     for r in rows:
         by_lr[(r["rule"], r["d"], r["pairs"], r["lr"])].append(r)
     cells = {}
     for (rule, d, pairs, lr), runs in by_lr.items():
+        runs = sorted(runs, key=lambda r: r["seed"])
         acc = float(np.mean([r["accuracy"] for r in runs]))
         cell = cells.setdefault((rule, d, pairs), {"accuracy": -1.0, "lrs_tried": []})
         cell["lrs_tried"].append(lr)
         if acc > cell["accuracy"]:
             accs = [r["accuracy"] for r in runs]
-            cell.update(accuracy=acc, low=min(accs), high=max(accs), lr=lr, seeds=len(runs),
-                        steps=min(r["steps_done"] for r in runs))
+            cell.update(accuracy=acc, low=min(accs), high=max(accs), seed_accuracies=accs, lr=lr, seeds=len(runs),
+                        steps=min(r["steps_done"] for r in runs), status=_status(runs, curves))
     return cells
+
+
+def _status(runs: list[dict], curves: dict | None) -> str:
+    keyed = [(r["rule"], r["d"], r["pairs"], r["seed"], r["lr"]) for r in runs]
+    walks = [curves[k] if curves and k in curves else [(r["steps_done"], r["accuracy"])] for k, r in zip(keyed, runs)]
+    if all(max(a for _, a in walk) < LEFT_CHANCE for walk in walks):
+        return "at_chance"
+    accs = [r["accuracy"] for r in runs]
+    settled = curves is None or all(curve_settled(walk, r["steps_done"]) for walk, r in zip(walks, runs))
+    return "settled" if settled and max(accs) - min(accs) <= SEED_SPREAD else "unsettled"
+
+
+def shipped_cells() -> dict[tuple[str, int, int], dict]:
+    """The shipped sweep's cells, each run's curve read from runs.jsonl for its status."""
+    curves = {(r["rule"], r["d"], r["pairs"], r["seed"], r["lr"]): r["curve"] for r in load_runs()}
+    return best_cells(load()["rows"], curves)
 
 
 def grid(cells: dict, rules, widths, pairs, key: str = "accuracy") -> np.ndarray:

@@ -35,12 +35,19 @@ FIT_SHARE = 0.85                   # of the time left, what the fitted steps may
 HARD_STOP_GRACE = 45.0             # seconds past --seconds before a stack is cut
 
 
+def learning_rates(config: dict, rule: str) -> list[float]:
+    """The rule's learning-rate grid: config["lrs"] is one list for every rule or a {rule: list} map
+    (each rule swept where it trains: linear attention stays at chance at rates the delta rule needs)."""
+    lrs = config["lrs"]
+    return list(lrs[rule] if isinstance(lrs, dict) else lrs)
+
+
 def members(config: dict, d: int, steps: int, **overrides) -> list[RunConfig]:
-    """The stack of width d: every rule x pairs x seed x learning rate, in stack order."""
+    """The stack of width d: every rule x pairs x seed x that rule's learning rates, in stack order."""
     base = dict(d=d, seq_len=config["seq_len"], steps=steps, batch=config["batch"], eval_every=config["eval_every"],
                 test_sequences=config["test_sequences"]) | overrides
     return in_stack_order([RunConfig(rule=r, pairs=n, lr=lr, seed=s, **base) for r in config["rules"]
-                           for n in config["pairs"] for s in config["seeds"] for lr in config["lrs"]])
+                           for n in config["pairs"] for s in config["seeds"] for lr in learning_rates(config, r)])
 
 
 def _sync(device):
@@ -74,14 +81,20 @@ def _write(path: Path, data) -> None:
     tmp.replace(path)                                   # a reader never sees half a file
 
 
-def train_width(config: dict, d: int, device, start: float, seconds: float, out: Path) -> None:
+def device_name(device) -> str:
+    return torch.cuda.get_device_name() if str(device).startswith("cuda") else "cpu"
+
+
+def train_width(config: dict, d: int, device, start: float, seconds: float, out: Path, tf32: bool = False) -> None:
     torch.set_num_threads(1)
+    torch.backends.cuda.matmul.allow_tf32 = tf32
     torch.manual_seed(0)
     per_step = seconds_per_step(config, d, device)
     steps = fitted_steps(config, per_step, start + seconds - time.time())
     cfgs = members(config, d, steps)
     print(f"width {d}: {len(cfgs)} models, {per_step * 1e3:.1f} ms per step -> {steps} steps", flush=True)
-    began, report = time.time(), {"d": d, "models": len(cfgs), "calibrated_ms_per_step": per_step * 1e3}
+    began, report = time.time(), {"d": d, "models": len(cfgs), "calibrated_ms_per_step": per_step * 1e3,
+                                  "device": device_name(device), "torch": torch.__version__, "tf32": tf32}
     curves = [[] for _ in cfgs]
 
     def on_eval(step, accs):
@@ -107,16 +120,24 @@ def train_width(config: dict, d: int, device, start: float, seconds: float, out:
     print(f"width {d}: done in {time.time() - began:.0f} s", flush=True)
 
 
+def planned_runs(config: dict) -> int:
+    per_width = sum(len(learning_rates(config, r)) for r in config["rules"])
+    return per_width * math.prod(len(config[k]) for k in ("widths", "pairs", "seeds"))
+
+
 def merge(config: dict, out: Path, extra: dict | None = None) -> dict:
-    """results.json from the width files: the rows the page reads, with the stacks' timings."""
+    """results.json from the width files: the rows the page reads (no curves), the stacks' timings; and
+    runs.jsonl, one run a line with its test-accuracy and training-loss curves."""
     widths = [json.loads((out / f"width{d}.json").read_text(encoding="utf-8"))
               for d in config["widths"] if (out / f"width{d}.json").exists()]
-    rows = [{k: r.get(k) for k in ROW_KEYS} | {"curve": r["curve"], "loss_curve": r.get("loss_curve", [])}
+    runs = [{k: r.get(k) for k in ROW_KEYS} | {"curve": r["curve"], "loss_curve": r.get("loss_curve", [])}
             for w in widths for r in w["rows"]]
     summary = {"config": config, "stacks": [{k: v for k, v in w.items() if k != "rows"} for w in widths],
-               "runs": math.prod(len(config[k]) for k in ("rules", "widths", "pairs", "seeds", "lrs")),
-               "rows": rows} | (extra or {})
+               "runs": planned_runs(config), "rows": [{k: r[k] for k in ROW_KEYS} for r in runs]} | (extra or {})
     _write(out / "results.json", summary)
+    tmp = out / "runs.jsonl.tmp"
+    tmp.write_text("".join(json.dumps(r) + "\n" for r in runs), encoding="utf-8")
+    tmp.replace(out / "runs.jsonl")
     return summary
 
 
@@ -126,24 +147,26 @@ def main(argv=None) -> None:
     p.add_argument("--out", required=True)
     p.add_argument("--seconds", type=float, default=420.0, help="every width's training ends by then")
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    p.add_argument("--tf32", action="store_true", help="float32 matmuls as TF32 (bench/recall_profile.py: the gain)")
+    p.add_argument("--widths", type=int, nargs="*", help="train only these of the config's widths (one call each "
+                   "gives each width the whole GPU); the merge takes every width file already in --out")
+    p.add_argument("--merge-only", action="store_true", help="train nothing: merge the width files in --out")
     args = p.parse_args(argv)
     start = time.time()
     config = json.loads(Path(args.config).read_text(encoding="utf-8"))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    widths = [] if args.merge_only else sorted(args.widths or config["widths"], reverse=True)
     ctx = mp.get_context("spawn")
-    workers = [ctx.Process(target=train_width, args=(config, d, args.device, start, args.seconds, out))
-               for d in sorted(config["widths"], reverse=True)]
+    workers = [ctx.Process(target=train_width, args=(config, d, args.device, start, args.seconds, out, args.tf32))
+               for d in widths]
     for w in workers:
         w.start()
     for w in workers:
         w.join()
-    device = torch.cuda.get_device_name() if args.device == "cuda" else "cpu"
-    summary = merge(config, out, {"device": device, "torch": torch.__version__,
-                                  "wall_seconds": round(time.time() - start, 1)})
-    print(f"done: {len(summary['rows'])} rows in {summary['wall_seconds']} s; exit codes "
-          f"{[w.exitcode for w in workers]}", flush=True)
-
+    summary = merge(config, out)
+    print(f"done: {len(summary['rows'])} rows of {summary['runs']} planned; this call {time.time() - start:.0f} s; "
+          f"exit codes {[w.exitcode for w in workers]}", flush=True)
 
 if __name__ == "__main__":
     main()
