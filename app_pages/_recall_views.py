@@ -11,8 +11,10 @@ from gdn.figures.real_model import fig_head_detail
 from gdn.figures.recall import fig_half_lives, fig_recall, fig_results, fig_training, fig_write_step
 from gdn.lessons.cost import load_sizes
 from gdn.recall import gate_init, inspect, results
+from gdn.recall.findings import findings, sentence
 from gdn.recall.models import RULES
 from gdn.recall.quick import QUICK, QUICK_RULES, run_quick
+from gdn.recall.sweep import learning_rates
 from gdn.recall.write_step import memory_page_example
 from app_pages._support import ui
 
@@ -34,35 +36,47 @@ def figure_labels() -> dict[str, str]:
 
 @st.cache_data(show_spinner=False)
 def shipped_results() -> tuple[dict, dict]:
-    data = results.load()
-    return data, results.best_cells(data["rows"])
+    return results.load(), results.shipped_cells()
 
 
 def steps_text(data: dict) -> str:
-    """'2000 (width 16), 1500 (width 32), ...': the sweep fits each width's step count to its time."""
+    """'2250' when every width trained as long, else '2000 (width 32), 1500 (width 64)'."""
     steps = {}
     for r in data["rows"]:
         steps.setdefault(r["d"], r["steps_done"])
+    if len(set(steps.values())) == 1:
+        return str(next(iter(steps.values())))
     return ", ".join(ui.tr("recall.steps_of_width", steps=n, d=d) for d, n in sorted(steps.items()))
+
+
+def lrs_text(config: dict) -> str:
+    """'softmax attention 0.003; linear attention 0.003, 0.01; ...': each rule's learning-rate grid."""
+    return "; ".join(f"{rule_names()[r]} {', '.join(f'{x:g}' for x in learning_rates(config, r))}" for r in config["rules"])
 
 
 def results_view() -> None:
     data, cells = shipped_results()
     cfg = data["config"]
     rules, widths, pairs = cfg["rules"], cfg["widths"], cfg["pairs"]
-    acc, low, high = (results.grid(cells, rules, widths, pairs, key) for key in ("accuracy", "low", "high"))
-    fig = fig_results(acc, low=low, high=high, rules=rules, widths=widths, pairs=pairs, names=rule_names(),
+    status_names = {s: ui.tr(f"recall.status_{s}") for s in results.STATUSES}
+    fig = fig_results(results.grid(cells, rules, widths, pairs), seeds=results.seed_grid(cells, rules, widths, pairs),
+                      status=results.status_grid(cells, rules, widths, pairs), status_names=status_names,
+                      chance=results.CHANCE, rules=rules, widths=widths, pairs=pairs, names=rule_names(),
                       titles=[ui.tr("recall.width_panel", d=d) for d in widths], labels=figure_labels(),
                       font_size=ui.font_size(), height=520 if ui.lecture() else 420)
     ui.show_figure(fig, key="recall_results", alt=ui.tr("recall.results_alt"), fit_top=222)
+    stacks = data["stacks"]
     st.caption(ui.tr("recall.results_caption", tests=cfg["test_sequences"], T=cfg["seq_len"], steps=steps_text(data),
-                     seeds=len(cfg["seeds"]), lrs=", ".join(f"{x:g}" for x in cfg["lrs"]), batch=cfg["batch"],
-                     minutes=data["wall_seconds"] / 60, done=len(data["rows"]), stacks=len(data["stacks"])))
+                     seeds=len(cfg["seeds"]), lrs=lrs_text(cfg), batch=cfg["batch"], spread=round(results.SEED_SPREAD * 100),
+                     minutes=max(s["seconds"] for s in stacks) / 60, done=len(data["rows"]), stacks=len(stacks),
+                     device=stacks[0].get("device", "GPU")))
+    st.markdown("\n\n".join(sentence(f, ui.tr) for f in findings(cells, cfg)))
     with st.expander(ui.tr("recall.table_title"), icon=":material/table:"):
         col = lambda k: ui.tr(f"recall.col_{k}")
         st.table([{col("rule"): rule_names()[r], col("d"): d, col("pairs"): n,
-                   col("acc"): f"{c['accuracy'] * 100:.1f} %", col("seed_range"): f"{c['low'] * 100:.1f}–{c['high'] * 100:.1f} %",
-                   col("lr"): f"{c['lr']:g}", col("seeds"): c["seeds"], col("steps"): c["steps"]}
+                   col("acc"): f"{c['accuracy'] * 100:.1f} %",
+                   col("seed_accs"): " · ".join(f"{a * 100:.0f}" for a in c["seed_accuracies"]) + " %",
+                   col("status"): status_names[c["status"]], col("lr"): f"{c['lr']:g}", col("steps"): c["steps"]}
                   for (r, d, n), c in sorted(cells.items(), key=lambda kv: (rules.index(kv[0][0]), kv[0][1], kv[0][2]))],
                  hide_index=True)
     ui.note(ui.tr("recall.papers"))
@@ -75,9 +89,12 @@ def training_figure(curves: dict) -> object:
 
 
 def train_view() -> None:
-    st.markdown(ui.tr("recall.train_intro", d=QUICK["d"], pairs=QUICK["pairs"], keys=QUICK["keys"], steps=QUICK["steps"]))
+    st.markdown(ui.tr("recall.train_intro", d=QUICK["d"], pairs=QUICK["pairs"], keys=QUICK["keys"], T=QUICK["seq_len"],
+                      steps=QUICK["steps"], filler=QUICK["seq_len"] - 3 * QUICK["pairs"]))
     names = rule_names()
-    clicked = st.button(ui.tr("recall.train_button"), icon=":material/play_arrow:", key="recall_train")
+    seed_col, button_col = st.columns([1, 3], vertical_alignment="bottom")
+    seed = ui.linked_int(seed_col, ui.tr("recall.seed"), 0, 99, 0, key="recall_seed", help=ui.tr("recall.seed_help"))
+    clicked = button_col.button(ui.tr("recall.train_button"), icon=":material/play_arrow:", key="recall_train")
     progress, chart = st.empty(), st.empty()
     if clicked:
         curves = {r: {"loss": [], "acc_steps": [], "acc": []} for r in QUICK_RULES}
@@ -99,15 +116,22 @@ def train_view() -> None:
                 last[0] = time.perf_counter()
                 chart.plotly_chart(training_figure(curves), key=f"recall_live_{step}", theme=None)
 
-        rows = run_quick(QUICK_RULES, seconds=QUICK_SECONDS, on_step=on_step)
+        began = time.perf_counter()
+        rows = run_quick(QUICK_RULES, seconds=QUICK_SECONDS, on_step=on_step, seed=seed)
         progress.empty()
-        st.session_state["recall_quick_run"] = {"curves": curves, "rows": rows}
+        st.session_state["recall_quick_run"] = {"curves": curves, "rows": rows, "seed": seed,
+                                                "waited": time.perf_counter() - began}
     run = st.session_state.get("recall_quick_run")
     if run:
         with chart.container():
             ui.show_figure(training_figure(run["curves"]), key="recall_training", alt=ui.tr("recall.train_alt"))
         summary = ", ".join(f"{names[r]} {row['accuracy'] * 100:.0f} %" for r, row in run["rows"].items())
-        st.success(ui.tr("recall.train_done", seconds=sum(r["seconds"] for r in run["rows"].values()), results=summary))
+        done = min(row["steps_done"] for row in run["rows"].values())
+        if done < QUICK["steps"]:                       # never a cut run passed off as a finished one
+            st.warning(ui.tr("recall.train_cut", seconds=run["waited"], done=done, steps=QUICK["steps"],
+                             budget=QUICK_SECONDS, results=summary, seed=run["seed"]))
+        else:
+            st.success(ui.tr("recall.train_done", seconds=run["waited"], results=summary, seed=run["seed"]))
     st.caption(ui.tr("recall.train_cli"))
 
 

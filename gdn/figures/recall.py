@@ -21,32 +21,45 @@ def legend_top(font_size: int) -> int:
 
 
 def fig_results(acc: np.ndarray, *, rules, widths, pairs, names: dict[str, str], titles: list[str],
-                labels: dict[str, str], low: np.ndarray | None = None, high: np.ndarray | None = None,
-                font_size: int = 14, height: int = 400) -> go.Figure:
-    """acc: [rules, widths, pairs] best-lr accuracy (NaN: not run); low / high the same cells' worst and
-    best seed, drawn as a bar from one to the other. One panel per width, x = pairs, and a dashed line
-    where the pairs equal the width (past it a width-d memory holds more pairs than it has dimensions)."""
+                labels: dict[str, str], seeds: np.ndarray | None = None, status: np.ndarray | None = None,
+                status_names: dict[str, str] | None = None, chance: float | None = None, font_size: int = 14,
+                height: int = 400) -> go.Figure:
+    """acc: [rules, widths, pairs] best-lr mean accuracy over seeds (NaN: not run); seeds [rules, widths,
+    pairs, S] every seed's accuracy at that rate, drawn as small dots beside the mean so a cell whose seeds
+    disagree shows it; status [rules, widths, pairs] of results.STATUSES: an unsettled cell's mean is an
+    open marker. One panel per width, x = pairs; a dashed line where the pairs equal the width (past it a
+    width-d memory holds more pairs than it has dims) and a dotted one at chance."""
     fig = make_subplots(rows=1, cols=len(widths), subplot_titles=titles, shared_yaxes=True, horizontal_spacing=0.06)
+    status = np.full(acc.shape, "settled", dtype=object) if status is None else status
+    status_names = status_names or {}
     for i, rule in enumerate(rules):
+        xs = [n * DODGE ** (i - (len(rules) - 1) / 2) for n in pairs]      # each rule nudged sideways (log axis)
         for j in range(len(widths)):
-            spread = None if low is None else dict(type="data", symmetric=False, array=(high[i, j] - acc[i, j]) * 100,
-                                                   arrayminus=(acc[i, j] - low[i, j]) * 100, thickness=1.5, width=5)
-            seeds = "" if low is None else (f"<br>{labels['seeds_range']} %{{customdata[1]:.3~g}}–%{{customdata[2]:.3~g}} %")
-            bounds = (low, high) if low is not None else (acc, acc)
-            fig.add_trace(go.Scatter(     # each rule nudged sideways (log axis) so the seed bars do not overlap
-                x=[n * DODGE ** (i - (len(rules) - 1) / 2) for n in pairs], y=acc[i, j] * 100, name=names[rule],
-                legendgroup=rule, showlegend=j == 0, mode="lines+markers",
-                line=dict(color=RULE_COLORS[rule], width=3, dash=RULE_DASH.get(rule)), marker=dict(size=9),
-                error_y=spread, customdata=np.stack([np.asarray(pairs, float), bounds[0][i, j] * 100,
-                                                     bounds[1][i, j] * 100], -1),
-                hovertemplate=f"{names[rule]}<br>{labels['pairs']} %{{customdata[0]:.0f}}<br>{labels['accuracy']} "
-                              f"%{{y:.1f}} %{seeds}<extra></extra>"),
+            cell_seeds = [" · ".join(f"{a * 100:.0f}" for a in seeds[i, j, k] if np.isfinite(a)) if seeds is not None
+                          else "" for k in range(len(pairs))]
+            text = [f"{labels['seeds_range']}: {t} %<br>{status_names.get(st, st)}" for t, st in zip(cell_seeds, status[i, j])]
+            fig.add_trace(go.Scatter(
+                x=xs, y=acc[i, j] * 100, name=names[rule], legendgroup=rule, showlegend=j == 0, mode="lines+markers",
+                line=dict(color=RULE_COLORS[rule], width=3, dash=RULE_DASH.get(rule)),
+                marker=dict(size=10, symbol=["circle" if st != "unsettled" else "circle-open" for st in status[i, j]],
+                            line=dict(width=2, color=RULE_COLORS[rule])),
+                customdata=np.asarray(pairs, float), text=text,
+                hovertemplate=f"{names[rule]}<br>{labels['pairs']} %{{customdata:.0f}}<br>{labels['accuracy']} "
+                              f"%{{y:.1f}} %<br>%{{text}}<extra></extra>"),
                 row=1, col=j + 1)
+            if seeds is not None:                                           # every seed, a small dot by its mean
+                S = seeds.shape[-1]
+                fig.add_trace(go.Scatter(
+                    x=np.repeat(xs, S), y=seeds[i, j].reshape(-1) * 100, mode="markers", legendgroup=rule,
+                    showlegend=False, hoverinfo="skip", marker=dict(size=5, color=RULE_COLORS[rule], opacity=0.55)),
+                    row=1, col=j + 1)
     for j, d in enumerate(widths):
         fig.update_xaxes(type="log", tickvals=list(pairs), ticktext=[str(p) for p in pairs],
                          title_text=labels["pairs"], row=1, col=j + 1)
         if min(pairs) <= d <= max(pairs):
             fig.add_vline(x=d, line=dict(color="#9ca3af", width=1.5, dash="dash"), row=1, col=j + 1)
+        if chance is not None:
+            fig.add_hline(y=chance * 100, line=dict(color="#9ca3af", width=1, dash="dot"), row=1, col=j + 1)
     fig.update_yaxes(range=[-3, 103], title_text=labels["accuracy_pct"], row=1, col=1)
     fig.update_annotations(font_size=font_size)
     fig.update_layout(legend=dict(orientation="h", yref="container", y=1, yanchor="top", x=0, xanchor="left"))

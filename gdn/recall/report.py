@@ -1,14 +1,19 @@
-"""The sweep's cells as Markdown: one row per (width, pairs), one column per rule, each cell the best
-learning rate's mean over seeds, every seed's accuracy, the rate, and a mark when the cell is not settled.
+"""REPORT.md from a sweep's results: how it ran (read from results.json), the table of cells (each the
+best learning rate's mean over seeds, every seed, the rate, a mark when not settled), the same claims the
+page makes (gdn/recall/findings.py, in English) and each cell against what the papers lead one to expect.
+The prose around them is in REPORT_TEMPLATE.md beside the results; nothing in it states a result.
 
-    python -m gdn.recall.report --dir OUT          # print the table of a sweep's OUT (results.json, runs.jsonl)
+    python -m gdn.recall.report --dir OUT                     # print the table and every run's curve
+    python -m gdn.recall.report --dir assets/recall --write   # rewrite assets/recall/REPORT.md
 """
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
-from gdn.recall.results import best_cells, load, load_runs
+from gdn.i18n import t
+from gdn.recall.findings import findings, region, sentence
+from gdn.recall.results import LEFT_CHANCE, SEED_SPREAD, SETTLE_MOVE, SETTLE_WINDOW, best_cells, load, load_runs
 
 MARKS = {"settled": "", "at_chance": " · chance", "unsettled": " · **unsettled**"}
 
@@ -39,11 +44,60 @@ def cells_of(folder: Path) -> tuple[dict, dict]:
     return summary, best_cells(summary["rows"], curves)
 
 
+# What the papers lead one to expect of a cell, by rule and region (None: no counterpart in them), and
+# the test that a cell agrees. Zoology: attention solves MQAR at every width. DeltaNet paper: DeltaNet
+# near-perfect on Zoology's MQAR. Neither trains more pairs than dims, so "beyond" has no counterpart.
+EXPECT = {
+    ("softmax", "inside"): ("≈ 100 % (Zoology)", lambda c, _: c["accuracy"] >= 0.99),
+    ("softmax", "at"): ("≈ 100 % (Zoology)", lambda c, _: c["accuracy"] >= 0.99),
+    ("softmax", "beyond"): ("≈ 100 % (Zoology)", lambda c, _: c["accuracy"] >= 0.99),
+    ("deltanet", "inside"): ("near-perfect (DeltaNet paper)", lambda c, _: c["accuracy"] >= 0.95),
+    ("gdn", "inside"): ("as DeltaNet (Gated DeltaNet paper)", lambda c, _: c["accuracy"] >= 0.95),
+    ("linear", "inside"): ("below the delta rule (DeltaNet paper)",
+                           lambda c, cells: c["accuracy"] < cells[("deltanet",) + c["at"]]["accuracy"] - 0.05),
+}
+
+
+def papers_table(cells: dict, config: dict) -> str:
+    lines = ["| rule | width × pairs | ours | the papers lead one to expect | agrees |", "|---|---|---|---|---|"]
+    for (rule, d, n), cell in sorted(cells.items(), key=lambda kv: (config["rules"].index(kv[0][0]), kv[0][1], kv[0][2])):
+        expect, holds = EXPECT.get((rule, region(d, n)), ("no counterpart (the papers keep pairs ≤ width)", None))
+        verdict = "–" if holds is None else "yes" if holds(cell | {"at": (d, n)}, cells) else "**no**"
+        lines.append(f"| {rule} | {d} × {n} | {cell['accuracy'] * 100:.1f} % | {expect} | {verdict} |")
+    return "\n".join(lines) + "\n"
+
+
+def report(summary: dict, cells: dict, template: str) -> str:
+    config, stacks = summary["config"], summary["stacks"]
+    en = lambda key, **fields: t(key, "en", **fields)
+    steps = sorted({r["steps_done"] for r in summary["rows"]})
+    fields = dict(
+        runs=len(summary["rows"]), planned=summary["runs"], rules=", ".join(config["rules"]),
+        widths=", ".join(map(str, config["widths"])), pairs=", ".join(map(str, config["pairs"])),
+        seeds=len(config["seeds"]), batch=config["batch"], seq_len=config["seq_len"], tests=config["test_sequences"],
+        lrs="; ".join(f"{r} {', '.join(f'{x:g}' for x in (config['lrs'][r] if isinstance(config['lrs'], dict) else config['lrs']))}"
+                      for r in config["rules"]),
+        steps=" / ".join(map(str, steps)), device=stacks[0].get("device", "?"), torch=stacks[0].get("torch", "?"),
+        tf32="TF32" if stacks[0].get("tf32") else "full float32",
+        stacks="; ".join(f"width {s['d']}: {s['models']} models, {s['calibrated_ms_per_step']:.0f} ms a step, "
+                         f"{s['seconds']:.0f} s" for s in stacks),
+        spread=round(SEED_SPREAD * 100), window=round(SETTLE_WINDOW * 100), move=round(SETTLE_MOVE * 100),
+        left=round(LEFT_CHANCE * 100), table=table(cells, config),
+        findings="\n".join(f"- {sentence(f, en)}" for f in findings(cells, config)), papers=papers_table(cells, config))
+    return template.format(**fields)
+
+
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--dir", required=True, help="a sweep's output folder")
+    p.add_argument("--write", action="store_true", help="write REPORT.md there from REPORT_TEMPLATE.md")
     args = p.parse_args(argv)
     summary, cells = cells_of(Path(args.dir))
+    if args.write:
+        folder = Path(args.dir)
+        template = (folder / "REPORT_TEMPLATE.md").read_text(encoding="utf-8")
+        (folder / "REPORT.md").write_text(report(summary, cells, template), encoding="utf-8")
+        return
     print(table(cells, summary["config"]))
     for run in load_runs(Path(args.dir) / "runs.jsonl"):
         curve = " ".join(pct(a) for _, a in run["curve"])

@@ -88,3 +88,25 @@ def grid(cells: dict, rules, widths, pairs, key: str = "accuracy") -> np.ndarray
                 if (r, d, n) in cells:
                     out[i, j, k] = cells[(r, d, n)][key]
     return out
+
+
+def seed_grid(cells: dict, rules, widths, pairs) -> np.ndarray:
+    """[rules, widths, pairs, most seeds] every seed's accuracy at the cell's best lr, NaN-padded."""
+    S = max((len(c["seed_accuracies"]) for c in cells.values()), default=0)
+    out = np.full((len(rules), len(widths), len(pairs), S), np.nan)
+    for (r, d, n), c in cells.items():
+        if r in rules and d in widths and n in pairs:
+            accs = c["seed_accuracies"]
+            out[list(rules).index(r), list(widths).index(d), list(pairs).index(n), :len(accs)] = accs
+    return out
+
+
+def status_grid(cells: dict, rules, widths, pairs) -> np.ndarray:
+    """[rules, widths, pairs] each cell's status (object array), "unsettled" where no run finished."""
+    out = np.full((len(rules), len(widths), len(pairs)), "unsettled", dtype=object)
+    for i, r in enumerate(rules):
+        for j, d in enumerate(widths):
+            for k, n in enumerate(pairs):
+                if (r, d, n) in cells:
+                    out[i, j, k] = cells[(r, d, n)]["status"]
+    return out

@@ -1,0 +1,88 @@
+"""What the shipped sweep says, as claims with their numbers: every sentence the recall page and REPORT.md
+write about the results is one of these, filled in from results.json, so none can drift from the data
+(tests/test_recall.py re-derives each from the rows by plain loops).
+
+The cells are split by how the pairs compare with the memory's width d (a d x d state holds at most d
+directions exactly):
+    inside    pairs <= d / 2      room to spare: a delta rule should recall everything
+    at        pairs == d          every direction taken
+    beyond    pairs > d           more pairs than directions: something must be lost
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gdn.recall.results import LEFT_CHANCE, SEED_SPREAD
+
+DELTA_RULES = ("deltanet", "gdn")
+LEAD = 0.15                      # a rule "leads" when its mean is ahead by at least this in every cell
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One claim: `key` names its sentence (recall.finding_<key> in each language), `params` fills it."""
+    key: str
+    params: dict = field(default_factory=dict)
+
+
+def region(d: int, pairs: int) -> str:
+    return "inside" if 2 * pairs <= d else "at" if pairs == d else "beyond" if pairs > d else "between"
+
+
+def _cells_in(cells: dict, rule: str, where: str, widths) -> list[tuple[int, int, dict]]:
+    return sorted((d, n, c) for (r, d, n), c in cells.items() if r == rule and d in widths and region(d, n) == where)
+
+
+def span(lo: float, hi: float) -> str:
+    """'97–100' for a range of accuracies, '100' when both ends round alike."""
+    lo, hi = round(lo * 100), round(hi * 100)
+    return f"{lo}" if lo == hi else f"{lo}–{hi}"
+
+
+def _span(cells: dict, rule: str, where: str, widths) -> tuple[float, float]:
+    accs = [c["accuracy"] for _, _, c in _cells_in(cells, rule, where, widths)]
+    return min(accs), max(accs)
+
+
+def findings(cells: dict, config: dict, min_width: int = 32) -> list[Finding]:
+    """The page's claims about the cells of widths >= min_width, in reading order."""
+    widths = [d for d in config["widths"] if d >= min_width]
+    rules = config["rules"]
+    out = []
+    if all(r in rules for r in ("linear", *DELTA_RULES)) and _cells_in(cells, "deltanet", "inside", widths):
+        params = {r: span(*_span(cells, r, "inside", widths)) for r in ("linear", *DELTA_RULES)}
+        gaps = {(d, n): min(cells[(r, d, n)]["accuracy"] for r in DELTA_RULES) - c["accuracy"]
+                for d, n, c in _cells_in(cells, "linear", "inside", widths)}
+        (d, n), lead = min(gaps.items(), key=lambda kv: kv[1])
+        key = "inside_lead" if lead >= LEAD else "inside_close" if round(lead * 100) > 0 else "inside_behind"
+        out.append(Finding(key, params | {"gap": round(abs(lead) * 100), "d": d, "pairs": n}))
+    for where in ("at", "beyond"):
+        for d, n, _ in _cells_in(cells, "deltanet", where, widths):
+            accs = {r: round(cells[(r, d, n)]["accuracy"] * 100) for r in ("linear", *DELTA_RULES) if (r, d, n) in cells}
+            ahead = max(accs, key=accs.get)
+            out.append(Finding(f"{where}_cell", {"d": d, "pairs": n, **accs, "ahead": ahead}))
+    if "softmax" in rules:
+        lo = min(c["accuracy"] for (r, d, _), c in cells.items() if r == "softmax" and d in widths)
+        out.append(Finding("softmax", {"lo": round(lo * 100, 1)}))
+    shown = [(r, d, n) for (r, d, n) in cells if d in widths]
+    unsettled = sorted(k for k in shown if cells[k]["status"] == "unsettled")
+    chance = sorted(k for k in shown if cells[k]["status"] == "at_chance")
+    out.append(Finding("settled", {"settled": len(shown) - len(unsettled) - len(chance), "cells": len(shown),
+                                   "unsettled": unsettled, "chance": chance, "spread": round(SEED_SPREAD * 100),
+                                   "left": round(LEFT_CHANCE * 100)}))
+    return out
+
+
+def sentence(f: Finding, tr) -> str:
+    """The claim in words: tr(key, **fields) looks up the language's strings (the page's ui.tr, or
+    gdn.i18n.t with a language for REPORT.md and the tests)."""
+    rule = lambda r: tr(f"recall.rule_{r}")
+    cells = lambda keys: ", ".join(tr("recall.cell_name", rule=rule(r), d=d, pairs=n) for r, d, n in keys) or tr("recall.none")
+    params = dict(f.params)
+    if f.key == "settled":
+        key = "settled_all" if not params["unsettled"] and not params["chance"] else "settled_some"
+        params.update(unsettled=cells(params["unsettled"]), chance=cells(params["chance"]))
+        return tr(f"recall.finding_{key}", **params)
+    if "ahead" in params:
+        params["ahead"] = rule(params["ahead"])
+    return tr(f"recall.finding_{f.key}", **params)
