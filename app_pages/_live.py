@@ -11,6 +11,7 @@ address the projector shows.
 from __future__ import annotations
 
 import logging
+import re
 import time
 
 import streamlit as st
@@ -110,9 +111,34 @@ def identity() -> dict:
     return {"voter": result.get("voter"), "host": result.get("host")}
 
 
+# A widget's label or option and the tally's HTML show plain text: no KaTeX there, so $math$ is written out.
+TEX_WORDS = {r"\neq": "≠", r"\times": "×", r"\approx": "≈", r"\cdot": "·", r"\top": "ᵀ", r"\le": "≤",
+             r"\ge": "≥", r"\alpha": "α", r"\beta": "β"}
+SUBSCRIPT = dict(zip("aehijklmnoprstuvx0123456789", "ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ₀₁₂₃₄₅₆₇₈₉"))
+
+
+def plain_math(text: str) -> str:
+    """Text with its $math$ as a plain-text reader sees it: "$d_k \\neq d_v$" -> "dₖ ≠ dᵥ"."""
+    def one(match: re.Match) -> str:
+        math = match.group(1)
+        for tex, char in sorted(TEX_WORDS.items(), key=lambda kv: -len(kv[0])):
+            math = math.replace(tex, char)
+        math = math.replace("^ᵀ", "ᵀ")
+        math = re.sub(r"_\{?(\w+)\}?", lambda m: "".join(SUBSCRIPT[c] for c in m.group(1))
+                      if all(c in SUBSCRIPT for c in m.group(1)) else "_" + m.group(1), math)
+        return re.sub(r"[{}\\]", "", math)
+    return re.sub(r"\$([^$]+)\$", one, text)
+
+
+def question_words(ex, language: str) -> str:
+    """A question as a widget shows it (the picker's option): plain text."""
+    return plain_math(t(f"classroom.q_{ex.id}", language, **ex.fields()))
+
+
 def option_words(ex, language: str) -> list[str]:
+    """A question's options as the phone's buttons and the tally show them: plain text."""
     fields = ex.fields()
-    return [t(f"classroom.o_{ex.id}_{i}", language, **fields) for i in range(ex.n_options)]
+    return [plain_math(t(f"classroom.o_{ex.id}_{i}", language, **fields)) for i in range(ex.n_options)]
 
 
 # --- the teacher --------------------------------------------------------------------------------------
@@ -204,7 +230,7 @@ def controls(code: str, secret: str) -> None:
     ids = [ex.id for ex in EXERCISES]
     pick_key = f"live_pick_{room.round}"          # a new round draws a new picker showing the live question
     st.selectbox(ui.tr("live.pick"), range(len(ids)), index=ids.index(room.question) if room.question else None,
-                 format_func=lambda i: f"{i + 1}. " + t(f"classroom.q_{ids[i]}", language, **EXERCISES[i].fields()),
+                 format_func=lambda i: f"{i + 1}. " + question_words(EXERCISES[i], language),
                  placeholder=ui.tr("live.pick_placeholder"), key=pick_key, on_change=_ask,
                  args=(code, secret, pick_key, room.round))
     # The teacher's buttons under the picker: on a 1280x720 projector they stay above the fold.

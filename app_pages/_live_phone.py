@@ -81,7 +81,8 @@ def student_board(code: str, open_view) -> None:
         marks = [ui.tr("live.right_mark")] * (room.revealed and i == ex.answer) + [ui.tr("live.mine_mark")] * (
             room.revealed and i == mine)                       # after the reveal the buttons are grey: say which
         label = f"{'✓ ' * (room.revealed and i == ex.answer)}{LETTERS[i]}  ·  {words}"
-        st.button(label + (f"  ({', '.join(marks)})" if marks else ""), key=f"live_opt_{room.round}_{i}", width="stretch",
+        marked = ui.tr("live.marks", marks=ui.tr("live.marks_sep").join(marks)) if marks else ""
+        st.button(label + marked, key=f"live_opt_{room.round}_{i}", width="stretch",
                   type="primary" if mine == i else "secondary", disabled=room.revealed,
                   on_click=_vote, args=(code, voter, room.round, i))
     show_message()

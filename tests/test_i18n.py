@@ -68,3 +68,23 @@ def test_sizes_and_constants_are_fields_not_literals(lang):
         text = re.sub(r"\{[^}]*\}", "", strings[key])
         assert not re.findall(r"(?<![\w.])(?:16|32|64|128|256|4,?096|8,?192)(?![\w.])", text), (key, text)
 
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_widgets_show_no_raw_tex(lang):
+    """A widget's label or option renders plain text (no KaTeX): the live class's picker and the phone's
+    buttons write each question's and option's $math$ out ($d_k \\neq d_v$ -> dₖ ≠ dᵥ)."""
+    from app_pages._live import EXERCISES, option_words, plain_math, question_words
+
+    assert plain_math(r"为什么 $d_k \neq d_v$ 时，$S^\top k$") == "为什么 dₖ ≠ dᵥ 时，Sᵀ k"
+    shown = [s for ex in EXERCISES for s in (question_words(ex, lang), *option_words(ex, lang))]
+    assert any("≠" in s for s in shown)
+    assert not [s for s in shown if re.search(r"[$\\]", s)]
+
+
+def test_the_phones_marks_use_the_pages_punctuation():
+    marks = {lang: t("live.marks", lang, marks=t("live.marks_sep", lang).join([t("live.right_mark", lang),
+                                                                               t("live.mine_mark", lang)]))
+             for lang in LANGS}
+    assert marks["zh"] == "（正确答案，你的答案）"
+    assert marks["en"] == "  (right, your answer)"
