@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from gdn.figures import fig_memory_player, fig_memory_step, fig_timeline
-from gdn.figures.common import symmetric_range
+from gdn.figures.common import log_ticks, symmetric_range
 from gdn.lessons.memory import k1_update, random_stream
 from gdn.lessons.stream import STAGES, records_csv, step_records
 from gdn.units import cell_text
@@ -80,7 +80,9 @@ def axis_problems(spec: dict) -> list[str]:
         for letter in ("x", "y"):
             name = letter + "axis" + trace.get(f"{letter}axis", letter)[1:]
             data_on.setdefault(name, []).append(_values(trace.get(letter)))
-    problems = []
+    problems = [f"{name}: a log axis labelled by plotly (1e+3), not by gdn.units: give it tickvals (common.log_ticks)"
+                for name, axis in spec["layout"].items() if name.startswith(("xaxis", "yaxis"))
+                and axis.get("type") == "log" and axis.get("showticklabels", True) and not axis.get("tickvals")]
     for name, axis in spec["layout"].items():
         if not name.startswith(("xaxis", "yaxis")) or "range" not in axis or name not in data_on:
             continue
@@ -103,7 +105,13 @@ def test_axis_check_finds_a_runaway_log_axis():
 
     bad = go.Figure(go.Scatter(x=[64, 128, 4096], y=[1, 2, 3])).update_xaxes(type="log", range=[1.5, 63])
     good = go.Figure(go.Scatter(x=[64, 128, 4096], y=[1, 2, 3])).update_xaxes(type="log", range=[1.5, 3.9])
-    assert axis_problems(json.loads(bad.to_json())) and not axis_problems(json.loads(good.to_json()))
+    assert axis_problems(json.loads(bad.to_json())) and not axis_problems(json.loads(good.update_xaxes(**log_ticks(64, 4096)).to_json()))
+    assert axis_problems(json.loads(good.update_xaxes(tickvals=None, tickmode=None).to_json()))   # plotly's own labels
+
+
+def test_log_ticks_are_written_by_units():
+    assert log_ticks(8, 1024)["ticktext"] == ["10", "20", "50", "100", "200", "500", "1000"]
+    assert log_ticks(0.01, 3162, steps=(1,))["ticktext"] == ["0.01", "0.1", "1", "10", "100", "1000"]
 
 
 PAGES_AND_VIEWS = [
@@ -112,6 +120,7 @@ PAGES_AND_VIEWS = [
     ("app_pages/real_model.py", {"real_model_view": "head"}),        # the default view draws HTML (the gates)
     # the overwrite, repeated-writes, key-norm and half-life toys and the 2-D write are HTML in the explorer
     ("app_pages/playground.py", {"playground_panel": "capacity"}),
+    ("app_pages/recall.py", {}),
 ]
 
 

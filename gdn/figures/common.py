@@ -7,6 +7,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from gdn.lru import LRU
+from gdn.units import cell_text
 
 # Diverging scale for signed tables (zmid = 0): blue negative, white zero, red positive.
 # Saturated ends survive a washed-out projector better than plotly's default RdBu pastel.
@@ -26,6 +27,14 @@ def dim_labels(n: int, word: str = "dim") -> list[str]:
 def numbered(n: int) -> list[str]:
     """Tick labels 1..n for dimensions under an axis title that names them (category axis)."""
     return [str(i + 1) for i in range(n)]
+
+
+def log_ticks(lo: float, hi: float, steps: tuple[int, ...] = (1, 2, 5)) -> dict:
+    """A log axis' ticks from lo to hi: steps times each power of ten, written by gdn.units (1000, 0.05),
+    never plotly's own "1e+3". For update_xaxes / update_yaxes."""
+    values = [m * 10.0 ** p for p in range(int(np.floor(np.log10(lo))), int(np.ceil(np.log10(hi))) + 1) for m in steps]
+    values = [v for v in values if lo * (1 - 1e-9) <= v <= hi * (1 + 1e-9)]
+    return dict(tickmode="array", tickvals=values, ticktext=[str(s) for s in cell_text(np.array(values), digits=4)])
 
 
 def symmetric_range(*arrays: np.ndarray) -> float:

@@ -13,6 +13,7 @@ from gdn.figures.common import (
     base_layout,
     from_skeleton,
     horizontal_titles,
+    log_ticks,
     text_px,
     wrapped,
 )
@@ -51,7 +52,7 @@ def fig_capacity(Ns: np.ndarray, curves: dict[str, np.ndarray], K: int, N_sel: i
             fig.add_trace(go.Scatter(x=[x, x], y=[0, top], mode="lines+text", text=["", text], line=style,
                                      textposition="bottom left", showlegend=False, hoverinfo="skip",
                                      opacity=1.0 if text else 0.4, textfont=dict(size=font_size)), row=1, col=1)
-        fig.update_xaxes(type="log", title_text=labels["N"], row=1, col=1)
+        fig.update_xaxes(type="log", title_text=labels["N"], row=1, col=1, **log_ticks(min(Ns), max(Ns)))
         fig.update_yaxes(tickformat=".0%", title_text=labels["error"], rangemode="tozero", row=1, col=1)
         for j, name in enumerate(split_labels):
             ys = split[j]

@@ -7,7 +7,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from gdn.figures.common import DIVERGING, base_layout, horizontal_titles, symmetric_range
+from gdn.figures.common import DIVERGING, base_layout, horizontal_titles, log_ticks, symmetric_range
 
 RULE_COLORS = {"softmax": "#6b7280", "linear": "#dc2626", "decay": "#d97706", "deltanet": "#2563eb", "gdn": "#059669"}
 RULE_DASH = {"softmax": "dot"}
@@ -131,9 +131,9 @@ def fig_half_lives(series: dict[str, np.ndarray], *, labels: dict[str, str], fon
         counts, _ = np.histogram(np.clip(h, edges[0], edges[-1]), bins=edges)
         fig.add_trace(go.Bar(x=centres, y=counts / max(1, len(h)) * 100, width=np.diff(edges) * 0.9, name=name,
                              marker_color=color, opacity=0.7,
-                             hovertemplate=f"{name}<br>{labels['half_life']} ≈ %{{x:.3g}}<br>%{{y:.3~g}} %<extra></extra>"))
+                             hovertemplate=f"{name}<br>{labels['half_life']} ≈ %{{x:.3~r}}<br>%{{y:.3~r}} %<extra></extra>"))
     fig.add_vline(x=1, line=dict(color="#111827", width=1, dash="dot"))
-    fig.update_xaxes(type="log", title_text=labels["half_life"])
+    fig.update_xaxes(type="log", title_text=labels["half_life"], **log_ticks(edges[0], edges[-1], steps=(1,)))
     fig.update_yaxes(title_text=labels["share_pct"])
     fig.update_layout(barmode="overlay", legend=dict(orientation="h", yref="container", y=1, yanchor="top", x=0))
     fig = base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, t=60, b=50))
