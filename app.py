@@ -40,6 +40,7 @@ with turn.taken():
     with st.sidebar:        # scripts without a picture: in the sidebar they take no room from the page's first screen
         player.relay()      # the players' way to Python (app_pages/_support/player.py), outside every fragment
         browser.clean_text_inputs()           # no unpaired surrogate ever leaves the tab
+        browser.name_skip_link()              # Streamlit's skip link, in the page's language
     browser.say_if_moved()
     page.run()
     browser.keep()                            # the tab keeps the prompt: a class-server replica may die

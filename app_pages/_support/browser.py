@@ -12,7 +12,9 @@ prompt kept across a move to another replica of a class server.
 """
 from __future__ import annotations
 
+import json
 import uuid
+from pathlib import Path
 
 import streamlit as st
 
@@ -72,6 +74,16 @@ def server_id() -> str:
 
 def clean_text_inputs() -> None:
     st.html(CLEAN_INPUTS, unsafe_allow_javascript=True)
+
+
+SKIP_LINK_JS = (Path(__file__).resolve().parents[2] / "assets" / "common" / "skip_link.js").read_text(encoding="utf-8")
+
+
+def name_skip_link() -> None:
+    """Streamlit's skip link ("Skip to main content") in the page's language: its text is Streamlit's, so the
+    tab renames it (assets/common/skip_link.js)."""
+    label = json.dumps(tr("common.skip_link"))            # ASCII only: \uXXXX for Chinese
+    st.html(f"<script>window.gdnSkipLabel = {label};\n{SKIP_LINK_JS}</script>", unsafe_allow_javascript=True)
 
 
 def _restore() -> None:
