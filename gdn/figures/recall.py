@@ -1,5 +1,5 @@
 """Figures of the recall page: the shipped MQAR results, a live training run, the write as a gradient
-step, and the forgetting gate's initial half-lives. Arrays in, plotly Figure out. `labels` carries the
+step, and the decay gate's initial half-lives. Arrays in, plotly Figure out. `labels` carries the
 translated words. The gates of a trained model reuse gdn.figures.real_model.fig_head_detail."""
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from gdn.figures.common import DIVERGING, base_layout, horizontal_titles, log_ticks, symmetric_range
+from gdn.units import cell_text
 
 RULE_COLORS = {"softmax": "#6b7280", "linear": "#dc2626", "decay": "#d97706", "deltanet": "#2563eb", "gdn": "#059669"}
 RULE_DASH = {"softmax": "dot"}
@@ -127,11 +128,12 @@ def fig_half_lives(series: dict[str, np.ndarray], *, labels: dict[str, str], fon
     edges = np.logspace(-2, 3.5, 34)
     fig = go.Figure()
     centres = np.sqrt(edges[:-1] * edges[1:])
+    shown = cell_text(np.array([float(f"{c:.3g}") for c in centres]), digits=4)   # 3 digits, no exponent: 2370
     for (name, h), color in zip(series.items(), colors):
         counts, _ = np.histogram(np.clip(h, edges[0], edges[-1]), bins=edges)
         fig.add_trace(go.Bar(x=centres, y=counts / max(1, len(h)) * 100, width=np.diff(edges) * 0.9, name=name,
-                             marker_color=color, opacity=0.7,
-                             hovertemplate=f"{name}<br>{labels['half_life']} ≈ %{{x:.3~r}}<br>%{{y:.3~r}} %<extra></extra>"))
+                             marker_color=color, opacity=0.7, customdata=shown,
+                             hovertemplate=f"{name}<br>{labels['half_life']} ≈ %{{customdata}}<br>%{{y:.3~g}} %<extra></extra>"))
     fig.add_vline(x=1, line=dict(color="#111827", width=1, dash="dot"))
     fig.update_xaxes(type="log", title_text=labels["half_life"], **log_ticks(edges[0], edges[-1], steps=(1,)))
     fig.update_yaxes(title_text=labels["share_pct"])
