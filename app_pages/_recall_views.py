@@ -21,6 +21,9 @@ from app_pages._support import ui
 TRAINED_DEMO = inspect.SHIPPED.parents[1] / "models" / "qwen35-demo-trained" / "model.safetensors"
 QUICK_SECONDS = 55.0           # the whole live run, both rules, inside the page's 60 s promise
 REDRAW_EVERY = 1.5             # seconds between redraws of the live curves
+WRITES_AT_VALUES = 1.3         # a layer "writes at the value tokens" when its beta there is this many times its beta on keys
+KEEPS_ALL = 0.99               # every alpha at least this: the model keeps its pairs for the whole sequence
+SHIPPED_PAIRS = 16             # the setting the shipped model was trained on (config.json's "inspect")
 
 
 def rule_names() -> dict[str, str]:
@@ -159,9 +162,22 @@ def inside_view() -> None:
     rec = fig_recall([l.recall for l in layers], titles=[ui.tr("recall.recall_title_layer", layer=i + 1) for i in range(len(layers))],
                      labels=labels, font_size=ui.font_size(), height=340 if ui.lecture() else 300)
     ui.show_figure(rec, key="recall_pairs", alt=ui.tr("recall.recall_alt"))
+    ui.note(inside_note(layers, pairs))
+
+
+def inside_note(layers, pairs: int) -> str:
+    """What the trained model's gates do on this sequence, each clause chosen by the numbers it quotes."""
+    ratios = [inspect.value_over_key_beta(lt, pairs) for lt in layers]
+    strongest = int(np.argmax(ratios))
+    betas = " · ".join(ui.tr("recall.beta_ratio", layer=i + 1, ratio=r) for i, r in enumerate(ratios))
+    writes = (ui.tr("recall.writes_at_values", layer=strongest + 1) if ratios[strongest] >= WRITES_AT_VALUES
+              else ui.tr("recall.writes_evenly", ratio=WRITES_AT_VALUES))
     alphas = " · ".join(ui.tr("recall.alpha_range", layer=i + 1, low=float(lt.alpha.min()), high=float(lt.alpha.max()))
                         for i, lt in enumerate(layers))
-    ui.note(ui.tr("recall.inside_note", alphas=alphas))
+    lowest = min(float(lt.alpha.min()) for lt in layers)
+    forgets = (ui.tr("recall.keeps_all", floor=KEEPS_ALL, pairs=SHIPPED_PAIRS, d=inspect.SHIPPED_WIDTH) if lowest >= KEEPS_ALL
+               else ui.tr("recall.forgets_some", low=lowest))
+    return ui.tr("recall.inside_note", betas=betas, writes=writes, alphas=alphas, forgets=forgets)
 
 
 def step_view() -> None:

@@ -289,15 +289,29 @@ def test_the_shipped_sweep_meets_its_bar():
                     assert sum(seeds) / len(seeds) >= 0.95, (rule, d, n, seeds)
 
 
-def test_the_shipped_gdn_writes_its_pairs_at_the_value_tokens():
-    """The inside view's note: in layer 2, beta on a pair's value token is about twice beta on its key."""
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_inside_note_quotes_what_the_shipped_gdn_does(lang, monkeypatch):
+    """The inside view's note: each layer's beta on value tokens over keys, the layer that writes at the
+    values (if any), every layer's alpha range, and whether it forgets, all from the shipped model."""
+    from app_pages import _recall_views as views
+    from gdn.i18n import t
     from gdn.recall import inspect
     assert float(inspect.shipped_metadata()["accuracy"]) > 0.95
     tokens, _ = inspect.example(8, 40)
     layers, _ = inspect.trace(inspect.load_shipped(), tokens, 8)
-    beta = layers[1].beta[:16]
-    assert beta[1::2].mean() > 1.5 * beta[0::2].mean()
-    assert layers[1].alpha.min() > 0.99
+    tr = lambda key, **fields: t(key, lang, **fields)
+    monkeypatch.setattr(views.ui, "tr", tr)                 # the note in this language, outside a page run
+    note = views.inside_note(layers, 8)
+    ratios = [float(np.mean(lt.beta[1:16:2]) / np.mean(lt.beta[0:16:2])) for lt in layers]
+    for i, r in enumerate(ratios):
+        assert tr("recall.beta_ratio", layer=i + 1, ratio=r) in note
+    strongest = int(np.argmax(ratios))
+    clause = (tr("recall.writes_at_values", layer=strongest + 1) if ratios[strongest] >= 1.3
+              else tr("recall.writes_evenly", ratio=1.3))
+    assert clause in note
+    lowest = min(float(lt.alpha.min()) for lt in layers)
+    assert (tr("recall.keeps_all", floor=0.99, pairs=16, d=64) in note) == (lowest >= 0.99)
+    assert f"{lowest:.2f}" in note
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -77,6 +77,13 @@ def trace(model: RecallModel, tokens: torch.Tensor, pairs: int) -> tuple[list[La
     return layers, answers
 
 
+def value_over_key_beta(layer: LayerTrace, pairs: int) -> float:
+    """Mean beta on the pairs' value tokens over its mean on their key tokens (the pairs fill the first
+    2 * pairs tokens, key first): how much harder a layer writes once the value has arrived."""
+    beta = layer.beta[:2 * pairs]
+    return float(beta[1::2].mean() / beta[0::2].mean())
+
+
 def token_names(tokens: torch.Tensor, vocab: Vocab = Vocab()) -> list[str]:
     """k12, v7, · (filler): how the page labels the tokens."""
     out = []
