@@ -1,4 +1,5 @@
-"""Real model (真实模型): a prompt through a Qwen3.5 checkpoint; its real per-head gates, from both kernels.
+"""Inside the model (模型内部; URL /real_model): a prompt through the demo model or a Qwen3.5 checkpoint;
+its per-head gates, from both kernels.
 
 The parts live in app_pages/_real_model/ (see its __init__): this script lays them out. Top to bottom:
 the view picker across the page; left, the model and the prompt; right, the chosen view; then, under

@@ -8,6 +8,7 @@ half-lives print the same digits. Pure numpy: every layer may import it (tests/t
     fmt_bytes              sizes in binary units
     fmt_diff               how far apart two results are, "< 1e-15" below the number format's floor
     sig3                   a number at 3 significant digits, as hovers and labels show it
+    fmt_count              a count of parameters: 2967128 -> "3.0 M", 752e6 -> "752 M", 2.3e9 -> "2.3 B"
     spreadsheet_cell       a text cell of an exported CSV that a spreadsheet will not run as a formula
 """
 from __future__ import annotations
@@ -77,6 +78,17 @@ def sig3(x: float) -> str:
         return "0" if x == 0 else str(x)
     text = f"{x:.3g}"
     return _short_exponent(text) if "e" in text else text
+
+
+def fmt_count(n: float) -> str:
+    """A large count as model sizes are named: 2967128 -> '3.0 M', 752_000_000 -> '752 M', 2.3e9 -> '2.3 B',
+    950 -> '950'. One decimal below 10 of a unit, none above (as checkpoint names round them)."""
+    n = float(n)
+    for scale, unit in ((1e9, "B"), (1e6, "M"), (1e3, "K")):
+        if abs(n) >= scale * 0.9995:            # 999.6 M rounds to "1000 M": call it "1.0 B"
+            x = n / scale
+            return f"{x:.1f} {unit}" if abs(x) < 9.95 else f"{x:.0f} {unit}"
+    return f"{n:.0f}"
 
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")

@@ -2,8 +2,6 @@
 shown (issue: the hint named layer 1 head 1, which changes nothing on the Chinese recall prompt), checked
 by running that intervention here with the model's own forward; the intervention's link value round-trips;
 a note's line-start "#" is shown as itself."""
-import re
-
 import pytest
 
 from gdn.i18n import prompt, t
@@ -13,21 +11,19 @@ from gdn.qwen35.predict import predict
 from gdn.qwen35.sources import TRAINED_PATH
 from app_pages._support.notes import no_headings
 from tests.apptest import open_app
+from tests.test_real_model_claims import find, place
 
 PAGE = "app_pages/real_model.py"
-WHERE = {"en": (r"layer (\d+), (?:head (\d+)|all heads)"), "zh": r"第 (\d+) 层，(?:头 (\d+)|全部头)"}
 
 
 def flips(model, ids, slots, gate: str, value: float, layer: int, head: int | None) -> bool:
-    """Does setting `gate` to `value` at (layer, head) change the first guess of an answer the model gets right?"""
-    base = predict(model, ids, ask=tuple(slots))
+    """Does setting `gate` to `value` at (layer, head) change the first guess of an answer the model gets right?
+    Guesses ranked as the page ranks them (same_script)."""
+    base = predict(model, ids, ask=tuple(slots), same_script=True)
     right = [(t_, a) for t_, a in slots if int(base.top_ids[t_, 0]) == a]
-    after = predict(model, ids, ask=tuple(right), **{f"set_{gate}": {(layer, head): value}})
+    after = predict(model, ids, ask=tuple(right), same_script=True, **{f"set_{gate}": {(layer, head): value}})
     return any(int(after.top_ids[t_, 0]) != a for t_, a in right)
 
-
-def named(text: str, lang: str) -> list[tuple[int, int | None]]:
-    return [(int(a), int(b) if b else None) for a, b in re.findall(WHERE[lang], text)]
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -36,29 +32,33 @@ def test_the_hint_names_a_place_that_flips_the_answer(lang, preset, gate, value)
     assert "{layer}" in t("real_model.where", lang) and "{layer}" in t("real_model.where_all", lang)
     at = open_app(lang, page=PAGE, real_model_preset=preset)
     assert not at.exception
-    story_start = t(f"real_model.story_{preset}", lang, b_where="\x00", s_where="\x00").split("\x00")[0]
+    story_start = t(f"real_model.story_{preset}", lang)
     note = next(e.value for e in at.info if e.value.startswith(no_headings(story_start)))
     hint = note.split("\n\n")[0]                  # the preset's story; the model's note follows it
-    places = named(hint, lang)
-    assert places, hint
     model = load_model(TRAINED_PATH)
     enc = model.tokenizer.encode(" " + prompt(preset, lang))
     slots = answer_slots(enc.pieces, enc.ids)
-    for layer, head in places:
-        assert flips(model, enc.ids, slots, gate, value, layer, head), (lang, preset, layer, head)
+    if said := find("real_model.hint_head_flips", lang, hint):          # one head alone flips an answer
+        assert flips(model, enc.ids, slots, gate, value, *place(said["where"], lang)), (lang, preset, said)
+    else:                                                                 # only a whole layer: the head named does not
+        said = find("real_model.hint_layer_flips", lang, hint)
+        assert said, hint
+        assert flips(model, enc.ids, slots, gate, value, int(said["layer"]), None), (lang, preset, said)
+        assert not flips(model, enc.ids, slots, gate, value, *place(said["where"], lang)), (lang, preset, said)
 
 
-def test_the_chinese_recall_hint_does_not_name_a_layer_that_changes_nothing():
-    """The bug as it was: layer 1 head 1 (the batch's strongest β contrast) does not flip the zh recall
-    prompt; the page must not name it there."""
+def test_the_chinese_recall_hint_does_not_name_a_head_that_changes_nothing():
+    """The bug as it was: the hint said switching one head's writing off breaks the answer; on the Chinese
+    recall prompt no single head's β := 0 flips it. The page must say so, and name the layer that does."""
     model = load_model(TRAINED_PATH)
     enc = model.tokenizer.encode(" " + prompt("recall", "zh"))
     slots = answer_slots(enc.pieces, enc.ids)
     at = open_app("zh", page=PAGE, real_model_preset="recall")
     text = " ".join(e.value for e in at.info)
-    if not flips(model, enc.ids, slots, "beta", 0.0, 1, 1):
-        story = t("real_model.story_recall", "zh", b_where=t("real_model.where", "zh", layer=1, head=1))
-        assert no_headings(story) not in text
+    heads = [(layer, head) for layer in model.cfg.gdn_layers for head in range(model.cfg.linear_num_value_heads)]
+    if not any(flips(model, enc.ids, slots, "beta", 0.0, layer, head) for layer, head in heads):
+        opening = lambda key: t(key, "zh").split("{where}")[0].format(view=t("real_model.tab_intervene", "zh"), gate="β := 0")
+        assert opening("real_model.hint_head_flips") not in text and opening("real_model.hint_layer_flips") in text
 
 
 def test_intervention_link_round_trips():

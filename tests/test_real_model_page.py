@@ -13,6 +13,7 @@ import torch
 
 from gdn.i18n import t
 from gdn.qwen35 import DEMO_PATH, load_model
+from gdn.units import fmt_count
 from tests.apptest import arr, open_app, player_payload
 from tests.qwen35_fixtures import rewrite, text_config, write_checkpoint
 
@@ -405,15 +406,16 @@ def test_trained_page_names_its_model_and_offers_its_tasks(trained):
     lang, at = trained
     from gdn.qwen35.sources import TRAINED_PATH
     n_params = sum(p.numel() for p in load_model(TRAINED_PATH).parameters())
-    assert at.title[0].value == t("real_model.title_trained", lang, name=TRAINED_PATH.name, params=f"{n_params / 1e6:.1f}")
+    # named for what it is: the demo model, its size counted from the checkpoint, built like Qwen3.5
+    assert at.title[0].value == t("real_model.title_trained", lang, params=fmt_count(n_params))
+    assert "Qwen3.5" in at.title[0].value and fmt_count(n_params) == "3.0 M"
     assert at.selectbox(key="real_model_preset").options == [t(f"real_model.preset_{p}", lang)
                                                              for p in ("custom", "recall", "switch", "copy")]
     # the model's note follows the example's story in the same box (one fold in lecture mode)
     assert any(("\n\n" + t("real_model.about_trained", lang, **FIELDS_PREFIX)[:20]) in i.value for i in at.info)
 
 
-FIELDS_PREFIX = dict(n="", latest="", recall="", recall_lin="", none="", copy="", b_value="", b_filler="", b_where="",
-                     a_switch="", a_other="", s_where="")
+FIELDS_PREFIX = dict(n="", latest="", recall="", recall_lin="", none="", copy="", layers="", gdn="", full="", params="")
 
 
 def test_trained_page_predicts_every_token_and_scores_the_answers(trained):
@@ -474,6 +476,10 @@ def test_evidence_table_is_computed_on_the_page(trained):
                                                            ("acc", "acc_ablation", "acc_stop_writing", "acc_never_forget")]
 
 
+def n_params(folder) -> int:
+    return sum(p.numel() for p in load_model(folder, allow_any_folder=True).parameters())
+
+
 def test_a_real_checkpoint_gets_the_natural_text_presets(tmp_path, monkeypatch):
     monkeypatch.setenv("GDN_MODEL_DIRS", str(tmp_path))
     write_checkpoint(tmp_path / "qwen-like", text_config(vocab_size=1024), seed=2,
@@ -485,7 +491,8 @@ def test_a_real_checkpoint_gets_the_natural_text_presets(tmp_path, monkeypatch):
     assert at.selectbox(key="real_model_preset").options == [t(f"real_model.preset_{p}", "en") for p in
                                                              ("custom", "password", "topic_switch", "repeat", "mixed")]
     assert at.selectbox(key="real_model_preset").value == "password"
-    assert at.title[0].value.startswith("qwen\\-like (")              # the folder name escaped: drawn as typed
+    assert at.title[0].value == t("real_model.title_real", "en", name="qwen\\-like", params=fmt_count(n_params(tmp_path / "qwen-like")))
+    # the folder name escaped (drawn as typed), the size counted from the checkpoint
 
 
 def test_upload_texts_are_ours_in_chinese():

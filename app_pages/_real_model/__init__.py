@@ -6,5 +6,7 @@
     prompt.py    presets, typed or uploaded prompts, Run, and the trace (presets.py: the example prompts)
     views/       the views: gates (+ overview), intervene, head and check, replay and export
     about.py     below the views: the stories, what the model is, its evidence, the tokens
+    found.py     the interventions and gate contrasts a hint names, searched on the loaded model and prompt
+    hints.py     those facts as sentences: each claim worded by whether its numbers bear it out
     fail.py      a bad input's message, then stop
 """

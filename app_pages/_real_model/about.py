@@ -1,14 +1,15 @@
-"""Below the views: the preset's story, what this model is (with the trained demo's evidence), the tokens."""
+"""Below the views: the preset's hint, what this model is (with the trained demo's evidence), the tokens."""
 from __future__ import annotations
 
 import html
 
-import numpy as np
 import streamlit as st
 
 from gdn.qwen35.demo.evidence import evidence, intervention_table
+from gdn.qwen35.demo.hints import batch_facts
 from app_pages._real_model.context import Loaded, Trace
-from app_pages._real_model.found import HINT_STORY, preset_stories, story_for, where
+from app_pages._real_model.found import HINT_STORY, facts_for
+from app_pages._real_model.hints import about_trained, preset_hint
 from app_pages._support import compute, ui
 from app_pages._support.turn import given_up
 
@@ -26,27 +27,6 @@ def trained_evidence(folder: str) -> dict:
     model = compute.model(folder)
     with given_up():
         return evidence(model)
-
-
-def evidence_fields(ev: dict | None, stopped=None, kept=None) -> dict:
-    """Numbers for the trained-model note and the task presets' stories. stopped, kept: the "stop writing"
-    and "never forget" stories found on this prompt (found.py): the places the texts name are the ones
-    whose intervention flips an answer, and the batch statistics are read there (a whole layer: the mean
-    over its heads)."""
-    if ev is None:
-        return {"s_where": ui.tr("real_model.any_head"), "b_where": ui.tr("real_model.any_head")}
-    def at(name: str, story, fallback: dict) -> float:
-        layer, head = (story.layer, story.head) if story is not None else (fallback["layer"], fallback["head"])
-        row = ev[name][ev["gdn_layers"].index(layer)]
-        return float(np.mean(row)) if head is None else row[head]
-    s, b = ev["switch_head"], ev["beta_head"]
-    pct = lambda x: f"{100 * x:.0f}%"
-    return dict(s_where=where(kept), b_where=where(stopped),
-                a_switch=f"{at('alpha_switch', kept, s):.2f}", a_other=f"{at('alpha_other', kept, s):.2f}",
-                b_value=f"{at('beta_value', stopped, b):.2f}", b_filler=f"{at('beta_filler', stopped, b):.2f}",
-                recall=pct(ev["acc"]["reassigned"]), recall_lin=pct(ev["acc_ablation"]["reassigned"]),
-                latest=pct(ev["acc"]["latest"]),
-                none=pct(ev["acc"]["none"]), copy=pct(ev["acc"]["copy"]), n=ev["n_examples"])
 
 
 def evidence_table(ev: dict, rows: list) -> None:
@@ -75,18 +55,25 @@ def tokens(trace: Trace) -> None:
 
 
 def below(loaded: Loaded, trace: Trace, preset: str) -> None:
+    """The preset's hint (its claims searched on this prompt, on a demo model), the model's note, the evidence
+    table (trained demo) and the tokens."""
     ev = trained_evidence(loaded.folder) if loaded.kind == "trained" else None
-    found = preset_stories(loaded) if ev is not None else {}
-    fields = evidence_fields(ev, found.get("stop_writing"), found.get("never_forget"))
     texts = []
     if preset != "custom":
-        story = fields
-        if ev is not None and preset in HINT_STORY:          # this preset's hint: found on the prompt as run
-            here = story_for(loaded, trace.ids, trace.tokens, HINT_STORY[preset])
-            story = {**fields, "b_where": where(here), "s_where": where(here)}
-        texts.append(ui.tr(f"real_model.story_{preset}", **story))
-    texts.append(ui.tr(f"real_model.about_{loaded.kind}", **fields))
+        facts = None
+        if loaded.demo and preset in HINT_STORY:            # this preset's hint: found on the prompt as run
+            facts = facts_for(loaded, trace.ids, trace.tokens, HINT_STORY[preset])
+        texts.append(preset_hint(preset, facts, answer_piece(loaded)))
+    if ev is not None:
+        texts.append(about_trained(ev, batch_facts(ev), loaded.counts))
+    else:
+        texts.append(ui.tr(f"real_model.about_{loaded.kind}"))
     ui.note("\n\n".join(texts), label=ui.tr("real_model.notes_below"))   # one fold in lecture mode, named
     if ev is not None:
         evidence_table(ev, intervention_table(ev))
     tokens(trace)
+
+
+def answer_piece(loaded: Loaded):
+    """Token id -> the word a hint quotes ("jade"), as the guesses row shows it."""
+    return lambda token_id: loaded.model.tokenizer.piece(int(token_id)).strip() or "␣"

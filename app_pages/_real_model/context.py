@@ -18,6 +18,7 @@ from gdn.qwen35.analysis import GateRun, layer_inputs, layer_state_norms
 from gdn.qwen35.demo.stories import answer_slots
 from gdn.qwen35.gates import head_summary
 from gdn.qwen35.predict import Predictions, predict
+from gdn.units import fmt_count
 from app_pages._support import compute, ui
 
 LABELS = ("token", "layer", "head", "norm", "key", "value", "guess")      # real_model.lbl_<name>: axis / hover words
@@ -41,6 +42,14 @@ class Loaded:
     @property
     def demo(self) -> bool:
         return self.kind != "real"
+
+    @property
+    def counts(self) -> dict:
+        """What the texts count, read from the checkpoint: layers (all, Gated DeltaNet, full attention),
+        value heads per layer, and the parameters as gdn.units writes them ("3.0 M")."""
+        cfg, gdn = self.config, len(self.info.gdn_layers)
+        return dict(layers=cfg.num_hidden_layers, gdn=gdn, full=cfg.layer_types.count("full_attention"),
+                    heads=cfg.linear_num_value_heads, params=fmt_count(self.info.n_params))
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,8 @@ from pathlib import Path
 import streamlit as st
 
 from gdn.qwen35 import check_folder
+from gdn.qwen35.sources import model_name
+from gdn.units import fmt_count
 from app_pages._real_model import download, keys
 from app_pages._real_model.context import Loaded
 from app_pages._real_model.fail import fail
@@ -30,7 +32,7 @@ def source_label(option: str, found: dict) -> str:
             ui.tr("real_model.label_trained", name=Path(option).name) if kind == "trained" else label)
     i = compute.info(option)
     return ui.tr("real_model.source_line", name=name, layers=i.config.num_hidden_layers, gdn=len(i.gdn_layers),
-                 heads=i.config.linear_num_value_heads, params=f"{i.n_params / 1e6:.1f}", mb=f"{i.disk_bytes / 1e6:.1f}")
+                 heads=i.config.linear_num_value_heads, params=fmt_count(i.n_params), mb=f"{i.disk_bytes / 1e6:.1f}")
 
 
 def pick_folder() -> tuple[str, dict]:
@@ -76,7 +78,9 @@ def load(title_box) -> Loaded:
     except ValueError as e:
         fail(e)
     cfg, kind = info.config, model_kind(folder, found)
-    title = ui.tr(f"real_model.title_{kind}", name=ui.plain(Path(folder).name), params=f"{info.n_params / 1e6:.1f}")
+    # The title names what is loaded (the demo is no Qwen3.5 release, only built like one), its size counted
+    # from the checkpoint itself.
+    title = ui.tr(f"real_model.title_{kind}", name=ui.plain(model_name(folder)), params=fmt_count(info.n_params))
     (title_box.subheader if ui.lecture() else title_box.title)(title)      # one line at lecture size
     if kind == "random":
         st.warning(ui.tr("real_model.random_weights"), icon=":material/casino:")

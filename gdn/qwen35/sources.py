@@ -91,6 +91,14 @@ class Source:
     problem_kind: str = ""        # the kind of that reason (gdn.qwen35.errors, "other" if unforeseen)
 
 
+def model_name(folder: str | Path) -> str:
+    """What a checkpoint is called: "Qwen3.5-0.8B" for a hub cache snapshot (.../models--Qwen--Qwen3.5-0.8B/
+    snapshots/<commit>: the folder's own name is the commit), else the folder's name."""
+    folder = Path(folder)
+    repo = folder.parents[1].name if len(folder.parents) > 1 and folder.parent.name == "snapshots" else ""
+    return repo.split("--", 2)[-1] if repo.startswith("models--") else folder.name
+
+
 def _model_type(folder: Path):
     """config.json's model_type, read under its size cap; a CheckpointError if config.json cannot be read."""
     raw = read_json(folder / "config.json", CONFIG_MAX_BYTES, f"{folder.name}/config.json", "bad_config")

@@ -74,7 +74,7 @@ def gates(c: ViewContext) -> None:
         with given_up():        # every layer built at once: the other runs go on meanwhile
             drawn = {layer: layer_figure(c, p, top_tokens, right, layer, True) for layer in c.run.layers}
         swap.swap(keys.LAYER, {layer: body for layer, (body, _, _) in drawn.items()}, value=c.layer,
-                  default=c.run.layers[0], bar_label=ui.tr("real_model.layer_bar", n=c.loaded.config.num_hidden_layers),
+                  default=c.run.layers[0], bar_label=ui.tr("real_model.layer_bar", n=len(c.run.layers), total=c.loaded.counts["layers"]),
                   name="gates")                               # buttons: the layer numbers, as on the axes
         body, alt, marks = drawn[c.layer]
         ui.html_download(keys.GATES_FIG, body, alt)
@@ -84,7 +84,7 @@ def gates(c: ViewContext) -> None:
         ui.show_figure(fig, key=keys.GATES_FIG, alt=alt)
     st.caption(ui.tr("real_model.guesses_caption_same_script" if c.demo else "real_model.guesses_caption"))
     st.html(guesses_html(c, p, dict((t, (a, r)) for t, a, r in right), top_tokens))
-    line = [ui.tr("real_model.ran", T=c.T, layers=len(c.run.layers), s=f"{time.perf_counter() - c.started:.2f}")]
+    line = [ui.tr("real_model.ran", T=c.T, **c.loaded.counts, s=f"{time.perf_counter() - c.started:.2f}")]
     if right:
         line.append(ui.tr("real_model.accuracy", right=sum(r for _, _, r in right), n=len(right)))
     if marks:
