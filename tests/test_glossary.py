@@ -36,7 +36,8 @@ def test_the_checker_finds_each_kind_of_mistake():
 PLANTED = {
     "zh": [("α（保留比例）", "衰减门 α"), ("α 是保留率", "衰减门 α"), ("遗忘门 α", "衰减门 α"), ("先让它衰减（α）", "先按衰减门 α 衰减"),
            ("a 变成衰减 α", "a 变成衰减门 α"), ("状态矩阵 S", "记忆表 S"), ("门控 DeltaNet 的状态 S", "门控 DeltaNet 的记忆表 S"),
-           ("1 层门控注意力", "1 个全注意力层"), ("一个注意力层", "一个全注意力层"), ("3 层 GDN 配 1 层注意力", "3 个 GDN 层配 1 个全注意力层"),
+           ("1 层门控注意力", "1 个全注意力层"), ("一个注意力层", "一个全注意力层"),
+           ("3 层 GDN 配 1 层注意力", "3 个 GDN 层配 1 个全注意力层"),
            ("随附模型", "演示模型"), ("随附的训练过的演示模型", "训练过的演示模型"), ("键–值对", "键值对"), ("键-值对", "键值对")],
     "en": [("the forget gate α", "the decay gate α"), ("α's retention", "the decay gate α"), ("the decay α", "the decay gate α"),
            ("α is the fraction kept", "α is the decay gate"), ("the state matrix S", "the memory table S"),
