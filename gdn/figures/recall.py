@@ -46,7 +46,7 @@ def fig_results(acc: np.ndarray, *, rules, widths, pairs, names: dict[str, str],
                             line=dict(width=2, color=RULE_COLORS[rule])),
                 customdata=np.asarray(pairs, float), text=text,
                 hovertemplate=f"{names[rule]}<br>{labels['pairs']} %{{customdata:.0f}}<br>{labels['accuracy']} "
-                              f"%{{y:.1f}} %<br>%{{text}}<extra></extra>"),
+                              f"%{{y:.3~g}} %<br>%{{text}}<extra></extra>"),
                 row=1, col=j + 1)
             if seeds is not None:                                           # every seed, a small dot by its mean
                 S = seeds.shape[-1]
