@@ -74,7 +74,7 @@ def gates(c: ViewContext) -> None:
         with given_up():        # every layer built at once: the other runs go on meanwhile
             drawn = {layer: layer_figure(c, p, top_tokens, right, layer, True) for layer in c.run.layers}
         swap.swap(keys.LAYER, {layer: body for layer, (body, _, _) in drawn.items()}, value=c.layer,
-                  default=c.run.layers[0], bar_label=ui.tr("real_model.layer_bar", n=len(c.run.layers), total=c.loaded.counts["layers"]),
+                  default=c.run.layers[0], bar_label=ui.tr("real_model.layer_bar", n=len(c.run.layers)),
                   name="gates")                               # buttons: the layer numbers, as on the axes
         body, alt, marks = drawn[c.layer]
         ui.html_download(keys.GATES_FIG, body, alt)
