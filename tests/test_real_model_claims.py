@@ -346,3 +346,21 @@ def test_sizes_and_names_as_the_title_writes_them():
     from gdn.qwen35.sources import model_name
     assert model_name("/cache/hub/models--Qwen--Qwen3.5-0.8B/snapshots/0123abc") == "Qwen3.5-0.8B"   # not the commit
     assert model_name(TRAINED_PATH) == TRAINED_PATH.name and model_name("/models/snapshots") == "snapshots"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_random_demo_claims_no_gate_story(lang):
+    """With random weights the model answers nothing right: the hint says so with its count, and reads no
+    purpose into a gate ("β jumps on the values to store" would be noise called a finding)."""
+    from gdn.qwen35 import DEMO_PATH
+    m = load_model(DEMO_PATH)
+    enc = m.tokenizer.encode(" " + prompt("recall", lang))
+    slots = answer_slots(enc.pieces, enc.ids)
+    base = predict(m, enc.ids, ask=tuple(slots), same_script=True)
+    right = sum(int(base.top_ids[t_, 0]) == a for t_, a in slots)
+    at = open_app(lang, page=PAGE, state={"real_model_source": str(DEMO_PATH)}, real_model_preset="recall")
+    assert not at.exception
+    hint = next(e.value for e in at.info if e.value.startswith(t("real_model.story_recall", lang)))
+    said = find("real_model.hint_none_right", lang, hint)
+    assert (said is not None) == (right == 0) and (said is None or int(said["n"]) == len(slots))
+    assert not any(find(f"real_model.hint_beta_{w}", lang, hint) for w in ("shows", "flat")) or right

@@ -74,7 +74,8 @@ def preset_hint(preset: str, facts: PromptFacts | None, piece) -> str:
     piece: token id -> its text as the page shows it."""
     lines = [ui.tr(f"real_model.story_{preset}")]
     if facts is not None:
-        lines += contrast_lines(facts)
+        if facts.search.n_right:            # "the values it must store" is said of a model that does the task
+            lines += contrast_lines(facts)
         lines.append(intervention_line(facts, piece))
         story = facts.search.story
         if facts.leak and story is not None:
