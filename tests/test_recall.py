@@ -8,12 +8,12 @@ import pytest
 import torch
 
 from gdn.recall import gate_init, results
-from gdn.recall.findings import findings, sentence
-from gdn.recall.quick import QUICK, run_quick
-from gdn.recall.sweep import learning_rates
 from gdn.recall.batched import in_stack_order, questions, train_stack
 from gdn.recall.data import FILLER, IGNORE, Vocab, mqar_batch
+from gdn.recall.findings import findings, sentence
 from gdn.recall.models import RULES, build_model, decayed_linear_attention, memory_read
+from gdn.recall.quick import QUICK, run_quick
+from gdn.recall.sweep import learning_rates
 from gdn.recall.train import RunConfig, train
 from gdn.recall.write_step import gradient_step, memory_page_example
 from tests.apptest import open_app
@@ -293,9 +293,9 @@ def test_the_shipped_sweep_meets_its_bar():
 def test_the_inside_note_quotes_what_the_shipped_gdn_does(lang, monkeypatch):
     """The inside view's note: each layer's beta on value tokens over keys, the layer that writes at the
     values (if any), every layer's alpha range, and whether it forgets, all from the shipped model."""
-    from app_pages import _recall_views as views
     from gdn.i18n import t
     from gdn.recall import inspect
+    from app_pages import _recall_views as views
     assert float(inspect.shipped_metadata()["accuracy"]) > 0.95
     tokens, _ = inspect.example(8, 40)
     layers, _ = inspect.trace(inspect.load_shipped(), tokens, 8)
@@ -332,8 +332,8 @@ def test_recall_page_shows_results_and_trains_in_both_languages(lang, monkeypatc
 
 
 def test_a_run_cut_by_the_pages_budget_says_so_with_the_steps_it_did(monkeypatch):
-    from app_pages import _recall_views as views
     from gdn.recall import quick
+    from app_pages import _recall_views as views
     monkeypatch.setitem(quick.QUICK, "steps", 400)
     monkeypatch.setitem(quick.QUICK, "test_sequences", 8)
     monkeypatch.setattr(views, "QUICK_SECONDS", 0.5)
