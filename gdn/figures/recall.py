@@ -39,8 +39,12 @@ def fig_results(acc: np.ndarray, *, rules, widths, pairs, names: dict[str, str],
             cell_seeds = [" · ".join(f"{a * 100:.0f}" for a in seeds[i, j, k] if np.isfinite(a)) if seeds is not None
                           else "" for k in range(len(pairs))]
             text = [f"{labels['seeds_range']}: {t} %<br>{status_names.get(st, st)}" for t, st in zip(cell_seeds, status[i, j])]
+            if j == 0:                      # the legend's own entry: a filled marker, whatever the first cell's status
+                fig.add_trace(go.Scatter(x=[None], y=[None], name=names[rule], legendgroup=rule, mode="lines+markers",
+                                         line=dict(color=RULE_COLORS[rule], width=3, dash=RULE_DASH.get(rule)),
+                                         marker=dict(size=10, color=RULE_COLORS[rule])), row=1, col=1)
             fig.add_trace(go.Scatter(
-                x=xs, y=acc[i, j] * 100, name=names[rule], legendgroup=rule, showlegend=j == 0, mode="lines+markers",
+                x=xs, y=acc[i, j] * 100, name=names[rule], legendgroup=rule, showlegend=False, mode="lines+markers",
                 line=dict(color=RULE_COLORS[rule], width=3, dash=RULE_DASH.get(rule)),
                 marker=dict(size=10, symbol=["circle" if st != "unsettled" else "circle-open" for st in status[i, j]],
                             line=dict(width=2, color=RULE_COLORS[rule])),

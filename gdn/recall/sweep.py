@@ -1,16 +1,19 @@
-"""The shipped MQAR sweep: every rule x pairs x learning rate x seed of one width trained as ONE stack
-(gdn/recall/batched.py), one worker process per width sharing the GPU.
+"""The shipped MQAR sweep: every rule x pairs x seed x that rule's learning rates of one width trained as
+ONE stack (gdn/recall/batched.py), one worker process per width sharing the GPU.
 
-    python -m gdn.recall.sweep --config assets/recall/config.json --out /tmp/recall --seconds 420
+    python -m gdn.recall.sweep --config assets/recall/config.json --out OUT --seconds 525 --tf32
+    python -m gdn.recall.sweep --config ... --out OUT --widths 64        # one width (a call of its own)
+    python -m gdn.recall.sweep --config ... --out OUT --merge-only       # results.json from the width files
+    python -m gdn.recall.report --dir OUT --write                        # REPORT.md (needs its template there)
 
 The step count is fitted to the time: each worker first times a few steps of its stack, then trains
 every member for the same number of steps (a multiple of eval_every, between the config's min_steps and
 max_steps) so that it ends inside --seconds; a hard stop later than that cuts a stack at one step for all
 its members (their rows then say steps_done < steps). Every eval_every steps each worker rewrites
-width<d>.json (all its rows with their curves so far), so a run killed from outside still leaves every
-curve up to its last eval. At the end a worker saves its best-learning-rate Gated DeltaNet of the
-config's "inspect" setting, and the parent merges the widths into results.json (merge() does the same
-from the width files alone).
+width<d>.json (all its rows with their curves so far, and the device it ran on), so a run killed from
+outside still leaves every curve up to its last eval. At the end a worker saves its best-learning-rate
+Gated DeltaNet of the config's "inspect" setting, and the parent merges every width file in OUT into
+results.json (the rows, no curves) and runs.jsonl (one run a line, with its curves).
 """
 from __future__ import annotations
 
