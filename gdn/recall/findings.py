@@ -54,13 +54,20 @@ def findings(cells: dict, config: dict, min_width: int = 32) -> list[Finding]:
         gaps = {(d, n): min(cells[(r, d, n)]["accuracy"] for r in DELTA_RULES) - c["accuracy"]
                 for d, n, c in _cells_in(cells, "linear", "inside", widths)}
         (d, n), lead = min(gaps.items(), key=lambda kv: kv[1])
-        key = "inside_lead" if lead >= LEAD else "inside_close" if round(lead * 100) > 0 else "inside_behind"
-        out.append(Finding(key, params | {"gap": round(abs(lead) * 100), "d": d, "pairs": n}))
+        points = round(lead * 100)
+        key = ("inside_lead" if lead >= LEAD else "inside_close" if points > 0 else "inside_match" if points == 0
+               else "inside_behind")
+        out.append(Finding(key, params | {"gap": abs(points), "d": d, "pairs": n}))
     for where in ("at", "beyond"):
         for d, n, _ in _cells_in(cells, "deltanet", where, widths):
-            accs = {r: round(cells[(r, d, n)]["accuracy"] * 100) for r in ("linear", *DELTA_RULES) if (r, d, n) in cells}
-            ahead = max(accs, key=accs.get)
-            out.append(Finding(f"{where}_cell", {"d": d, "pairs": n, **accs, "ahead": ahead}))
+            shown = [r for r in ("linear", *DELTA_RULES) if (r, d, n) in cells]
+            first, second = sorted(shown, key=lambda r: -cells[(r, d, n)]["accuracy"])[:2]
+            margin = cells[(first, d, n)]["accuracy"] - cells[(second, d, n)]["accuracy"]
+            settled = all(cells[(r, d, n)]["status"] == "settled" for r in (first, second))
+            clear = settled and margin >= LEAD              # else a "leader" would be one seed's luck
+            accs = {r: round(cells[(r, d, n)]["accuracy"] * 100) for r in shown}
+            out.append(Finding(f"{where}_{'lead' if clear else 'tie'}",
+                               {"d": d, "pairs": n, **accs, "ahead": first, "lead": round(LEAD * 100)}))
     if "softmax" in rules:
         lo = min(c["accuracy"] for (r, d, _), c in cells.items() if r == "softmax" and d in widths)
         out.append(Finding("softmax", {"lo": round(lo * 100, 1)}))

@@ -70,14 +70,14 @@ def papers_table(cells: dict, config: dict) -> str:
 def report(summary: dict, cells: dict, template: str) -> str:
     config, stacks = summary["config"], summary["stacks"]
     en = lambda key, **fields: t(key, "en", **fields)
-    steps = sorted({r["steps_done"] for r in summary["rows"]})
+    steps = {r["d"]: r["steps_done"] for r in summary["rows"]}                # every member of a stack alike
     fields = dict(
         runs=len(summary["rows"]), planned=summary["runs"], rules=", ".join(config["rules"]),
         widths=", ".join(map(str, config["widths"])), pairs=", ".join(map(str, config["pairs"])),
         seeds=len(config["seeds"]), batch=config["batch"], seq_len=config["seq_len"], tests=config["test_sequences"],
         lrs="; ".join(f"{r} {', '.join(f'{x:g}' for x in (config['lrs'][r] if isinstance(config['lrs'], dict) else config['lrs']))}"
                       for r in config["rules"]),
-        steps=" / ".join(map(str, steps)), device=stacks[0].get("device", "?"), torch=stacks[0].get("torch", "?"),
+        steps=", ".join(f"{n} at width {d}" for d, n in sorted(steps.items())), device=stacks[0].get("device", "?"), torch=stacks[0].get("torch", "?"),
         tf32="TF32" if stacks[0].get("tf32") else "full float32",
         stacks="; ".join(f"width {s['d']}: {s['models']} models, {s['calibrated_ms_per_step']:.0f} ms a step, "
                          f"{s['seconds']:.0f} s" for s in stacks),
