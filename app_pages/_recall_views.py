@@ -94,7 +94,7 @@ def training_figure(curves: dict) -> object:
 
 def train_view() -> None:
     st.markdown(ui.tr("recall.train_intro", d=QUICK["d"], pairs=QUICK["pairs"], keys=QUICK["keys"], T=QUICK["seq_len"],
-                      steps=QUICK["steps"], filler=QUICK["seq_len"] - 3 * QUICK["pairs"]))
+                      steps=QUICK["steps"], filler=QUICK["seq_len"] - 4 * QUICK["pairs"]))
     names = rule_names()
     seed_col, button_col = st.columns([1, 3], vertical_alignment="bottom")
     seed = ui.linked_int(seed_col, ui.tr("recall.seed"), 0, 99, 0, key="recall_seed", help=ui.tr("recall.seed_help"))
