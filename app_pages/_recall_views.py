@@ -23,7 +23,6 @@ QUICK_SECONDS = 90.0           # the live run's cap: ~50 s on an idle core; a bu
 REDRAW_EVERY = 1.5             # seconds between redraws of the live curves
 WRITES_AT_VALUES = 1.3         # a layer "writes at the value tokens" when its beta there is this many times its beta on keys
 KEEPS_ALL = 0.99               # every alpha at least this: the model keeps its pairs for the whole sequence
-SHIPPED_PAIRS = 16             # the setting the shipped model was trained on (config.json's "inspect")
 
 
 def rule_names() -> dict[str, str]:
@@ -32,7 +31,7 @@ def rule_names() -> dict[str, str]:
 
 def figure_labels() -> dict[str, str]:
     keys = ("pairs", "accuracy", "accuracy_pct", "step", "loss", "recall", "pair", "key", "value", "half_life",
-            "share_pct", "norm_title", "seeds_range")
+            "share_pct", "norm_title", "seeds_list")
     return {k: ui.tr(f"recall.{k}") for k in keys} | {"norm": ui.tr("recall.norm_title"), "token": "t",
                                                      "layer": ui.tr("recall.layer"), "head": ui.tr("recall.head")}
 
@@ -136,7 +135,7 @@ def train_view() -> None:
                              budget=QUICK_SECONDS, results=summary, seed=run["seed"]))
         else:
             st.success(ui.tr("recall.train_done", seconds=run["waited"], results=summary, seed=run["seed"]))
-    st.caption(ui.tr("recall.train_cli"))
+    st.caption(ui.tr("recall.train_cli", seed=seed))
 
 
 @st.cache_resource(show_spinner=False)
@@ -176,7 +175,8 @@ def inside_note(layers, pairs: int) -> str:
     alphas = " · ".join(ui.tr("recall.alpha_range", layer=i + 1, low=float(lt.alpha.min()), high=float(lt.alpha.max()))
                         for i, lt in enumerate(layers))
     lowest = min(float(lt.alpha.min()) for lt in layers)
-    forgets = (ui.tr("recall.keeps_all", floor=KEEPS_ALL, pairs=SHIPPED_PAIRS, d=inspect.SHIPPED_WIDTH) if lowest >= KEEPS_ALL
+    d, trained_pairs, _ = results.load()["config"]["inspect"]                # the setting it was trained on
+    forgets = (ui.tr("recall.keeps_all", floor=KEEPS_ALL, pairs=trained_pairs, d=d) if lowest >= KEEPS_ALL
                else ui.tr("recall.forgets_some", low=lowest))
     return ui.tr("recall.inside_note", betas=betas, writes=writes, alphas=alphas, forgets=forgets)
 

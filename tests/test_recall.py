@@ -230,6 +230,10 @@ def test_cells_keep_every_seed_and_say_whether_they_settled():
         curves = {("gdn", 8, 4, s, 1e-2): w for s, w in enumerate(walks)}
         cell = results.best_cells(rows, curves)[("gdn", 8, 4)]
         assert cell["status"] == want and cell["seed_accuracies"] == accs
+    # 1500 steps, an eval every 250: the last quarter opens at step 1125, so the window holds the eval at
+    # 1000 too, and a 2.1-point move from there counts (checking 1250..1500 only would miss it)
+    walk = [(250 * i, 0.5) for i in range(1, 4)] + [(1000, 0.915), (1250, 0.934), (1500, 0.936)]
+    assert not results.curve_settled(walk, 1500) and results.curve_settled(walk[:-3] + [(1000, 0.93)] * 3, 1500)
     rows = [row(s, 0.95) for s in range(2)]                 # seeds agree, but one curve was still climbing
     curves = {("gdn", 8, 4, 0, 1e-2): flat, ("gdn", 8, 4, 1, 1e-2): climbing}
     assert results.best_cells(rows, curves)[("gdn", 8, 4)]["status"] == "unsettled"
@@ -247,7 +251,9 @@ def test_every_sentence_about_the_results_holds_in_the_shipped_rows():
     rows, cfg = results.load()["rows"], results.load()["config"]
     widths = [d for d in cfg["widths"] if d >= 32]
     inside = [(d, n) for d in widths for n in cfg["pairs"] if 2 * n <= d]
+    cells = results.shipped_cells()
     for lang in ("en", "zh"):
+        claimed = set()
         for f, text in rendered_findings(lang):
             p = f.params
             if f.key.startswith("inside"):
@@ -257,10 +263,9 @@ def test_every_sentence_about_the_results_holds_in_the_shipped_rows():
                     assert p[rule] == want and f"{want} %" in text
                 gaps = {(d, n): min(best_mean(rows, r, d, n) for r in ("deltanet", "gdn")) - best_mean(rows, "linear", d, n)
                         for d, n in inside}
-                gap = min(gaps.values())
-                points = round(gap * 100)
-                want = ("inside_lead" if gap >= 0.15 else "inside_close" if points > 0 else "inside_match" if points == 0
-                        else "inside_behind")
+                least, most = min(gaps.values()), max(gaps.values())     # the delta rules' smallest and largest lead
+                want, gap = (("inside_lead", least) if least >= 0.15 else ("inside_close", most) if round(most * 100) > 0
+                             else ("inside_match", most) if round(most * 100) == 0 else ("inside_behind", most))
                 assert f.key == want and p["gap"] == round(abs(gap) * 100) and gaps[(p["d"], p["pairs"])] == gap
             elif f.key.startswith(("at_", "beyond_")):
                 d, n = p["d"], p["pairs"]
@@ -269,20 +274,24 @@ def test_every_sentence_about_the_results_holds_in_the_shipped_rows():
                 for r, m in means.items():
                     assert p[r] == round(m * 100) and f"{round(m * 100)} %" in text
                 first, second = sorted(means, key=means.get, reverse=True)[:2]
-                agree = all(max(seeds_at_best_lr(rows, r, d, n)) - min(seeds_at_best_lr(rows, r, d, n)) <= 0.15
-                            for r in (first, second))
-                if f.key.endswith("_lead"):                  # a leader is claimed only when it is no seed's luck
-                    assert p["ahead"] == first and agree and means[first] - means[second] >= 0.15
-                else:
-                    assert f.key.endswith("_tie")
+                settled = all(cells[(r, d, n)]["status"] == "settled" for r in (first, second))
+                clear = settled and means[first] - means[second] >= 0.15   # a leader is no seed's luck
+                assert f.key.endswith("_lead" if clear else "_tie") and p["ahead"] == first
+                claimed.add((d, n))
             elif f.key == "softmax":
-                lo = min(best_mean(rows, "softmax", d, n) for d in widths for n in cfg["pairs"])
-                assert p["lo"] == round(lo * 100, 1) and f"{p['lo']:g} %" in text
+                settled = [best_mean(rows, "softmax", d, n) for d in widths for n in cfg["pairs"]
+                           if cells[("softmax", d, n)]["status"] == "settled"]
+                assert p["lo"] == round(min(settled) * 100, 1) and f"{p['lo']:g} %" in text
             elif f.key == "settled":
                 spread = [(r, d, n) for r in cfg["rules"] for d in widths for n in cfg["pairs"]
                           if max(seeds_at_best_lr(rows, r, d, n)) - min(seeds_at_best_lr(rows, r, d, n)) > 0.15]
                 assert set(spread) <= set(p["unsettled"]) | set(p["chance"])
-                assert str(p["settled"]) in text and str(p["cells"]) in text
+                total = len(cfg["rules"]) * len(widths) * len(cfg["pairs"])
+                assert (p["cells"], p["settled"]) == (total, total - len(p["unsettled"]) - len(p["chance"]))
+                assert f"{p['settled']} " in text and f"{p['cells']} " in text
+            else:
+                raise AssertionError(f"no check for the finding {f.key}")
+        assert claimed == {(d, n) for d in widths for n in cfg["pairs"] if n >= d}    # every cell at or past capacity
 
 
 def test_the_shipped_sweep_holds_the_delta_rules_inside_capacity_and_marks_every_noisy_cell():

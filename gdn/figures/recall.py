@@ -38,7 +38,8 @@ def fig_results(acc: np.ndarray, *, rules, widths, pairs, names: dict[str, str],
         for j in range(len(widths)):
             cell_seeds = [" · ".join(f"{a * 100:.0f}" for a in seeds[i, j, k] if np.isfinite(a)) if seeds is not None
                           else "" for k in range(len(pairs))]
-            text = [f"{labels['seeds_range']}: {t} %<br>{status_names.get(st, st)}" for t, st in zip(cell_seeds, status[i, j])]
+            text = [labels["seeds_list"].format(seeds=t) + f"<br>{status_names.get(st, st)}"
+                    for t, st in zip(cell_seeds, status[i, j])]
             if j == 0:                      # the legend's own entry: a filled marker, whatever the first cell's status
                 fig.add_trace(go.Scatter(x=[None], y=[None], name=names[rule], legendgroup=rule, mode="lines+markers",
                                          line=dict(color=RULE_COLORS[rule], width=3, dash=RULE_DASH.get(rule)),

@@ -52,12 +52,17 @@ def findings(cells: dict, config: dict, min_width: int = 32) -> list[Finding]:
     if all(r in rules for r in ("linear", *DELTA_RULES)) and _cells_in(cells, "deltanet", "inside", widths):
         params = {r: span(*_span(cells, r, "inside", widths)) for r in ("linear", *DELTA_RULES)}
         gaps = {(d, n): min(cells[(r, d, n)]["accuracy"] for r in DELTA_RULES) - c["accuracy"]
-                for d, n, c in _cells_in(cells, "linear", "inside", widths)}
-        (d, n), lead = min(gaps.items(), key=lambda kv: kv[1])
-        points = round(lead * 100)
-        key = ("inside_lead" if lead >= LEAD else "inside_close" if points > 0 else "inside_match" if points == 0
-               else "inside_behind")
-        out.append(Finding(key, params | {"gap": abs(points), "d": d, "pairs": n}))
+                for d, n, c in _cells_in(cells, "linear", "inside", widths)}   # weaker delta rule - linear
+        least, most = min(gaps.values()), max(gaps.values())
+        if least >= LEAD:                                   # the delta rules ahead by LEAD in every cell
+            key, gap, (d, n) = "inside_lead", least, min(gaps, key=gaps.get)
+        elif round(most * 100) > 0:                         # linear attention within `most` everywhere
+            key, gap, (d, n) = "inside_close", most, max(gaps, key=gaps.get)
+        elif round(most * 100) == 0:
+            key, gap, (d, n) = "inside_match", most, max(gaps, key=gaps.get)
+        else:                                               # linear attention ahead in every cell
+            key, gap, (d, n) = "inside_behind", -most, max(gaps, key=gaps.get)
+        out.append(Finding(key, params | {"gap": round(abs(gap) * 100), "d": d, "pairs": n}))
     for where in ("at", "beyond"):
         for d, n, _ in _cells_in(cells, "deltanet", where, widths):
             shown = [r for r in ("linear", *DELTA_RULES) if (r, d, n) in cells]
@@ -68,9 +73,9 @@ def findings(cells: dict, config: dict, min_width: int = 32) -> list[Finding]:
             accs = {r: round(cells[(r, d, n)]["accuracy"] * 100) for r in shown}
             out.append(Finding(f"{where}_{'lead' if clear else 'tie'}",
                                {"d": d, "pairs": n, **accs, "ahead": first, "lead": round(LEAD * 100)}))
-    if "softmax" in rules:
-        lo = min(c["accuracy"] for (r, d, _), c in cells.items() if r == "softmax" and d in widths)
-        out.append(Finding("softmax", {"lo": round(lo * 100, 1)}))
+    softmax = [c for (r, d, _), c in cells.items() if r == "softmax" and d in widths and c["status"] == "settled"]
+    if softmax:                                             # unsettled cells are listed below, not floored here
+        out.append(Finding("softmax", {"lo": round(min(c["accuracy"] for c in softmax) * 100, 1)}))
     shown = [(r, d, n) for (r, d, n) in cells if d in widths]
     unsettled = sorted(k for k in shown if cells[k]["status"] == "unsettled")
     chance = sorted(k for k in shown if cells[k]["status"] == "at_chance")

@@ -37,8 +37,10 @@ def load_runs(path: Path = RUNS) -> list[dict]:
 
 
 def curve_settled(curve: list, steps: int) -> bool:
-    """Did the test accuracy move by at most SETTLE_MOVE over the last SETTLE_WINDOW of the steps?"""
-    tail = [a for s, a in curve if s >= steps * (1 - SETTLE_WINDOW)]
+    """Did the test accuracy move by at most SETTLE_MOVE over the last SETTLE_WINDOW of the steps? The window
+    opens at the last eval at or before its start, so evals every 250 of 1500 steps check 1000..1500."""
+    start = max((s for s, _ in curve if s <= steps * (1 - SETTLE_WINDOW)), default=0)   # the eval the window opens at
+    tail = [a for s, a in curve if s >= start]
     return len(tail) >= 2 and max(tail) - min(tail) <= SETTLE_MOVE
 
 

@@ -78,10 +78,14 @@ def fitted_steps(config: dict, per_step: float, seconds_left: float) -> int:
     return max(config["min_steps"], min(config["max_steps"], steps))
 
 
-def _write(path: Path, data) -> None:
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data), encoding="utf-8")
+def _write_text(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
     tmp.replace(path)                                   # a reader never sees half a file
+
+
+def _write(path: Path, data) -> None:
+    _write_text(path, json.dumps(data))
 
 
 def device_name(device) -> str:
@@ -138,9 +142,7 @@ def merge(config: dict, out: Path, extra: dict | None = None) -> dict:
     summary = {"config": config, "stacks": [{k: v for k, v in w.items() if k != "rows"} for w in widths],
                "runs": planned_runs(config), "rows": [{k: r[k] for k in ROW_KEYS} for r in runs]} | (extra or {})
     _write(out / "results.json", summary)
-    tmp = out / "runs.jsonl.tmp"
-    tmp.write_text("".join(json.dumps(r) + "\n" for r in runs), encoding="utf-8")
-    tmp.replace(out / "runs.jsonl")
+    _write_text(out / "runs.jsonl", "".join(json.dumps(r) + "\n" for r in runs))
     return summary
 
 
@@ -170,6 +172,7 @@ def main(argv=None) -> None:
     summary = merge(config, out)
     print(f"done: {len(summary['rows'])} rows of {summary['runs']} planned; this call {time.time() - start:.0f} s; "
           f"exit codes {[w.exitcode for w in workers]}", flush=True)
+
 
 if __name__ == "__main__":
     main()
