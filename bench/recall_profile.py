@@ -11,20 +11,22 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import sys
 import time
 from pathlib import Path
 
 import torch
 import torch.nn.functional as F
 
-from gdn.recall import stacked
-from gdn.recall.batched import StackAdamW, _Data, build_stack, member_losses
-from gdn.recall.models import CONV
-from gdn.recall.sweep import members
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere without installing
+from gdn.recall import stacked  # noqa: E402
+from gdn.recall.batched import StackAdamW, _Data, build_stack, member_losses  # noqa: E402
+from gdn.recall.models import CONV  # noqa: E402
+from gdn.recall.sweep import members  # noqa: E402
 
 
 def shifted_conv(x, weight):
-    """The convolution as it was written before: four shifted slices of a padded copy (the reference)."""
+    """The convolution as it was written before: four shifted slices of a padded copy."""
     T = x.shape[2]
     padded = F.pad(x, (0, 0, CONV - 1, 0))
     y = padded[:, :, 0:T] * weight[:, None, None, :, 0]

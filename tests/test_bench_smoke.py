@@ -78,3 +78,18 @@ def test_load_ws_smoke_serves_every_session():
     assert re.search(r"scrub \(relay, full run\): .*\(n=[1-9]\d*\)", out), out
     assert re.search(r"real model, first figure: .*\(n=2\)", out), out
     assert re.search(r"real model, Run -> result: .*\(n=1\)", out), out           # the other one left after Run
+
+
+def test_recall_profile_smoke_times_each_variant_and_profiles_a_step():
+    """bench/recall_profile.py at its tiny size: a step time and ratio per (conv, TF32) variant, and a profile
+    table; the two convolutions it compares compute the same thing (checked here on random data)."""
+    run = subprocess.run([sys.executable, str(ROOT / "bench" / "recall_profile.py"), "--smoke"],
+                         capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert run.returncode == 0, run.stderr[-2000:]
+    lines = re.findall(r"conv (grouped|shifted)\s+tf32 (True|False)\s*: +[0-9.]+ ms per step +\([0-9.]+x the first\)", run.stdout)
+    assert len(lines) == 4, run.stdout
+    sys.path.insert(0, str(ROOT / "bench"))
+    import torch
+    from recall_profile import CONVS
+    x, w = torch.randn(3, 2, 9, 5, dtype=torch.float64), torch.randn(3, 5, 4, dtype=torch.float64)
+    assert torch.allclose(CONVS["grouped"](x, w), CONVS["shifted"](x, w), atol=1e-12)
