@@ -1,6 +1,9 @@
-"""The project's own map stays whole: every module is named in the README's "What is where", and no
-code or doc points at design documents outside the repository."""
+"""The project's own map stays whole: every module is named in the README's "What is where", every path
+the README, docs/, the requirements files and CI's script name exists, and no code or doc points at design
+documents outside the repository."""
+import fnmatch
 import re
+import subprocess
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,3 +41,100 @@ def test_no_pointer_to_design_documents_outside_the_repo():
     offenders = [str(p.relative_to(ROOT)) for p in files if p.name != "test_docs.py"
                  and pattern.search(p.read_text(encoding="utf-8", errors="replace"))]
     assert not offenders, offenders
+
+
+# --- Every file path the docs name exists -------------------------------------------------------------------
+# The texts read: the README, docs/*.md, the requirements files and CI's script, every word of each (prose,
+# inline code and code blocks alike; a stale name in a comment misleads as much as one in a command).
+# What counts as a path (after stripping quotes, brackets, "**" and trailing punctuation; words with
+# "://", "$", "=" or a leading "/", "~" or "-" are URLs, shell or options, never paths):
+#   - a word with a "/" whose first part is a top-level entry of the repository (`tests/x.py`, `deploy/k8s`),
+#     or that ends in "/" or a known extension (`views/`, `common/pack.js`);
+#   - a word without "/" that ends in a known extension (`REPORT.md`);
+#   - `python -m a.b` where `a` is one of the project's packages.
+# A path starting at a top-level entry must exist from the root; any other is a file or folder named
+# from some folder down (`views/` is app_pages/_real_model/views/). `<name>` and `*` are wildcards and
+# `{a,b}` means each of a and b; each must match something.
+EXTENSIONS = {"py", "md", "txt", "json", "jsonl", "js", "mjs", "css", "toml", "sh", "yaml", "yml", "html",
+              "safetensors", "cfg", "ini", "csv", "svg", "png", "conf"}
+
+
+def doc_files() -> list[Path]:
+    return [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted(ROOT.glob("requirements*.txt")),
+            ROOT / ".ci" / "run"]
+
+
+def repo_paths() -> set[str]:
+    """Every file of the checkout (tracked, or new and not ignored) and every folder above one, without a
+    trailing "/"."""
+    try:
+        out = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT, check=True,
+                             capture_output=True, text=True).stdout.splitlines()
+    except (OSError, subprocess.CalledProcessError):
+        out = [str(p.relative_to(ROOT)) for p in ROOT.rglob("*")
+               if p.is_file() and not {".git", "__pycache__", "node_modules"} & set(p.parts)]
+    paths = set(out)
+    for f in out:
+        parts = f.split("/")
+        paths |= {"/".join(parts[:i]) for i in range(1, len(parts))}
+    return paths
+
+
+def named_paths(text: str, top: set[str], packages: set[str]) -> set[str]:
+    """The words of `text` that name a file or folder of the repository, by the rule above."""
+    found = {f"python -m {m.group(1)}" for m in re.finditer(r"python3? -m ([\w.]+)", text)
+             if m.group(1).split(".")[0] in packages}
+    for raw in text.replace("**", " ").split():
+        word = raw.strip("\"'(`[").rstrip("\"'),.;:`]")
+        if (not word or word[0] in "/~-" or any(s in word for s in ("://", "$", "="))
+                or not re.fullmatch(r"[\w.*{}<>,/-]+", word)):
+            continue
+        typed = "." in word.rsplit("/", 1)[-1] and word.rsplit(".", 1)[-1] in EXTENSIONS
+        if typed or ("/" in word and (word.split("/")[0] in top or word.endswith("/"))):
+            found.add(word)
+    return found
+
+
+def expand(word: str) -> list[str]:
+    """`{a,b}` alternatives, each a pattern of its own; `<name>` becomes `*`."""
+    word = re.sub(r"<[^<>/]*>", "*", word)
+    m = re.search(r"\{([^{}]*)\}", word)
+    return ([w for alt in m.group(1).split(",") for w in expand(word[:m.start()] + alt + word[m.end():])]
+            if m else [word])
+
+
+def exists(word: str, paths: set[str], top: set[str]) -> bool:
+    """Each alternative of `word` names something: from the root when it starts at a top-level entry, else
+    as the end of some path (whole names only: `pack.js` is not found in `unpack.js`)."""
+    if word.startswith("python -m "):
+        module = word.removeprefix("python -m ").replace(".", "/")
+        return f"{module}.py" in paths or f"{module}/__init__.py" in paths
+    def found(pattern: str) -> bool:
+        pattern = pattern.rstrip("/")
+        wanted = [pattern] if pattern.split("/")[0] in top else [pattern, f"*/{pattern}"]
+        return any(fnmatch.fnmatchcase(p, w) for p in paths for w in wanted)
+    return all(found(w) for w in expand(word))
+
+
+def missing_paths(text: str) -> list[str]:
+    paths = repo_paths()
+    top = {p.split("/")[0] for p in paths}
+    packages = {p.split("/")[0] for p in paths if p.count("/") == 1 and p.endswith("/__init__.py")}
+    return sorted(w for w in named_paths(text, top, packages) if not exists(w, paths, top))
+
+
+def test_every_named_path_exists():
+    missing = {str(f.relative_to(ROOT)): m for f in doc_files()
+               if (m := missing_paths(f.read_text(encoding="utf-8")))}
+    assert not missing, f"these files name paths the repository does not have: {missing}"
+
+
+def test_the_path_check_catches_a_planted_bad_path():
+    planted = ("Run `tests/pg_server.py` (the real one is devtools/pg_server.py); the table is in\n"
+               "```\n_support/   turn (one run at a time), views/ and common/pack.js\n```\n"
+               "# CI installs requirements-dev.txt; python -m gdn.recall --quick; python -m gdn.nowhere\n"
+               "strings in assets/i18n/{zh,en}/<page>.json and assets/i18n/{zh,xx}/start.json; WY/UT is no path; "
+               "nor is http://x/y.py or ~/.cache/a.py; gone: `gdn/ops/state_pass_kernel.py`, oldname.py, lost/")
+    assert missing_paths(planted) == ["assets/i18n/{zh,xx}/start.json",
+                                      "gdn/ops/state_pass_kernel.py", "lost/", "oldname.py", "python -m gdn.nowhere",
+                                      "tests/pg_server.py"]
