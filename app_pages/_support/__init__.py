@@ -8,7 +8,13 @@
     text.py         outside text shown safely in markdown
     share_panel.py  the sidebar's share button and dialog; share.py: the links and QR codes themselves
     path.py         the learning path, "Next" links, page switches that keep ?lang and ?mode
+    escape.py       outside text (prompts, tokens, file names) made inert in Streamlit's Markdown
+    browser.py      the tab side: lone surrogates cleaned from inputs, the prompt kept across a replica change
     player.py       the frame player: a token x stage figure stepped, played and scrubbed in the browser
+    explorer.py     discrete sliders and linked hovers answered in the browser from a grid of frames
+    swap.py         one of several HTML views Python drew, picked in the browser (the real model's layer)
+    pack.py         what player, explorer and swap are sent (JSON, gzip, base64) and the JS they run
+    payload.py      a packed payload goes to a tab once, then by its hash alone
     compute.py      the shared slot pool, bounded result caches and the cached model loader
     caches.py       every cache of the app and the library: bound, key, owner (one list)
     pool.py         SlotPool itself (plain threading, unit-tested without streamlit)

@@ -1,5 +1,20 @@
 """Real Qwen3.5 checkpoints: config, lazy safetensors access, the text decoder and its gate trace.
 
+    config.py      the text decoder's configuration, parsed from config.json
+    checkpoint.py  lazy, validated safetensors access (one file or sharded)
+    filecaps.py    size caps on config.json, the index and tokenizer.json, checked before parsing
+    errors.py      CheckpointError: every refused checkpoint, folder or download, with its kind
+    sources.py     the allowed roots, finding checkpoints in them, hub downloads
+    tokenizer.py   tokenizer.json through `tokenizers`, with display pieces
+    layers.py      the decoder's building blocks in plain PyTorch
+    model.py       the decoder and its trace (with gate interventions)
+    trace.py       what a trace records per GDN layer, and its state diagnostics
+    predict.py     top-3 next-token guesses at every position, with or without an intervention
+    analysis.py    what the real-model page asks of a checkpoint (describe, load stages)
+    gates.py       the real-model page's math on the gates: half-lives, summaries, exports, the kernel check
+    synth.py       random-weight checkpoints in the exact on-disk format
+    demo/          the shipped demo models, their tasks, tokenizer, training and evidence
+
     from gdn.qwen35 import list_sources, load_model
     src = list_sources()[0]                       # the shipped demo first (src.random_weights is True)
     model = load_model(src.path)                  # or lazy=True: layers are read on first use
