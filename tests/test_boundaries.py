@@ -3,6 +3,7 @@ nothing reads pickles. The import graph is read from the source (ast), so a lazy
 function counts as much as one at the top of a file."""
 import ast
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -105,6 +106,47 @@ def test_forbidden_imports_stay_absent(src, dst):
     inside = lambda module, package: module == package or module.startswith(package + ".")
     found = [(a, b) for a, bs in import_graph().items() for b in bs if inside(a, src) and inside(b, dst)]
     assert not found, f"{src} must not import {dst}: {found}"
+
+
+def documented_layers(doc: str) -> list[set[str]]:
+    """The groups of the first code block under docs/architecture.md's "## Layers", top to bottom. A line
+    starts a group with its names (the text before two spaces: `app.py`, `app_pages/`, `gdn.ops, gdn.i18n,`);
+    a line whose names end with "," goes on into the next line's; a line that starts with spaces only
+    continues the description."""
+    block = doc.split("## Layers", 1)[1].split("```", 2)[1]
+    groups, carry_on = [], False
+    for line in block.splitlines():
+        left = "" if line[:1].isspace() else re.split(r"\s{2,}", line, maxsplit=1)[0]
+        names = {re.sub(r"(\.py|/)$", "", n) for n in re.split(r",\s*", left) if n}
+        if names:
+            (groups[-1].update if carry_on else groups.append)(names)
+            carry_on = left.endswith(",")
+    return groups
+
+
+def test_architecture_doc_lists_the_layers():
+    doc = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    assert documented_layers(doc) == [set(group) for group in LAYERS], (
+        "docs/architecture.md's layers and LAYERS differ: change both together")
+    for src, dst in FORBIDDEN:
+        assert f"`{src}` never imports `{dst}`" in doc, f"docs/architecture.md should say {src} never imports {dst}"
+
+
+def test_the_layer_reader_catches_a_missing_module():
+    doc = """## Layers
+```
+app.py                     chrome
+app_pages/                 pages
+gdn.figures, gdn.qwen35,   figures | the real model |
+gdn.recall                 recall
+                           (a description that goes on)
+gdn.lessons                toys
+gdn.ops, gdn.units         kernels | units
+```
+"""
+    assert documented_layers(doc) == [{"app"}, {"app_pages"}, {"gdn.figures", "gdn.qwen35", "gdn.recall"},
+                                      {"gdn.lessons"}, {"gdn.ops", "gdn.units"}]
+    assert documented_layers(doc) != [set(group) for group in LAYERS]   # no gdn.i18n, gdn.lru, ...
 
 
 def test_cycle_finder_finds_a_planted_cycle():
