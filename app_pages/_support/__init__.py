@@ -19,5 +19,5 @@
     caches.py       every cache of the app and the library: bound, key, owner (one list)
     pool.py         SlotPool itself (plain threading, unit-tested without streamlit)
     turn.py         one script run at a time runs Python (app.py holds the turn); waiting work gives it up
-    heap.py         freezes the long-lived objects once, so the collection after every run is cheap
+    heap.py         freezes the long-lived objects once, so Python's full garbage collections stay cheap
 """
