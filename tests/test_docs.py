@@ -148,8 +148,7 @@ def test_the_path_check_catches_a_planted_bad_path():
 # docstring as `name.py` and each of its subpackages as `name/`, a whole word (`views/gates.py` does not name
 # gates.py); and every bare `name.py` it mentions is one of its modules or a file of the repository (no
 # module that is gone).
-BEING_EDITED = {"gdn/recall": "gdn/recall/** is being edited in another session; its docstring lacks "
-                              "findings.py and report.py"}
+BEING_EDITED: dict[str, str] = {}          # package -> why its docstring may lag for now (xfail, not strict)
 
 
 def packages() -> list[Path]:

@@ -6,9 +6,11 @@
     stacked.py     many models of one width as one: a leading model axis on every weight, one launch for all
     batched.py     training a stack: every member exactly as train.py would train it alone
     sweep.py       the shipped grid, one stack per width on a GPU (assets/recall/)
-    quick.py       the small CPU setting of the page's "train one now" (python -m gdn.recall --quick)
+    quick.py       the small CPU setting of the page's "train one now" (python -m gdn.recall --quick --seed N)
     inspect.py     a trained model's gates, memory size and per-pair recall on one sequence
     write_step.py  the delta-rule write as one gradient step on 1/2 ||S^T k - v||^2
-    gate_init.py   the forgetting gate's initial half-lives under two init recipes
-    results.py     the shipped results as tables: best learning rate per cell, mean over seeds
+    gate_init.py   the decay gate's initial half-lives under two init recipes
+    results.py     the shipped results as cells: best learning rate, every seed, settled or not
+    findings.py    what the results say, as claims with their numbers (the page's and REPORT.md's sentences)
+    report.py      REPORT.md written from its template and the results (python -m gdn.recall.report)
 """
