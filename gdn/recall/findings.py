@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from gdn.recall.results import LEFT_CHANCE, SEED_SPREAD
 
 DELTA_RULES = ("deltanet", "gdn")
-LEAD = 0.15                      # a rule "leads" when its mean is ahead by at least this in every cell
+LEAD = 0.15                      # a rule "leads" when its mean is ahead by at least this (the seeds' allowed spread)
 
 
 @dataclass(frozen=True)
