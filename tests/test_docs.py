@@ -19,22 +19,57 @@ def module_map() -> str:
     return section.split("```", 2)[1]
 
 
+def entry_lines(block: str, folders: tuple[str, ...]) -> str:
+    """The lines of the deepest entry of `folders` the map has (an entry is a line starting, indented by
+    two spaces a level, with `name/` or `name.py`), with the entries below it, up to the next entry at its
+    level or above: ("gdn", "ops") is the ops/ entry, ("app_pages", "_real_model", "views") the _real_model/
+    one. The whole block when not even the first folder has an entry."""
+    lines = block.splitlines()
+    heads = [(i, len(m.group(1)) // 2, m.group(2)) for i, line in enumerate(lines)
+             if (m := re.match(r"( {0,8})(\S+)(?: {2,}|$)", line)) and line.strip()]
+    start, end, level = 0, len(lines), 0
+    for folder in folders:
+        inside = [(i, lv, name) for i, lv, name in heads if start <= i < end]
+        found = [i for i, lv, name in inside if lv == level and name == f"{folder}/"]
+        if not found:
+            break
+        start = found[0]
+        end = next((i for i, lv, _ in inside if i > start and lv <= level), end)
+        level += 1
+    return "\n".join(lines[start:end])
+
+
 def named_in(block: str, path: Path) -> bool:
-    """A module is named by its file stem as a word, in the lines of its folder's entry or below it."""
-    return re.search(rf"(?<![\w.]){re.escape(path.stem)}(?![\w])", block) is not None
+    """A module is named by its file stem as a word, in the lines of its folder's entry or below it (a word
+    elsewhere in the map names nothing: "training" in recall/'s entry is not gdn/lessons/training.py)."""
+    section = entry_lines(block, path.parent.parts)
+    return re.search(rf"(?<![\w.]){re.escape(path.stem)}(?![\w])", section) is not None
 
 
 def test_every_module_is_in_the_readme_map():
     block = module_map()
-    modules = [p for folder in ("gdn", "app_pages") for p in (ROOT / folder).rglob("*.py")
+    modules = [p.relative_to(ROOT) for folder in ("gdn", "app_pages") for p in (ROOT / folder).rglob("*.py")
                if p.name not in ("__init__.py", "__main__.py")]
-    missing = sorted(str(p.relative_to(ROOT)) for p in modules if not named_in(block, p))
+    missing = sorted(str(p) for p in modules if not named_in(block, p))
     assert modules and not missing, f"add these to the README's module map: {missing}"
 
 
 def test_the_map_check_catches_an_unnamed_module():
     assert named_in("ops/  naive (recurrent reference), chunk", Path("gdn/ops/naive.py"))
     assert not named_in("ops/  naive_extra", Path("gdn/ops/naive.py"))
+    # A prose word in another folder's entry names nothing (it did before: the whole block was searched).
+    planted = ("gdn/        the library\n"
+               "  lessons/  the toy math of each page: start, memory\n"
+               "  recall/   data, tiny models, training, the quick run\n"
+               "    demo/   tasks\n"
+               "  lru.py    the one bounded LRU map\n"
+               "tests/      pytest: kernels, every page\n")
+    assert named_in(planted, Path("gdn/lessons/memory.py")) and named_in(planted, Path("gdn/recall/demo/tasks.py"))
+    assert named_in(planted, Path("gdn/recall/training.py")) and named_in(planted, Path("gdn/lru.py"))
+    assert not named_in(planted, Path("gdn/lessons/training.py"))     # "training" is recall/'s word
+    assert not named_in(planted, Path("gdn/lessons/kernels.py"))      # "kernels" is tests/' word
+    assert not named_in(planted, Path("gdn/recall/lru.py"))           # lru.py is gdn/'s, below recall/'s entry
+    assert re.search(r"(?<![\w.])training(?![\w])", planted)         # the old whole-block check passed these
 
 
 def test_no_pointer_to_design_documents_outside_the_repo():
