@@ -1,5 +1,6 @@
 """app_pages._support.turn: one script run at a time holds the turn; waiting work gives it up; a run that waited
 too long runs anyway. Threads are lined up by events and by the lock's own state, not by sleeps."""
+import contextlib
 import threading
 
 import pytest
@@ -14,28 +15,49 @@ def in_thread(target) -> threading.Thread:
     return thread
 
 
-def test_a_second_run_waits_for_the_turn_and_gets_it_when_the_first_ends():
+def second_run_waits(taken) -> None:
+    """The check of the test below, on a `taken` context manager: a second run started while the first holds
+    the turn is seen waiting in the turn's line (not merely started: a started thread may simply not have
+    run yet), has not entered, and enters only after the first leaves."""
     leave, order = threading.Event(), []
 
     def first():
-        with turn.taken():
+        with taken():
             order.append("first in")
             leave.wait(10)
             order.append("first out")
 
     def second():
-        with turn.taken():
+        with taken():
             order.append("second in")
 
     a = in_thread(first)
     wait_until(lambda: order == ["first in"])
     b = in_thread(second)
-    wait_until(lambda: b.is_alive())
-    assert order == ["first in"]                      # the turn is held: the second run is waiting
-    leave.set()
-    a.join(10), b.join(10)
+    wait_until(lambda: len(turn._turn._waiting) == 1 or not b.is_alive())   # in line, or through already
+    try:
+        assert order == ["first in"] and b.is_alive()      # the turn is held: the second run is waiting
+        assert len(turn._turn._waiting) == 1               # in the turn's line
+    finally:
+        leave.set()
+        a.join(10), b.join(10)
     assert order == ["first in", "first out", "second in"]
     assert not turn._turn.locked()
+
+
+def test_a_second_run_waits_for_the_turn_and_gets_it_when_the_first_ends():
+    second_run_waits(turn.taken)
+
+
+def test_the_waiting_check_fails_without_a_lock():
+    """Planted bug: `taken` holding nothing. The second run goes straight in; the check above says so
+    (before, it waited only for the second thread to be alive, which it is at once, lock or not)."""
+    @contextlib.contextmanager
+    def unlocked():
+        yield
+
+    with pytest.raises(AssertionError):
+        second_run_waits(unlocked)
 
 
 def test_given_up_lets_another_run_go_and_takes_the_turn_back_afterwards():
