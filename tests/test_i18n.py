@@ -28,10 +28,49 @@ def test_same_format_fields_and_no_empty_strings():
         assert zh[key].strip() and en[key].strip(), key
 
 
+# A Chinese string may keep Latin names and symbols (DeltaNet, softmax, KV, exp(…), {fields}, $math$, <sub>),
+# not English prose. Its lowercase English words (not a call like exp(, not inside a field, $…$, a tag or
+# `code`) are prose; a string is untranslated when it has PROSE_WORDS of them or more and fewer than
+# CJK_PER_WORD Chinese characters per word (the most English kept string: 3 words, 20 characters), or when it
+# has no Chinese at all and a Latin word that is not in LATIN_ONLY (the names a string may be alone).
+PROSE_WORDS, CJK_PER_WORD = 3, 3
+LATIN_ONLY = {"DeltaNet", "English", "cos"}
+CJK = r"[\u4e00-\u9fff]"
+
+
+def untranslated(zh: dict[str, str]) -> list[str]:
+    """The keys of `zh` whose strings read as English, by the rule above."""
+    bad = []
+    for key, text in zh.items():
+        bare = re.sub(r"\{[^}]*\}|\$[^$]*\$|<[^>]*>|`[^`]*`|\S+://\S+", " ", text)
+        prose = re.findall(r"(?<![\w.])[a-z]{2,}(?![\w(.])", bare)
+        cjk = len(re.findall(CJK, bare))
+        names = set(re.findall(r"(?<![\w.])[A-Za-z]{2,}(?![\w(])", bare))
+        if (len(prose) >= PROSE_WORDS and cjk < CJK_PER_WORD * len(prose)) or (not cjk and names - LATIN_ONLY):
+            bad.append(key)
+    return bad
+
+
 def test_chinese_table_is_chinese():
     zh = table("zh")
-    has_cjk = [k for k, v in zh.items() if re.search(r"[\u4e00-\u9fff]", v)]
-    assert len(has_cjk) > 0.6 * len(zh)
+    assert not untranslated(zh), {k: zh[k] for k in untranslated(zh)}
+    has_cjk = [k for k, v in zh.items() if re.search(CJK, v)]
+    assert len(has_cjk) > 0.9 * len(zh)           # the rest are formulas, symbols and names (49 of 1008)
+
+
+def test_the_chinese_check_catches_untranslated_strings():
+    """Planted: a table where 60 % of the strings hold Chinese (the old bar) but three are English prose,
+    one with a Chinese word in it; the formulas and names the real table keeps alone pass."""
+    planted = {f"ok{i}": "衰减门 α 是每个词元之后表里留下的比例" for i in range(6)} | {
+        "english": "The memory table decays by α after every token.",
+        "mixed": "The memory table decays by α after every token（衰减）.",
+        "label": "Decay gate",
+        "formula": "g = −exp(A_log) · softplus(a + dt_bias)<br>α = exp(g)",
+        "name": "DeltaNet", "symbols": "‖S_t‖ = {s}", "mixed_ok": "带上记忆表对比一次调用：logits 的 max |Δ| 为 {x}",
+    }
+    assert sorted(untranslated(planted)) == ["english", "label", "mixed"]
+    has_cjk = [k for k, v in planted.items() if re.search(CJK, v)]
+    assert len(has_cjk) > 0.6 * len(planted)     # the old check alone passed this table
 
 
 def test_every_literal_key_used_in_the_code_exists():
