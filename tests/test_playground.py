@@ -1,11 +1,13 @@
 """Playground: every experiment against an independent computation, AppTest at the slider extremes, browser."""
 import json
+import math
 import re
 
 import numpy as np
 import pytest
 import torch
 
+from gdn.i18n import t
 from gdn.lessons import playground as ex
 from gdn.ops import recurrent_gated_delta_rule
 from gdn.units import half_life
@@ -115,9 +117,9 @@ def test_explosions_are_clipped_never_nan():
 def test_half_life_and_decay_curves():
     assert half_life(0.97) == pytest.approx(np.log(0.5) / np.log(0.97)) and round(half_life(0.97)) == 23
     assert half_life(1.0) == np.inf and half_life(0.0) == 0.0
-    c = ex.decay_curves([0.9, 0.5], 50)
-    assert c[0, 10] == pytest.approx(0.349, abs=5e-4) and c[0, 50] == pytest.approx(0.005, abs=2e-4)
-    assert c[1, 10] == pytest.approx(0.001, abs=5e-5) and (c[:, 0] == 1).all()
+    c = ex.decay_curves([0.9, 0.5, 0.0, 1.0], 50)
+    for row, alpha in zip(c, (0.9, 0.5, 0.0, 1.0)):
+        np.testing.assert_allclose(row, [kept(alpha, n) for n in range(51)], rtol=1e-12, atol=0)
     with pytest.raises(ValueError):
         half_life(1.5)
 
@@ -237,15 +239,72 @@ def metric_values(markup: str) -> dict[str, str]:
     return {n.attrs["data-metric"]: n.children[1].text for n in select(markup, class_="metric")}
 
 
-def test_page_half_life_numbers():
-    at = open_app("zh", "app_pages/playground.py", playground_panel="halflife", playground_halflife_alpha="0.9")
+def kept(alpha: float, n: int) -> float:
+    """What is left of a memory after n tokens at decay gate alpha, one token at a time (no power, no log)."""
+    left = 1.0
+    for _ in range(n):
+        left *= alpha
+    return left
+
+
+def half_life_metric_errors(metrics: dict[str, str], alpha: float, lang: str) -> list[str]:
+    """The half-life toy's metrics at `alpha` that disagree with an independent derivation: "half" is the n
+    where alpha^n = 1/2 (ln 0.5 / ln alpha; the words for never and at once at alpha 1 and 0), to the 0.1
+    shown; "after10" and "after50" are kept(alpha, n), to the 3 significant digits shown."""
+    wrong = []
+    half = metrics.get("half", "")
+    if alpha in (0.0, 1.0):
+        ok = half == t("playground.hl_at_once" if alpha == 0 else "playground.hl_never", lang)
+    else:
+        shown = re.fullmatch(re.escape(t("playground.hl_tokens", lang, n="@")).replace("@", r"([\d.]+)"), half)
+        ok = shown is not None and abs(float(shown.group(1)) - math.log(0.5) / math.log(alpha)) <= 0.05 + 1e-9
+    wrong += [] if ok else ["half"]
+    for n in (10, 50):
+        want, shown = kept(alpha, n), metrics.get(f"after{n}", "")
+        ok = re.fullmatch(r"[\d.e+-]+", shown) is not None and abs(float(shown) - want) <= 5e-3 * want + 1e-300
+        wrong += [] if ok else [f"after{n}"]
+    return wrong
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_page_half_life_numbers(lang):
+    """Every frame's three numbers (101 α) against half_life_metric_errors' derivation; with the toy planted
+    to show α^(n−1) (`curves[-1, n - 1]` in _playground_toys.half_life_frame) this failed at α = 0.01."""
+    at = open_app(lang, "app_pages/playground.py", playground_panel="halflife", playground_halflife_alpha="0.9")
     assert_clean(at)
     data, frames = toy(at, "halflife")
     values = data["controls"][0]["values"]
     assert len(frames) == len(values) == 101 and values[data["index"][0]] == "0.9"      # the link's α is shown
-    assert list(metric_values(frames[str(values.index("0.9"))]).values()) == ["6.6 个词元", "0.349", "0.00515"]
-    assert metric_values(frames[str(values.index("1.0"))])["half"] == "永不遗忘"
-    assert metric_values(frames["0"])["half"] == "下一个词元就全忘"
+    for i, value in enumerate(values):
+        alpha = float(value)
+        assert alpha == pytest.approx(i / 100)
+        metrics = metric_values(frames[str(i)])
+        assert list(metrics) == ["half", "after10", "after50"]
+        assert not half_life_metric_errors(metrics, alpha, lang), (alpha, metrics)
+
+
+def test_the_half_life_numbers_check_catches_planted_errors():
+    """Planted: the numbers an off-by-one (α^9 for α^10), a wrong half-life (1 / (1 − α), the mean life) or
+    a blank would show at α = 0.9; the right ones pass."""
+    right = {"half": "6.6 个词元", "after10": "0.349", "after50": "0.00515"}
+    assert half_life_metric_errors(right, 0.9, "zh") == []
+    assert half_life_metric_errors({**right, "after10": "0.387"}, 0.9, "zh") == ["after10"]
+    assert half_life_metric_errors({**right, "half": "10.0 个词元"}, 0.9, "zh") == ["half"]
+    assert half_life_metric_errors({**right, "after50": ""}, 0.9, "zh") == ["after50"]
+    assert half_life_metric_errors({**right, "half": "6.6 tokens"}, 0.9, "zh") == ["half"]
+    assert half_life_metric_errors({"half": "永不遗忘", "after10": "1", "after50": "1"}, 1.0, "zh") == []
+    assert half_life_metric_errors({"half": "永不遗忘", "after10": "0", "after50": "0"}, 0.0, "zh") == ["half"]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_half_life_story_answer_says_what_the_toy_computes(lang):
+    """The story's answer (α = 0.9 after 10 and 50 tokens, its half-life, α = 0.5 after 10) is text: its
+    numbers are the inputs and each derived value rounded as written, nothing else."""
+    answer = t("playground.hl_story_answer", lang)
+    said = {float(x) for x in re.findall(r"\d+(?:\.\d+)?", answer)}
+    derived = {round(kept(0.9, 10), 3), round(kept(0.9, 50), 3), round(math.log(0.5) / math.log(0.9), 1),
+               round(kept(0.5, 10), 3)}
+    assert said == {0.9, 0.5, 10, 50} | derived, answer
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
