@@ -21,7 +21,9 @@ from gdn.figures.live import tally_html
 from gdn.i18n import t
 from gdn.lessons.classroom import EXERCISES
 from gdn.live.store import MAX_STUDENTS, LiveError, NoRoom, Room, Store
+from gdn.lru import LRU
 from app_pages._support import ui
+from app_pages._support.caches import BOUNDS
 from app_pages._support.share import qr_png, share_url
 
 REFRESH_S = 0.5             # the projector's bars: a vote shows within a second (one read, three elements)
@@ -63,7 +65,7 @@ def store() -> Store:
     return Store.from_env()
 
 
-_recent_rooms: dict[str, tuple[float, Room]] = {}
+_recent_rooms = LRU(BOUNDS["live.rooms"])     # code -> (monotonic time read, Room); thread-safe, bounded
 
 
 def room_now(code: str) -> Room:
@@ -74,9 +76,7 @@ def room_now(code: str) -> Room:
     if seen is not None and now - seen[0] < ROOM_TTL_S and seen[1].expires_at > time.time():
         return seen[1]
     room = store().room(code)
-    if len(_recent_rooms) > 1000:                 # rooms come and go over a server's life
-        _recent_rooms.clear()
-    _recent_rooms[code] = (now, room)
+    _recent_rooms.put(code, (now, room))          # rooms come and go: the least recently polled goes first
     return room
 
 

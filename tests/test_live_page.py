@@ -80,3 +80,23 @@ def test_a_bad_code_and_an_unreachable_store_are_explained(lang, monkeypatch):
     at.button(key="live_start").click().run()
     assert not at.exception and at.warning[0].value == t("live.err_store", lang, what="OperationalError")
     _live.store.clear()
+
+
+def test_a_polled_room_is_read_once_per_ttl_and_the_memory_is_bounded(monkeypatch):
+    """room_now: phones polling one room within ROOM_TTL_S share one store read; the rooms remembered are
+    an LRU of BOUNDS["live.rooms"] (caches.py), not a dict that grows with every code."""
+    from types import SimpleNamespace
+
+    from gdn.lru import LRU
+    reads, clock = [], [100.0]
+    monkeypatch.setattr(_live, "store", lambda: SimpleNamespace(
+        room=lambda code: reads.append(code) or SimpleNamespace(expires_at=float("inf"), code=code)))
+    monkeypatch.setattr(_live, "time", SimpleNamespace(monotonic=lambda: clock[0], time=lambda: 0.0))
+    monkeypatch.setattr(_live, "_recent_rooms", LRU(2))
+    first = _live.room_now("AAAA")
+    assert _live.room_now("AAAA") is first and reads == ["AAAA"]          # within the TTL: no second read
+    clock[0] += 2 * _live.ROOM_TTL_S
+    assert _live.room_now("AAAA") is not first and reads == ["AAAA"] * 2  # past it: read again
+    for code in ("BBBB", "CCCC"):
+        _live.room_now(code)
+    assert len(_live._recent_rooms) == 2 and "AAAA" not in _live._recent_rooms

@@ -4,16 +4,22 @@ Three kinds, one bounded LRU class underneath the hand-made ones (gdn/lru.py):
   shared    compute.cached(namespace, key, compute): results shared by every session, computed inside a
             forward-pass slot; one LRU per namespace, a namespace per page ("real_model.run"), so one page's
             traffic never evicts another's. compute.shared_caches() builds them from SHARED below.
-  streamlit st.cache_resource / st.cache_data in app_pages: their max_entries come from BOUNDS below.
-  library   LRUs and functools.lru_cache inside gdn/ (no streamlit there): listed with the constant that
-            bounds them, read from the library itself.
-tests/test_caches.py fails when a cache appears in the source without an entry here.
+  streamlit st.cache_resource / st.cache_data in app_pages, and app_pages' own module-level LRUs: their
+            bounds (max_entries, an LRU's size) are BOUNDS[<their entry's name>] below, never a number
+            written where the cache is made; one without a bound says here why it needs none.
+  library   LRUs and functools.lru_cache / functools.cache inside gdn/ (no streamlit there): listed with the
+            constant that bounds them, read from the library itself.
+Each STREAMLIT and LIBRARY entry names its code (`names`: functions or module-level names in `owner`).
+tests/test_caches.py reads every .py under app_pages/ and gdn/ as a syntax tree and fails when a cache
+there (a decorated function, a module-level LRU, or a module-level dict filled by the module's functions,
+which must become an LRU) is not named here, or when its bound is not the one written here.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from gdn.figures.common import SKELETONS_KEPT
+from gdn.figures.tables import SCALES_KEPT
 from gdn.lessons.playground import CACHED_SETS, CAPACITY_NS
 from gdn.ops.scan import GRAPHS_KEPT
 
@@ -24,6 +30,7 @@ class Cache:
     key: str                  # what the key is made of
     holds: str                # what a value is
     owner: str                # the module that fills it
+    names: tuple[str, ...] = ()   # the caches in owner: decorated functions or module-level names
 
 
 SHARED = {
@@ -42,13 +49,18 @@ SHARED = {
     "start.encode": Cache(4, "(folder, prompt)", "Encoded of the start page's prompt (2 languages)", "start.py"),
     "start.inputs": Cache(16, "(folder, ids, layer)", "dict of one layer's q, k, v, g, beta, ||S_t|| arrays",
                           "start.py"),
-    "compare.stream": Cache(8, "(folder, ids, first-half length)", "a real head's stream run through the rules",
+    "compare.stream": Cache(8, "(folder, the whole prompt's token ids, the first call's length)",
+                            "StreamingRun: the prompt fed in one call and in two (carrying the state or starting "
+                            "over): each way's top-3 next tokens, the largest logit and state differences",
                             "compare.py"),
 }
 
 BOUNDS = {                    # max_entries of the streamlit caches in app_pages (by name below)
     "figures.shared_figure": 1024,
     "compute.model": 2,
+    "compute._scan": 2,
+    "compute._describe": 64,
+    "live.rooms": 1000,
     "playground.lessons": 64,
     "player.memory": 256,
     "memory.editor": 256,
@@ -61,59 +73,79 @@ BOUNDS = {                    # max_entries of the streamlit caches in app_pages
 
 STREAMLIT = {
     "figures.shared_figure": Cache(BOUNDS["figures.shared_figure"], "(figure function, fingerprint of its arguments)",
-                                   "a plotly Figure (never mutated)", "_support/figures.py"),
+                                   "a plotly Figure (never mutated)", "_support/figures.py", ("_shared",)),
     "compute.model": Cache(BOUNDS["compute.model"], "folder", "a loaded model (weights read on first use)",
-                           "_support/compute.py"),
-    "compute._scan": Cache("2, keyed by the disk's stat fingerprint", "listing_stamp()",
-                           "every checkpoint folder in the allowed roots, unusable ones with a reason", "_support/compute.py"),
-    "compute._describe": Cache("64, keyed by the folder's stat fingerprint", "(folder, folder_stamp)",
-                               "describe(folder) or why it cannot be used", "_support/compute.py"),
+                           "_support/compute.py", ("_open",)),
+    "compute._scan": Cache(BOUNDS["compute._scan"], "listing_stamp(): the disk's stat fingerprint",
+                           "every checkpoint folder in the allowed roots, unusable ones with a reason",
+                           "_support/compute.py", ("_scan",)),
+    "compute._describe": Cache(BOUNDS["compute._describe"], "(folder, folder_stamp): the folder's stat fingerprint",
+                               "describe(folder) or why it cannot be used", "_support/compute.py", ("_describe",)),
+    "compute.shared_caches": Cache("one per server", "()", "one LRU per namespace of SHARED (listed above)",
+                                   "_support/compute.py", ("shared_caches",)),
     "browser.server_id": Cache("one per server", "()", "this process's random id (a moved tab notices it)",
-                               "_support/browser.py"),
-    "compute.forward_pool": Cache("one per server", "()", "the SlotPool of forward passes", "_support/compute.py"),
-    "compute.download_lock": Cache("one per server", "()", "the lock of hub downloads", "_support/compute.py"),
+                               "_support/browser.py", ("server_id",)),
+    "compute.forward_pool": Cache("one per server", "()", "the SlotPool of forward passes", "_support/compute.py",
+                                  ("forward_pool",)),
+    "compute.download_lock": Cache("one per server", "()", "the lock of hub downloads", "_support/compute.py",
+                                   ("download_lock",)),
     "about.trained_evidence": Cache("one per trained demo folder", "folder", "the trained demo's gate evidence",
-                                    "_real_model/about.py"),
-    "playground.lessons": Cache(BOUNDS["playground.lessons"], "the panel's parameters",
-                                "overwrite, repeated writes, capacity curves (3 caches)", "_playground_panels.py"),
-    "compare.runs": Cache("one per preset (a fixed list)", "preset name", "a preset's stream run through every rule "
-                          "(compare_run, variant_run)", "_compare_frames.py"),
+                                    "_real_model/about.py", ("trained_evidence",)),
+    "playground.lessons": Cache(BOUNDS["playground.lessons"], "the capacity panel's parameters",
+                                "a capacity curve (gdn.lessons.playground.capacity_curve)", "_playground_panels.py",
+                                ("curve",)),
+    "compare.runs": Cache("one per preset (a fixed list)", "preset name", "a preset's stream run through every rule",
+                          "_compare_frames.py", ("compare_run", "variant_run")),
     "player.memory": Cache(BOUNDS["player.memory"], "(fingerprint of the stream, language, lecture, token names)",
-                           "Packed: every frame of the memory page's player, gzipped", "_memory_frames.py"),
+                           "Packed: every frame of the memory page's player, gzipped", "_memory_frames.py",
+                           ("_packed",)),
     "memory.editor": Cache(BOUNDS["memory.editor"], "fingerprint of the example's stream",
-                           "the token editor's table and the records of its unedited read-back", "_memory_frames.py"),
+                           "the token editor's table and the records of its unedited read-back", "_memory_frames.py",
+                           ("_unedited",)),
     "player.compare": Cache(BOUNDS["player.compare"], "(example name, language, lecture)",
-                            "Packed: every frame of the compare page's player and its error grid", "_compare_frames.py"),
+                            "Packed: every frame of the compare page's player and its error grid", "_compare_frames.py",
+                            ("_packed",)),
     "explorer.start": Cache(BOUNDS["explorer.start"], "(language, lecture)",
-                            "Packed: the start page's first figure at every T and example", "_start_attention.py"),
+                            "Packed: the start page's first figure at every T and example", "_start_attention.py",
+                            ("_packed",)),
     "explorer.playground": Cache(BOUNDS["explorer.playground"], "(language, lecture), one cache per toy",
-                                 "Packed: a playground toy at every point of its slider grid", "_playground_toys.py"),
+                                 "Packed: a playground toy at every point of its slider grid", "_playground_toys.py",
+                                 ("_half_life_packed", "_repeat_packed", "_key_norm_packed")),
     "explorer.overwrite": Cache(BOUNDS["explorer.overwrite"], "(language, (geometry, n, d_k, d_v))",
                                 "Packed: the overwrite toy at every alpha x beta x key norm [x angle] of one shape",
-                                "_playground_toys.py"),
+                                "_playground_toys.py", ("_overwrite_packed",)),
     "explorer.geometry": Cache(BOUNDS["explorer.geometry"], "(page prefix, language, lecture)",
                                "Packed: the 2-D write at every k1 angle x angle between the keys x beta",
-                               "_geometry_view.py"),
+                               "_geometry_view.py", ("_packed",)),
     "live.store": Cache("one per server", "()", "the live class's Store: its connection pool to GDN_CLASS_DB",
-                        "_live.py"),
+                        "_live.py", ("store",)),
+    "live.rooms": Cache(BOUNDS["live.rooms"], "room code", "(monotonic time read, Room): a room as the store had "
+                        "it, reused for ROOM_TTL_S by the phones of one replica (an LRU: thread-safe)", "_live.py",
+                        ("_recent_rooms",)),
     "chunking.reference": Cache("one per server", "()", "the shipped timing curve, the live timing store (2 caches)",
-                                "chunking.py"),
+                                "chunking.py", ("timing_store", "reference")),
     "recall.shipped": Cache("one per argument set (a few fixed calls)", "() / (pairs, seq_len) / model name",
                             "the shipped MQAR results, the trained GDN's gate trace, gate-init half-lives (3 caches)",
-                            "_recall_views.py"),
+                            "_recall_views.py", ("shipped_results", "trained_trace", "half_life_series")),
 }
 
 LIBRARY = {
     "figures.skeletons": Cache(SKELETONS_KEPT, "(figure name, labels, sizes)", "a figure's validated plain JSON",
-                               "gdn/figures/common.py"),
-    "figures.scale_stops": Cache(32, "colour scale", "its stops and colours, parsed", "gdn/figures/tables.py"),
+                               "gdn/figures/common.py", ("_skeletons",)),
+    "figures.scale_stops": Cache(SCALES_KEPT, "colour scale", "its stops and colours, parsed", "gdn/figures/tables.py",
+                                 ("_scale_stops",)),
     "scan.graphs": Cache(GRAPHS_KEPT, "(shapes, dtype, device)", "a captured CUDA graph and its buffers (CUDA only)",
-                         "gdn/ops/scan.py"),
+                         "gdn/ops/scan.py", ("_graphs",)),
+    "fused.triton_installed": Cache("one per process (no argument)", "()", "whether Triton can be imported (looked "
+                                    "up once, not imported)", "gdn/ops/fused.py", ("_triton_installed",)),
     "playground.normals": Cache(CACHED_SETS, "seed", "the longest run of the seed's normals drawn",
-                                "gdn/lessons/playground.py"),
+                                "gdn/lessons/playground.py", ("_normals_drawn",)),
     "playground.capacity": Cache(CACHED_SETS * len(CAPACITY_NS), "(N, K[, V], seed, geometry)",
-                                 "capacity keys, streams, unrolled keys (3 lru_caches)", "gdn/lessons/playground.py"),
-    "i18n.tables": Cache("one per language", "language", "the merged string table", "gdn/i18n.py"),
+                                 "capacity keys, streams, unrolled keys (3 lru_caches)", "gdn/lessons/playground.py",
+                                 ("_cached_keys", "_cached_stream", "unrolled_keys")),
+    "i18n.tables": Cache("one per language (the prompts file: one)", "language",
+                         "the merged string table, the glossary, the example prompts", "gdn/i18n.py",
+                         ("table", "glossary", "_prompts")),
 }
 
 ALL = {**{f"shared:{k}": v for k, v in SHARED.items()}, **{f"streamlit:{k}": v for k, v in STREAMLIT.items()},

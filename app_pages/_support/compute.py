@@ -90,7 +90,7 @@ def sources() -> list[tuple[str, str, str, bool]]:
     return [(s.label, str(s.path), s.kind, s.random_weights) for s in _scan(listing_stamp())]
 
 
-@st.cache_resource(max_entries=2, show_spinner=False)
+@st.cache_resource(max_entries=BOUNDS["compute._scan"], show_spinner=False)
 def _scan(stamp: tuple) -> tuple[Source, ...]:
     return tuple(scan_sources())
 
@@ -108,7 +108,7 @@ def inspect(folder: str) -> tuple[object, str | None, str]:
     return _describe(folder, folder_stamp(folder))
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
+@st.cache_resource(max_entries=BOUNDS["compute._describe"], show_spinner=False)
 def _describe(folder: str, stamp: tuple) -> tuple[object, str | None, str]:
     try:
         return describe(folder), None, ""

@@ -32,7 +32,10 @@ def scale_rgb(colorscale, u: np.ndarray) -> np.ndarray:
     return np.stack([np.interp(u, stops, rgb[:, i]) for i in range(3)], axis=-1)
 
 
-@lru_cache(maxsize=32)
+SCALES_KEPT = 32            # colour scales parsed and kept (_scale_stops)
+
+
+@lru_cache(maxsize=SCALES_KEPT)
 def _scale_stops(colorscale) -> tuple[np.ndarray, np.ndarray]:
     """A colour scale's stops [n] and their colours [n, 3], parsed once: every table of every step asks
     (plotly's parsing was 0.06-0.23 ms a call)."""
