@@ -298,11 +298,27 @@ def test_folder_outside_the_allowed_roots(tmp_path):
 
 
 def test_replay_of_a_one_token_prompt():
+    """A one-token prompt leaves no window to choose (no length or start slider: a slider needs min < max),
+    the window is that token, and the replay takes it to the memory table. Shown failing with the window's
+    length planted as `c.T - 1` for a one-token prompt (views/replay.py, where it is 1): no exception (what
+    this test alone asserted before), but a start slider appears over an empty window."""
     at = open_demo("en")
     at.text_area(key="real_model_prompt_edit").set_value("a").run()
     at.button(key="real_model_run").click().run()
+    assert demo_tokens("a") == 1 and gates(at)["alpha"].shape[1] == 1
     show(at, "replay")
     assert not at.exception
+    keys = {s.key for s in at.slider}
+    assert "real_model_replay_dims" in keys
+    assert not {"real_model_replay_len", "real_model_replay_start"} & keys
+    piece, = load_model(DEMO_PATH).tokenizer.encode(" a").pieces
+    assert any(c.value.startswith("Window: tokens 1–1: ") for c in at.caption)
+    at.button(key="real_model_replay").click().run()
+    assert not at.exception
+    payload = at.session_state["memory_replay"]
+    assert len(payload["tokens"]) == len(payload["alpha"]) == len(payload["k"]) == 1
+    assert [p.strip() for p in payload["tokens"]] == [piece.strip()]
+    assert at.session_state["memory_preset"] == "replay"
 
 
 def test_trained_model_is_the_default():
