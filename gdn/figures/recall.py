@@ -15,10 +15,10 @@ RULE_DASH = {"softmax": "dot"}
 DODGE = 1.07           # the results figure moves rule i of n by DODGE^(i - (n-1)/2) along its log pairs axis
 
 
-def legend_top(font_size: int) -> int:
-    """Top margin for a legend row above the subplot titles; at lecture sizes the five rule names wrap
-    to a second row (1280 px), which ran into the titles."""
-    return round(4.5 * font_size) + (round(1.8 * font_size) if font_size > 16 else 0)
+def legend_top(font_size: int, entries: int = 2) -> int:
+    """Top margin for a legend row above the subplot titles; at lecture sizes five rule names wrap to a
+    second row (1280 px), which ran into the titles, so five or more entries get room for two rows."""
+    return round(4.5 * font_size) + (round(1.8 * font_size) if font_size > 16 and entries >= 5 else 0)
 
 
 def fig_results(acc: np.ndarray, *, rules, widths, pairs, names: dict[str, str], titles: list[str],
@@ -69,7 +69,8 @@ def fig_results(acc: np.ndarray, *, rules, widths, pairs, names: dict[str, str],
     fig.update_yaxes(range=[-3, 103], title_text=labels["accuracy_pct"], row=1, col=1)
     fig.update_annotations(font_size=font_size)
     fig.update_layout(legend=dict(orientation="h", yref="container", y=1, yanchor="top", x=0, xanchor="left"))
-    fig = base_layout(fig, height=height, font_size=font_size).update_layout(margin=dict(l=60, t=legend_top(font_size), b=50))
+    fig = base_layout(fig, height=height, font_size=font_size).update_layout(
+        margin=dict(l=60, t=legend_top(font_size, len(rules)), b=50))
     return horizontal_titles(fig, font_size)
 
 
