@@ -59,7 +59,7 @@ def intervention_line(facts: PromptFacts, piece) -> str:
     base = {"gate": gate_words(facts.kind), "view": ui.tr("real_model.tab_intervene")}
     if s.n_right == 0:
         return ui.tr("real_model.hint_none_right", n=s.n_slots, **base)
-    head, layer = s.strongest_head, s.first_layer
+    head, layer = s.first_head, s.first_layer
     if head.flips:
         return ui.tr("real_model.hint_head_flips", **base, **effect_fields(head, piece))
     if layer.flips:

@@ -115,7 +115,7 @@ class Search:
                      first.after, first.new_top)
 
     @property
-    def strongest_head(self) -> Effect | None:
+    def first_head(self) -> Effect | None:
         """The first single head that flips an answer (the one `story` names), else the one that hurts an
         answer most."""
         return next((e for e in self.heads if e.flips), None) or min(self.heads, key=lambda e: e.after, default=None)
