@@ -175,7 +175,7 @@ def inside_note(layers, pairs: int) -> str:
     alphas = " · ".join(ui.tr("recall.alpha_range", layer=i + 1, low=float(lt.alpha.min()), high=float(lt.alpha.max()))
                         for i, lt in enumerate(layers))
     lowest = min(float(lt.alpha.min()) for lt in layers)
-    d, trained_pairs, _ = results.load()["config"]["inspect"]                # the setting it was trained on
+    d, trained_pairs, _ = shipped_results()[0]["config"]["inspect"]         # the setting it was trained on
     forgets = (ui.tr("recall.keeps_all", floor=KEEPS_ALL, pairs=trained_pairs, d=d) if lowest >= KEEPS_ALL
                else ui.tr("recall.forgets_some", low=lowest))
     return ui.tr("recall.inside_note", betas=betas, writes=writes, alphas=alphas, forgets=forgets)

@@ -13,7 +13,16 @@ from pathlib import Path
 
 from gdn.i18n import t
 from gdn.recall.findings import findings, region, sentence
-from gdn.recall.results import LEFT_CHANCE, SEED_SPREAD, SETTLE_MOVE, SETTLE_WINDOW, best_cells, load, load_runs
+from gdn.recall.results import (
+    LEFT_CHANCE,
+    SEED_SPREAD,
+    SETTLE_MOVE,
+    SETTLE_WINDOW,
+    best_cells,
+    cells_in,
+    load,
+    load_runs,
+)
 from gdn.recall.sweep import learning_rates
 
 MARKS = {"settled": "", "at_chance": " · chance", "unsettled": " · **unsettled**"}
@@ -37,12 +46,6 @@ def table(cells: dict, config: dict) -> str:
             row = [cell_text(cells[(r, d, n)]) if (r, d, n) in cells else "–" for r in rules]
             lines.append(f"| {d} | {n} | " + " | ".join(row) + " |")
     return head + "\n".join(lines) + "\n"
-
-
-def cells_of(folder: Path) -> tuple[dict, dict]:
-    summary = load(folder / "results.json")
-    curves = {(r["rule"], r["d"], r["pairs"], r["seed"], r["lr"]): r["curve"] for r in load_runs(folder / "runs.jsonl")}
-    return summary, best_cells(summary["rows"], curves)
 
 
 # What the papers lead one to expect of a cell, by rule and region, and the test that a cell agrees.
@@ -106,7 +109,7 @@ def main(argv=None) -> None:
     p.add_argument("--dir", required=True, help="a sweep's output folder")
     p.add_argument("--write", action="store_true", help="write REPORT.md there from REPORT_TEMPLATE.md")
     args = p.parse_args(argv)
-    summary, cells = cells_of(Path(args.dir))
+    summary, cells = cells_in(Path(args.dir))
     if args.write:
         folder = Path(args.dir)
         template = (folder / "REPORT_TEMPLATE.md").read_text(encoding="utf-8")

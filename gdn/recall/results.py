@@ -75,15 +75,24 @@ def _status(runs: list[dict], curves: dict | None) -> str:
     return "settled" if settled and max(accs) - min(accs) <= SEED_SPREAD else "unsettled"
 
 
+def cells_in(folder: Path) -> tuple[dict, dict]:
+    """A sweep's folder (results.json, runs.jsonl) -> its summary and its cells, each run's curve read
+    for its status."""
+    summary = load(Path(folder) / RESULTS.name)
+    curves = {(r["rule"], r["d"], r["pairs"], r["seed"], r["lr"]): r["curve"] for r in load_runs(Path(folder) / RUNS.name)}
+    return summary, best_cells(summary["rows"], curves)
+
+
 def shipped_cells() -> dict[tuple[str, int, int], dict]:
-    """The shipped sweep's cells, each run's curve read from runs.jsonl for its status."""
-    curves = {(r["rule"], r["d"], r["pairs"], r["seed"], r["lr"]): r["curve"] for r in load_runs()}
-    return best_cells(load()["rows"], curves)
+    """The shipped sweep's cells."""
+    return cells_in(RESULTS.parent)[1]
 
 
-def grid(cells: dict, rules, widths, pairs, key: str = "accuracy") -> np.ndarray:
-    """[rules, widths, pairs] of a cell's `key` (accuracy, low, high), NaN where no run finished."""
-    out = np.full((len(rules), len(widths), len(pairs)), np.nan)
+def grid(cells: dict, rules, widths, pairs, key: str = "accuracy", missing=np.nan) -> np.ndarray:
+    """[rules, widths, pairs] of a cell's `key` (accuracy, low, high, status), `missing` where no run
+    finished (an object array when that or the key is not a number)."""
+    numeric = isinstance(missing, float) and key != "status"
+    out = np.full((len(rules), len(widths), len(pairs)), missing, dtype=float if numeric else object)
     for i, r in enumerate(rules):
         for j, d in enumerate(widths):
             for k, n in enumerate(pairs):
@@ -105,10 +114,4 @@ def seed_grid(cells: dict, rules, widths, pairs) -> np.ndarray:
 
 def status_grid(cells: dict, rules, widths, pairs) -> np.ndarray:
     """[rules, widths, pairs] each cell's status (object array), "unsettled" where no run finished."""
-    out = np.full((len(rules), len(widths), len(pairs)), "unsettled", dtype=object)
-    for i, r in enumerate(rules):
-        for j, d in enumerate(widths):
-            for k, n in enumerate(pairs):
-                if (r, d, n) in cells:
-                    out[i, j, k] = cells[(r, d, n)]["status"]
-    return out
+    return grid(cells, rules, widths, pairs, key="status", missing="unsettled")
