@@ -35,59 +35,8 @@ STEP_S = 0.3                # a followed page polls the room this often: a step 
 OWN = ("lang", "mode", "join", "follow")     # the teacher's own settings, never imposed on a student
 CLASSROOM = "classroom"
 
-LEAD_JS = """
-export default function ({ data, setStateValue }) {
-  // The teacher's view is the page Python drew (data.page: the address's path can lag behind a page
-  // switch) and the address's query (example, step): report it once it holds still. One timer per tab,
-  // reading the latest data: a timer per render kept the previous page's data and reported it too.
-  const state = (window.__gdnFollowLead ??= { sent: null, quietUntil: 0, timer: null, seen: null, since: 0 });
-  state.data = data;
-  state.send = setStateValue;
-  if (data.resend) state.sent = null;            // follow-me switched on again: say where we are
-  if (!state.listening) {
-    // A click or Enter starts a run of its own (another page, Share): a report sent now would be merged
-    // into it by the server and cancel a page switch. Stay quiet; the next page reports itself.
-    state.listening = true;
-    const hush = () => { state.quietUntil = performance.now() + 1000; };
-    document.addEventListener("pointerdown", hush, true);
-    window.addEventListener("keydown", (e) => { if (e.key === "Enter") hush(); }, true);
-  }
-  const view = () => {
-    const own = new Set(state.data.own);
-    const query = new URLSearchParams(window.location.search);
-    for (const name of [...query.keys()]) if (own.has(name)) query.delete(name);
-    query.sort();
-    return `${state.data.page}?${query}`;
-  };
-  if (!state.timer) {
-    state.timer = setInterval(() => {
-      const now = view();
-      if (now !== state.seen) { state.seen = now; state.since = performance.now(); return; }
-      if (performance.now() < state.quietUntil) return;
-      if (now !== state.sent && performance.now() - state.since >= state.data.settleMs) {
-        state.sent = now;
-        state.send("view", now);
-      }
-    }, 50);
-  }
-  return () => { clearInterval(state.timer); state.timer = null; };
-}
-"""
-FOLLOW_JS = """
-export default function ({ data }) {
-  const registry = (window.__gdnPlayers ??= { players: new Map(), last: null });
-  if (data.navigate) {               // a student: the teacher's page or example, loaded afresh
-    if (registry.navigating !== data.navigate) {
-      registry.navigating = data.navigate;
-      window.location.assign(new URL(data.navigate, window.location.href).href);
-    }
-    return;
-  }
-  // A student: the teacher's step of the example this page shows; the player moves there (player.js).
-  registry.follow = data;
-  registry.applyFollow?.();
-}
-"""
+LEAD_JS = (ui.ASSETS / "follow" / "lead.js").read_text(encoding="utf-8")
+FOLLOW_JS = (ui.ASSETS / "follow" / "follow.js").read_text(encoding="utf-8")
 _lead = st.components.v2.component("gdn_follow_lead", js=LEAD_JS)
 _follow = st.components.v2.component("gdn_follow", js=FOLLOW_JS)
 

@@ -31,31 +31,11 @@ FOLLOW_S = 1.0             # a phone: follows the teacher within 2 s (a poll is 
 ROOM_TTL_S = 0.1            # the phones of one replica polling one room share one store read this long
 LOG = logging.getLogger(__name__)
 QUESTIONS = {ex.id: ex for ex in EXERCISES}
-STUDENT_CSS = """<style>
-.st-key-live_student button { min-height: 3.6rem; justify-content: flex-start; text-align: left; }
-.st-key-live_student button p { font-size: 1.15rem !important; text-align: left; }
-.gdn-live-code { font-size: 2.6em; font-weight: 800; letter-spacing: 0.12em; line-height: 1.1; }
-.gdn-live-count { font-size: 1.2em; font-weight: 700; color: #374151; }
-</style>"""
+STUDENT_CSS = f"<style>\n{(ui.ASSETS / 'live' / 'student.css').read_text(encoding='utf-8')}</style>"
 
 # A random id per browser, kept in its localStorage, and the teacher's room (code + secret) for a reload.
 # crypto.getRandomValues, not randomUUID: the latter needs https, and a class server is often plain http.
-IDENTITY_JS = """
-export default function(component) {
-  const { data, setStateValue } = component;
-  let saved = {};
-  try { saved = JSON.parse(window.localStorage.getItem("gdn-live") || "{}") || {}; } catch (e) { saved = {}; }
-  if (!saved.voter) {
-    const bytes = new Uint8Array(16);
-    window.crypto.getRandomValues(bytes);
-    saved.voter = Array.from(bytes, b => b.toString(16).padStart(2, "0")).join("");
-  }
-  if (data && "host" in data) saved.host = data.host;
-  try { window.localStorage.setItem("gdn-live", JSON.stringify(saved)); } catch (e) { /* private mode: this tab only */ }
-  setStateValue("voter", saved.voter);
-  setStateValue("host", saved.host || null);
-}
-"""
+IDENTITY_JS = (ui.ASSETS / "live" / "identity.js").read_text(encoding="utf-8")
 _identity = st.components.v2.component("gdn_live_identity", js=IDENTITY_JS)
 
 

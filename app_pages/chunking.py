@@ -14,7 +14,7 @@ from app_pages._support import compute, ui
 # Lecture mode: lecture.css sizes every markdown paragraph alike, which shrank the metric values (drawn as
 # paragraphs too) to their labels' size; on this page the numbers are what the room reads.
 if ui.lecture():
-    st.html("<style>[data-testid='stMetricValue'] p { font-size: 2.2rem !important; }</style>")
+    st.html(ui.BIG_METRICS_CSS)
 fs = ui.font_size()
 st.title(ui.tr("chunking.title"))
 st.caption(ui.tr("chunking.intro"))

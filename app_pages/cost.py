@@ -13,7 +13,7 @@ LENGTHS = [2 ** p for p in range(0, 19)]                # 1 .. 262144 tokens
 # Lecture mode: lecture.css sizes every markdown paragraph alike, which shrank the metric values (drawn as
 # paragraphs too) to their labels' size; on this page the numbers are what the room reads.
 if ui.lecture():
-    st.html("<style>[data-testid='stMetricValue'] p { font-size: 2.2rem !important; }</style>")
+    st.html(ui.BIG_METRICS_CSS)
 st.title(ui.tr("cost.title"))
 st.caption(ui.tr("cost.intro"))
 # Lecture mode keeps the screen for the chart and its two sliders: model, format and batch go to the sidebar.

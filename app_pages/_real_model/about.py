@@ -13,8 +13,7 @@ from app_pages._real_model.hints import about_trained, preset_hint
 from app_pages._support import compute, ui
 from app_pages._support.turn import given_up
 
-CHIP_CSS = ("<style>.rm-chip{display:inline-block;margin:2px;padding:1px 6px;border-radius:6px;background:#eef2ff;"
-            "font-size:0.9em;border:1px solid #c7d2fe}.rm-cont{color:#94a3b8;background:#f8fafc}</style>")
+CHIP_CSS = f"<style>{(ui.ASSETS / 'real_model' / 'chips.css').read_text(encoding='utf-8').strip()}</style>"
 MAX_CHIPS = 512
 
 

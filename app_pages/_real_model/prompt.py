@@ -16,21 +16,9 @@ from app_pages._support import compute, ui
 
 MAX_UPLOAD_BYTES = 200_000     # prompt files; the server refuses more than server.maxUploadSize (1 MB) first
 UPLOAD_TYPES = (".txt", ".md")
-UPLOAD_CSS = """<style>
-.st-key-real_model_upload [data-testid="stFileUploaderDropzoneInstructions"] {display: none}
-.st-key-real_model_upload [data-testid="stFileUploaderDropzone"] button:not([data-testid="stBaseButton-minimal"])
-  [data-testid="stMarkdownContainer"] {display: none}
-.st-key-real_model_upload [data-testid="stFileUploaderDropzone"] button:not([data-testid="stBaseButton-minimal"])::after
-  {content: "%s"; font-size: 0.9rem}
-.st-key-real_model_upload [data-testid="stFileUploaderDropzone"] {flex-wrap: wrap; gap: 0.5rem}
-.st-key-real_model_upload [data-testid="stFileUploaderDropzone"] > div, .st-key-real_model_upload [data-testid="stFileChips"],
-.st-key-real_model_upload [data-testid="stFileChips"] > div, .st-key-real_model_upload [data-testid="stFileChips"] > div > div
-  {min-width: 0; max-width: 100%%}
-.st-key-real_model_upload [data-testid="stFileChip"] {display: flex; min-width: 0 !important; max-width: 100%% !important;
-  box-sizing: border-box}
-.st-key-real_model_upload [data-testid="stFileChip"] > div {min-width: 0}
-.st-key-real_model_upload [data-testid="stFileChipName"] {overflow: hidden; text-overflow: ellipsis; white-space: nowrap}
-</style>"""   # the widget's own texts (and its "1MB" limit) are English only: ours replace them
+# The widget's own texts (and its "1MB" limit) are English only: ours replace them (a %-template: %s is
+# the browse button's words, %% a literal percent).
+UPLOAD_CSS = f"<style>\n{(ui.ASSETS / 'real_model' / 'upload.css').read_text(encoding='utf-8')}</style>"
 
 
 def on_preset() -> None:

@@ -18,51 +18,17 @@ from pathlib import Path
 
 import streamlit as st
 
-from app_pages._support.chrome import tr
+from app_pages._support.chrome import ASSETS, tr
 
 KEPT = ("real_model_prompt_edit", "real_model_preset")      # what a move must not lose (the link keeps the rest)
 RUN_AFTER_RESTORE = "real_model_autorun"                     # the real-model page runs the restored prompt
 MOVED = "_server_moved"                                      # session flag: say once that the server changed
 
-# No "<" followed by a letter, "/" or "!" inside the script: DOMPurify drops a script whose text has one.
-CLEAN_INPUTS = """<script>
-if (!window.gdnCleanInputs) {
-  window.gdnCleanInputs = true;
-  const wellFormed = (s) => {
-    if (s.toWellFormed) return s.toWellFormed();
-    let out = "";
-    for (const ch of s) {                       // a lone surrogate comes out of the iterator on its own
-      const c = ch.codePointAt(0);
-      out += (c >= 0xD800 && c <= 0xDFFF) ? "\uFFFD" : ch;
-    }
-    return out;
-  };
-  window.addEventListener("input", (event) => {
-    const el = event.target;
-    if (!(el instanceof HTMLTextAreaElement || el instanceof HTMLInputElement) || typeof el.value !== "string") return;
-    const clean = wellFormed(el.value);
-    if (clean === el.value) return;
-    // the prototype's setter: React's own value tracker must still see a change, or it drops the input
-    const proto = el instanceof HTMLTextAreaElement ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
-    Object.getOwnPropertyDescriptor(proto, "value").set.call(el, clean);
-  }, true);
-}
-</script>"""
+# No "<" followed by a letter, "/" or "!" in assets/common/clean_inputs.js: DOMPurify drops a script whose text has
+# one (its test checks).
+CLEAN_INPUTS = f"<script>\n{(ASSETS / 'common' / 'clean_inputs.js').read_text(encoding='utf-8')}</script>"
 
-KEEPER_JS = """
-export default function(component) {
-  const { data, setTriggerValue } = component;
-  const store = window.sessionStorage;
-  const before = store.getItem("gdn.server");
-  const kept = store.getItem("gdn.kept");
-  if (before && before !== data.server && data.fresh && kept) {
-    setTriggerValue("moved", JSON.parse(kept));        // a new server: hand the tab's prompt back, once
-  } else if (data.kept) {
-    store.setItem("gdn.kept", JSON.stringify(data.kept));
-  }
-  store.setItem("gdn.server", data.server);
-}
-"""
+KEEPER_JS = (ASSETS / "common" / "keeper.js").read_text(encoding="utf-8")
 _keeper = st.components.v2.component("gdn_keeper", js=KEEPER_JS)
 
 

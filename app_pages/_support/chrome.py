@@ -16,6 +16,8 @@ ASSETS = Path(__file__).resolve().parents[2] / "assets"
 LANG_NAMES = {"zh": "简体中文", "en": "English"}
 # Read once per server process: every script run of every session draws them.
 APP_CSS, LECTURE_CSS = (f"<style>{(ASSETS / name).read_text(encoding='utf-8')}</style>" for name in ("app.css", "lecture.css"))
+# The cost and chunking pages in lecture mode: their metric values read as large as the room needs.
+BIG_METRICS_CSS = f"<style>{(ASSETS / 'common' / 'big_metrics.css').read_text(encoding='utf-8').strip()}</style>"
 
 
 def lang() -> str:

@@ -12,7 +12,10 @@ import streamlit as st
 
 from gdn.i18n import table
 from app_pages._support.caches import BOUNDS
-from app_pages._support.chrome import APP_CSS, lang, lecture, tr
+from app_pages._support.chrome import APP_CSS, ASSETS, lang, lecture, tr
+
+# A standalone HTML file's own page style (standalone_html).
+STANDALONE_CSS = f"<style>{(ASSETS / 'common' / 'standalone.css').read_text(encoding='utf-8').strip()}</style>"
 
 # plotly.js writes its toolbar's tooltips and notices in English; the English table holds its exact
 # sentences (assets/i18n/en/toolbar.json), so a language's translations become a plotly.js locale.
@@ -91,7 +94,7 @@ def standalone_html(body: str, title: str, css: str = "") -> str:
     (and css, the stylesheet of the component that drew it)."""
     extra = f"<style>{css}</style>" if css else ""
     return (f'<!doctype html><html lang="{lang()}"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
-            f'{APP_CSS}{extra}<style>body{{font-family:"Source Sans Pro","Noto Sans CJK SC",sans-serif;margin:1.5rem}}</style>'
+            f'{APP_CSS}{extra}{STANDALONE_CSS}'
             f"</head><body>{body}</body></html>")
 
 

@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass
 import streamlit as st
 
 from app_pages._support import explorer, payload, ui
-from app_pages._support.pack import Packed, component_js, pack_json
+from app_pages._support.pack import ASSETS, Packed, component_js, pack_json
 
 PLAYER_JS = component_js("player/player.js", css="player/player.css", css_name="PLAYER_CSS")
 _component = st.components.v2.component("gdn_player", js=PLAYER_JS, isolate_styles=False)
@@ -79,33 +79,7 @@ def address(t: int, stage: str, opening: tuple[int, str], stages: tuple[str, ...
     return {"t": str(t), **({"stage": stage} if stage != stages[0] else {})}
 
 
-RELAY_JS = """
-export default function ({ setStateValue, setTriggerValue }) {
-  // The players' way to Python (assets/player/player.js, flush): mounted outside every fragment.
-  const registry = (window.__gdnPlayers ??= { players: new Map(), last: null });
-  registry.relay = setStateValue;
-  // A payload this tab lacks (payloadOf, assets/common/pack.js): Python sends them all again in this run.
-  registry.need = (hash) => setTriggerValue("need", hash);
-  if (registry.pendingNeed) registry.need(registry.pendingNeed);
-  registry.pendingNeed = null;
-  if (registry.linker) return;
-  // Linked hovers: pointing at anything marked data-tok="t" (a gates cell, a guess, a token chip) lights
-  // every element of token t on the page and shows its card (data-card="t") in each card slot.
-  registry.linker = true;
-  let current = null;
-  const light = (t) => {
-    if (t === current) return;
-    for (const el of document.querySelectorAll(".gdn-tok-hover")) el.classList.remove("gdn-tok-hover");
-    if (t !== null) for (const el of document.querySelectorAll(`[data-tok="${CSS.escape(t)}"]`)) el.classList.add("gdn-tok-hover");
-    for (const slot of document.querySelectorAll(".gdn-tok-slot")) {
-      for (const card of slot.children) card.hidden = card.dataset.card !== (t ?? "none");
-    }
-    current = t;
-  };
-  document.addEventListener("pointerover", (e) => light(e.target.closest?.("[data-tok]")?.dataset.tok ?? current));
-  document.addEventListener("pointerleave", () => light(null));
-}
-"""
+RELAY_JS = (ASSETS / "player" / "relay.js").read_text(encoding="utf-8")
 _relay = st.components.v2.component("gdn_player_relay", js=RELAY_JS)
 
 

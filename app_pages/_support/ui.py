@@ -12,7 +12,17 @@ the pages have always used:
 
 app.py draws the chrome itself: chrome.sidebar_chrome, share_panel.share_panel, notes.teacher_notes.
 """
-from app_pages._support.chrome import ASSETS, LANG_NAMES, font_size, label_maker, lang, lecture, put_param, tr  # noqa: F401
+from app_pages._support.chrome import (  # noqa: F401
+                                          ASSETS,
+                                          BIG_METRICS_CSS,
+                                          LANG_NAMES,
+                                          font_size,
+                                          label_maker,
+                                          lang,
+                                          lecture,
+                                          put_param,
+                                          tr,
+)
 from app_pages._support.figures import figure_download, html_download, shared_figure, show_figure  # noqa: F401
 from app_pages._support.notes import note, story  # noqa: F401
 from app_pages._support.text import plain  # noqa: F401

@@ -16,9 +16,7 @@ from app_pages._real_model.context import ViewContext
 from app_pages._support import swap, ui
 from app_pages._support.turn import given_up
 
-GUESS_CSS = ("<style>.rm-guess{overflow-x:auto;max-width:100%}.rm-guess table{border-collapse:collapse;font-size:SIZE}"
-             ".rm-guess td,.rm-guess th{border:1px solid #e5e7eb;padding:1px 5px;white-space:nowrap;text-align:left}"
-             ".rm-guess th{background:#f8fafc;font-weight:600}.rm-ok{background:#dcfce7}.rm-bad{background:#fee2e2}</style>")
+GUESS_CSS = f"<style>{(ui.ASSETS / 'real_model' / 'guess.css').read_text(encoding='utf-8').strip()}</style>"
 
 
 def answers(c: ViewContext, p: Predictions) -> list[tuple[int, str, bool]]:

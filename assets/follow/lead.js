@@ -1,0 +1,36 @@
+export default function ({ data, setStateValue }) {
+  // The teacher's view is the page Python drew (data.page: the address's path can lag behind a page
+  // switch) and the address's query (example, step): report it once it holds still. One timer per tab,
+  // reading the latest data: a timer per render kept the previous page's data and reported it too.
+  const state = (window.__gdnFollowLead ??= { sent: null, quietUntil: 0, timer: null, seen: null, since: 0 });
+  state.data = data;
+  state.send = setStateValue;
+  if (data.resend) state.sent = null;            // follow-me switched on again: say where we are
+  if (!state.listening) {
+    // A click or Enter starts a run of its own (another page, Share): a report sent now would be merged
+    // into it by the server and cancel a page switch. Stay quiet; the next page reports itself.
+    state.listening = true;
+    const hush = () => { state.quietUntil = performance.now() + 1000; };
+    document.addEventListener("pointerdown", hush, true);
+    window.addEventListener("keydown", (e) => { if (e.key === "Enter") hush(); }, true);
+  }
+  const view = () => {
+    const own = new Set(state.data.own);
+    const query = new URLSearchParams(window.location.search);
+    for (const name of [...query.keys()]) if (own.has(name)) query.delete(name);
+    query.sort();
+    return `${state.data.page}?${query}`;
+  };
+  if (!state.timer) {
+    state.timer = setInterval(() => {
+      const now = view();
+      if (now !== state.seen) { state.seen = now; state.since = performance.now(); return; }
+      if (performance.now() < state.quietUntil) return;
+      if (now !== state.sent && performance.now() - state.since >= state.data.settleMs) {
+        state.sent = now;
+        state.send("view", now);
+      }
+    }, 50);
+  }
+  return () => { clearInterval(state.timer); state.timer = null; };
+}

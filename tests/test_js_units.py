@@ -1,0 +1,89 @@
+"""Browser code lives in assets/ as files, tested there with node's own test runner.
+
+The JS unit tests (assets/**/*.test.mjs, node:test + node:assert, no npm packages) run here through
+`node --test` (Debian's nodejs, which .ci/run installs); `node --test assets/` runs them alone. And no
+Python file under app_pages/ holds JS or CSS in a string: the pages read the files (Path.read_text, once
+at import) and wrap them in a <script> or <style> tag at most."""
+import ast
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+ASSETS = ROOT / "assets"
+JS_TESTS = sorted(ASSETS.rglob("*.test.mjs"))
+TEST_CALL = re.compile(r"^\s*test\(", re.M)          # one test() call per test: no test() in a loop
+
+
+def test_js_unit_tests_pass():
+    node = shutil.which("node")
+    assert node, "node is missing: install Debian's nodejs (.ci/run does) to run the JS unit tests in assets/"
+    assert JS_TESTS, "no assets/**/*.test.mjs found"
+    expected = sum(len(TEST_CALL.findall(p.read_text(encoding="utf-8"))) for p in JS_TESTS)
+    run = subprocess.run([node, "--test", *map(str, JS_TESTS)], cwd=ROOT, capture_output=True, text=True,
+                         timeout=120)
+    report = run.stdout + run.stderr
+    assert run.returncode == 0, f"node --test failed:\n{report[-6000:]}"
+    counts = {key: int(n) for key, n in re.findall(r"^# (tests|pass) (\d+)$", report, re.M)}
+    assert counts.get("tests") == expected and counts.get("pass") == expected, \
+        f"{expected} test() calls in {len(JS_TESTS)} files, node reported {counts}:\n{report[-3000:]}"
+
+
+# What browser code in a Python string looks like. A tag alone ("<script>", "</style>", an f-string's
+# "<style>.st-key-" before a name) is a wrapper; a body of code or rules is not.
+EXPORT = re.compile(r"export\s+default\s+function")
+SCRIPT_BODY = re.compile(r"<script\b[^>]*>((?:(?!</script>).)*)", re.S | re.I)
+STYLE_RULE = re.compile(r"<style\b[^>]*>(?:(?!</style>).)*\{[^{}]*:[^{}]*\}", re.S | re.I)
+LISTENER = "addEventListener("
+
+
+def browser_code_in(source: str) -> list[str]:
+    """Each string constant of `source` (f-strings' literal parts too) that holds JS or CSS, with why."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+            continue
+        text = node.value
+        why = [w for w, hit in (
+            ("export default function", EXPORT.search(text)),
+            ("<script> with a body", any(re.search(r"[;{}]|=>", body) for body in SCRIPT_BODY.findall(text))),
+            ("<style> with rules", STYLE_RULE.search(text)),
+            ("addEventListener(", LISTENER in text),
+        ) if hit]
+        if why:
+            found.append(f"line {node.lineno}: {', '.join(why)}: {text.strip()[:60]!r}")
+    return found
+
+
+def test_no_browser_code_in_python_strings():
+    offenders = {str(p.relative_to(ROOT)): hits for p in sorted((ROOT / "app_pages").rglob("*.py"))
+                 if (hits := browser_code_in(p.read_text(encoding="utf-8")))}
+    assert not offenders, f"JS or CSS in Python strings; move it to a file under assets/: {offenders}"
+
+
+PLANTED = '''
+"""A docstring may name app_pages/<script>.py or a <style> tag."""
+WRAPPED = f"<script>\\n{JS}</script>"
+STYLED = f"<style>.st-key-{key} {{ --top: {top}px; }}</style>"
+COMPONENT = """
+export default function ({ data }) { return data; }
+"""
+INLINE = "<script>if (!window.x) { window.x = 1; }</script>"
+RULES = "<style>.gdn-live-code { font-size: 2.6em; }</style>"
+LISTENS = f"document.addEventListener('{name}', go)"
+'''
+
+
+def test_the_scan_catches_planted_browser_code():
+    hits = browser_code_in(PLANTED)
+    assert [h.split(":")[0] for h in hits] == ["line 5", "line 8", "line 9", "line 10"], hits
+    assert "export default function" in hits[0] and "<script> with a body" in hits[1]
+    assert "<style> with rules" in hits[2] and "addEventListener(" in hits[3]
+
+
+@pytest.mark.parametrize("wrapper", ['X = f"<script>\\n{JS}</script>"', 'X = "<style>" + CSS + "</style>"'])
+def test_a_tag_around_a_file_is_allowed(wrapper):
+    assert browser_code_in(wrapper) == []
