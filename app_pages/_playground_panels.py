@@ -7,7 +7,7 @@ import streamlit as st
 
 from gdn.figures import playground as figs
 from gdn.lessons import playground as ex
-from gdn.lessons.compare import RULES
+from gdn.lessons.compare import rule_of
 from app_pages._playground_toys import halflife_panel, knorm_panel, overwrite_panel, repeat_panel
 from app_pages._support import ui
 from app_pages._support.caches import BOUNDS
@@ -27,7 +27,7 @@ def sliders(panel: str):
 
 
 def rule_names() -> dict[str, str]:
-    return {r: ui.tr(f"playground.rule_{r}") for r in RULES}
+    return {r: ui.tr(f"playground.rule_{r}") for r in ex.RULES}
 
 
 def beside() -> tuple:
@@ -49,8 +49,8 @@ def capacity_panel():
         geometry = ui.linked(st.selectbox, ui.tr("playground.geometry"), ["random", "orthogonal"],
                              key="playground_cap_geometry", default="random", format_func=ui.label_maker("playground.geometry_"))
         seed = ui.linked_int(st, ui.tr("playground.seed"), 0, 9999, 0, key="playground_cap_seed")
-    curves = {r: curve(r, K, V, alpha=alpha if r == "gated" else 1.0, seed=int(seed), geometry=geometry)
-              for r in RULES}
+    curves = {r: curve(r, K, V, alpha=alpha if rule_of(r).decays else 1.0, seed=int(seed), geometry=geometry)
+              for r in ex.RULES}                               # alpha = 1 for the others: one cached curve for every alpha
     split = [ui.tr(f"playground.cap_{s}") for s in ("all", "recent", "oldest")]
     labels = {"curve_title": ui.tr("playground.cap_curve_title"), "split_title": ui.tr("playground.cap_split_title", N=N),
               "knee": ui.tr("playground.cap_knee", K=K), "N": ui.tr("playground.cap_x"),
@@ -61,7 +61,7 @@ def capacity_panel():
         ui.show_figure(fig, key="playground_cap_fig", alt=ui.tr("playground.cap_alt"))
         i = ex.CAPACITY_NS.index(N)
         table = {ui.tr("playground.cap_table_rule"): list(rule_name.values())}
-        table |= {s: [f"{curves[r][i, j]:.1%}" for r in RULES] for j, s in enumerate(split)}
+        table |= {s: [f"{curves[r][i, j]:.1%}" for r in ex.RULES] for j, s in enumerate(split)}
         st.dataframe(table, hide_index=True, key="playground_cap_table")
         ui.note(ui.tr("playground.cap_story"))
         st.caption(ui.tr("playground.cap_protocol", seed=int(seed)))

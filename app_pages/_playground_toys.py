@@ -9,7 +9,6 @@ import streamlit as st
 
 from gdn.figures.playground_html import half_life_html, key_norm_html, overwrite_html, repeated_html
 from gdn.lessons import playground as ex
-from gdn.lessons.compare import RULES
 from gdn.units import half_life
 from app_pages._support import ui
 from app_pages._support.caches import BOUNDS
@@ -76,8 +75,8 @@ def halflife_panel():
 def repeated_frame(beta: float, alpha: float, T: int) -> str:
     """The repeated-writes toy at one grid point: each rule's distance to v after every write."""
     dist = ex.repeated_writes(T, beta=beta, alpha=alpha)
-    names = {r: ui.tr(f"playground.rule_{r}") for r in RULES}
-    metrics = [(r, ui.tr("playground.rw_metric", rule=names[r], T=T), f"{dist[r][-1]:.1%}") for r in RULES]
+    names = {r: ui.tr(f"playground.rule_{r}") for r in ex.RULES}
+    metrics = [(r, ui.tr("playground.rw_metric", rule=names[r], T=T), f"{dist[r][-1]:.1%}") for r in ex.RULES]
     return repeated_html(dist, rule_titles=names, labels={"x": ui.tr("playground.rw_x"), "y": ui.tr("playground.rw_y")},
                          metrics=metrics, alt=ui.tr("playground.rw_alt"))
 
@@ -141,13 +140,13 @@ def knorm_panel():
 
 def overwrite_words() -> dict:
     """The overwrite toy's translated words, looked up once per grid (a frame is drawn ~1000 times)."""
-    rule = {r: ui.tr(f"playground.rule_tick_{r}") for r in RULES}     # short, as the staircase's rows: one line of four
+    rule = {r: ui.tr(f"playground.rule_tick_{r}") for r in ex.RULES}     # short, as the staircase's rows: one line of four
     parts = ("old", "interference", "missed", "total", "bars_title", "rows_title", "bars_axis")
-    return {"metric": {r: ui.tr("playground.ow_metric", rule=rule[r]) for r in RULES},
+    return {"metric": {r: ui.tr("playground.ow_metric", rule=rule[r]) for r in ex.RULES},
             "disturbed": ui.tr("playground.ow_disturbed"),
             "labels": {p: ui.tr(f"playground.ow_{p}") for p in parts} | {"value_axis": ui.tr("common.value_dim")},
             "ticks": list(rule.values()),
-            "rows": [ui.tr(f"playground.ow_row_{r}") for r in ("old", "target", *RULES)],
+            "rows": [ui.tr(f"playground.ow_row_{r}") for r in ("old", "target", *ex.RULES)],
             "cos": ui.tr("playground.ow_cos", cos="{cos}"), "no_orth": ui.tr("playground.ow_no_orth", K="{K}"),
             "alt": ui.tr("playground.ow_alt")}
 
@@ -158,7 +157,7 @@ def overwrite_frame(shape: tuple[str, int, int, int], words: dict, alpha: float,
     the largest |cos| between k1 and another key. words: overwrite_words()."""
     geometry, n, K, V = shape
     ow = ex.overwrite(n, K, V, geometry=geometry, angle_deg=float(angle), alpha=alpha, beta=beta, knorm=knorm)
-    metrics = [(r, words["metric"][r], f"{e:.0%}") for r, e in zip(RULES, ow.error)]
+    metrics = [(r, words["metric"][r], f"{e:.0%}") for r, e in zip(ex.RULES, ow.error)]
     metrics.append(("disturbed", words["disturbed"], f"{ow.disturbed[-1]:.0%}"))
     others = np.abs(ow.cosine[0, 1:])
     notes = [words["cos"].format(cos=f"{others.max():.2f}")] if others.size else []

@@ -1,9 +1,9 @@
-"""Three rules side by side on the same token: linear attention | DeltaNet | Gated DeltaNet.
+"""The rules side by side on the same token: linear attention | DeltaNet | Gated DeltaNet (gdn.lessons.compare.RULES).
 
 Top row, one table S per rule [K x V] at the current stage (decayed table up to "error", the new
 table from "write" on). Bottom row, one vector panel per rule: rows v-hat, v, beta*e, o, target
 [5 x V]; rows of later stages show "?" (as on the memory-table page), and linear attention's
-v-hat shows "-" because that rule never reads before it writes.
+v-hat shows "-" because that rule never reads before it writes (as every rule that is not a delta rule).
 """
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from gdn.figures.common import (
     symmetric_range,
 )
 from gdn.figures.tables import Panel, cell_style, panels_table, scale_rgb
+from gdn.lessons.compare import RULES
 from gdn.lessons.stream import STAGES, StepRecords
 from gdn.units import cell_text
 
@@ -58,8 +59,8 @@ def _step(recs: dict[str, StepRecords], target: np.ndarray, t: int, stage: str):
     shown = {}
     for rule, rec in recs.items():
         rows = vector_rows(rec, target, t)
-        shown[rule] = (rec.S_new[t] if after_write else rec.S_decayed[t], rows,
-                       _vector_text(rows, stage, reads=rule != "linear"))
+        reads = rule not in RULES or RULES[rule].delta          # a variant's column runs the gated delta rule
+        shown[rule] = (rec.S_new[t] if after_write else rec.S_decayed[t], rows, _vector_text(rows, stage, reads))
     return zmax, shown
 
 

@@ -17,8 +17,8 @@ from gdn.figures.common import (
     text_px,
     wrapped,
 )
+from gdn.lessons.compare import rule_of
 
-RULE_COLORS = {"linear": "#64748b", "delta": "#1d4ed8", "gated": "#dc2626"}
 PART_COLORS = ("#f59e0b", "#8b5cf6", "#94a3b8", "#0f172a", "#14b8a6")
 
 
@@ -45,7 +45,7 @@ def fig_capacity(Ns: np.ndarray, curves: dict[str, np.ndarray], K: int, N_sel: i
                             subplot_titles=(labels["curve_title"], labels["split_title"]))
         for rule, c in curves.items():
             fig.add_trace(go.Scatter(x=Ns, y=c[:, 0], mode="lines+markers", name=rule_titles[rule],
-                                     line=dict(color=RULE_COLORS[rule], width=3), legendgroup=rule,
+                                     line=dict(color=rule_of(rule).colour, width=3), legendgroup=rule,
                                      hovertemplate="N=%{x}: %{y:.1%}<extra></extra>"), row=1, col=1)
         for x, text, style in ((K, labels["knee"], dict(color="#0f172a", dash="dash", width=2)),
                                (N_sel, "", dict(color="#f59e0b", width=6))):     # lines as traces: exact on log axes

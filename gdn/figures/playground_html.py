@@ -12,10 +12,10 @@ import numpy as np
 from gdn.figures.common import numbered, symmetric_range
 from gdn.figures.svg_chart import Axes, Line, Mark, line_chart, nice_ticks
 from gdn.figures.tables import Panel, panels_table
+from gdn.lessons.compare import rule_of
 from gdn.units import cell_text
 
 CHOSEN = "#dc2626"
-RULE_COLOURS = {"linear": "#64748b", "delta": "#1d4ed8", "gated": "#dc2626"}    # as the Plotly toys
 REFERENCE_COLOURS = ("#64748b", "#0ea5e9", "#a855f7", "#16a34a")
 
 
@@ -47,8 +47,8 @@ def repeated_html(dist: dict[str, np.ndarray], *, rule_titles: dict[str, str], l
     labels: x, y (axis titles)."""
     steps = np.arange(len(next(iter(dist.values()))))
     top = max(1.0, max(float(np.max(d)) for d in dist.values())) * 1.05
-    lines = [Line(steps, d, RULE_COLOURS[r], 3.0, "7 5" if r == "gated" else "", rule_titles[r], r) for r, d in dist.items()]
-    marks = tuple(Mark(float(steps[-1]), float(d[-1]), "", RULE_COLOURS[r]) for r, d in dist.items())
+    lines = [Line(steps, d, rule_of(r).colour, 3.0, rule_of(r).dash, rule_titles[r], r) for r, d in dist.items()]
+    marks = tuple(Mark(float(steps[-1]), float(d[-1]), "", rule_of(r).colour) for r, d in dist.items())
     x_ticks = tuple(range(0, int(steps[-1]) + 1, 1 if steps[-1] <= 10 else 2))
     axes = Axes((0, max(1.0, float(steps[-1]))), (0, top), x_ticks, nice_ticks(0, top), x_title=labels["x"],
                 y_title=labels["y"], y_format="{:.0%}")
@@ -79,7 +79,7 @@ def key_norm_html(c_grid: np.ndarray, factor: np.ndarray, c: float, errors: np.n
     steps, distance = np.arange(len(errors)), np.maximum(np.abs(errors), 1e-16)
     k_lo, k_hi = int(np.floor(np.log10(distance.min()))), max(1, int(np.ceil(np.log10(distance.max()))))
     every = max(1, (k_hi - k_lo + 5) // 6)
-    right = line_chart([Line(steps, distance, RULE_COLOURS["delta"], 3.0, name="distance")],
+    right = line_chart([Line(steps, distance, rule_of("delta").colour, 3.0, name="distance")],
                        Axes((0, max(1.0, float(steps[-1]))), (10.0 ** k_lo, 10.0 ** k_hi),
                             nice_ticks(0, max(1.0, float(steps[-1])), 6),
                             tuple(10.0 ** k for k in range(k_lo, k_hi + 1, every)), x_title=labels["writes"],

@@ -1,6 +1,7 @@
 """Linear attention, DeltaNet and Gated DeltaNet on the same stream, for side-by-side comparison.
 
-All three rules fill the same StepRecords (gdn.lessons.stream), so one figure draws any of them:
+Each rule is data (Rule: does it decay, does it use the delta rule, its colour; RULES lists them), and all
+fill the same StepRecords (gdn.lessons.stream), so one figure draws any of them:
     linear attention  S_t = S_{t-1} + k_t (beta_t v_t)^T            (no read, no forgetting)
     DeltaNet          S_t = S_{t-1} + k_t (beta_t (v_t - S_{t-1}^T k_t))^T     (alpha ignored)
     Gated DeltaNet    S_t = a_t S_{t-1} + k_t (beta_t (v_t - a_t S_{t-1}^T k_t))^T
@@ -22,34 +23,63 @@ from gdn.lessons.memory import k1_update
 from gdn.lessons.stream import StepRecords, Stream, check_stream, kernel_args, step_records
 from gdn.ops import chunk_gated_delta_rule
 
-RULES = ("linear", "delta", "gated")
+
+@dataclass(frozen=True)
+class Rule:
+    """One update rule of the page, as data: the page steps every rule of RULES side by side, and the
+    playground's closed forms and the figures' colours read these properties, never the name.
+    Its strings: compare.rule_short_<name> (what it is called) and compare.rule_<name> (its update as a
+    formula), in assets/i18n/{zh,en}/compare.json."""
+    name: str
+    decays: bool        # S <- alpha S before each token; otherwise alpha is ignored (alpha = 1)
+    delta: bool         # reads S^T k first and writes only the error beta (v - S^T k); otherwise writes beta v
+    colour: str         # its lines and marks wherever rules are coloured
+    dash: str = ""      # an SVG dash pattern, for a line that can lie on another rule's (gated on delta at alpha = 1)
+
+    def records(self, s: Stream) -> StepRecords:
+        """This rule's update on stream s, token by token:
+        S_t = a_t S_{t-1} + k_t (beta_t (v_t - [delta] a_t S_{t-1}^T k_t))^T, a_t = alpha_t if it decays, else 1."""
+        s = s if self.decays else replace(s, alpha=np.ones_like(s.alpha))
+        return step_records(s) if self.delta else additive_records(s)
 
 
-def linear_records(s: Stream) -> StepRecords:
-    """Linear attention (S += beta k v^T) as step records: S_decayed = S_prev, prediction = 0."""
+def additive_records(s: Stream) -> StepRecords:
+    """S_t = alpha_t S_{t-1} + k_t (beta_t v_t)^T as step records: the rule never reads before writing,
+    so its prediction is 0 and the "error" it writes is the value itself."""
     check_stream(s)
     T, K, V = s.shape
-    beta = s.beta if s.beta.ndim == 2 else s.beta[:, None] * np.ones(V)   # [T, V]
+    beta = s.beta if s.beta.ndim == 2 else s.beta[:, None] * np.ones(V)      # [T, V]
+    alpha = s.alpha if s.alpha.ndim == 2 else s.alpha[:, None] * np.ones(K)  # [T, K]
     S, rows = s.S0.astype(np.float64), []
     for t in range(T):
-        write = np.outer(s.k[t], beta[t] * s.v[t])                       # [K, V]
-        new = S + write
-        rows.append((S, S, np.zeros(V), s.v[t].astype(float), write, new, new.T @ s.q[t]))
+        decayed = alpha[t][:, None] * S                                       # [K, V]
+        write = np.outer(s.k[t], beta[t] * s.v[t])                           # [K, V]
+        new = decayed + write
+        rows.append((S, decayed, np.zeros(V), s.v[t].astype(float), write, new, new.T @ s.q[t]))
         S = new
     names = ("S_prev", "S_decayed", "prediction", "error", "write", "S_new", "output")
     arrays = {n: np.array([r[i] for r in rows]) for i, n in enumerate(names)}
     return StepRecords(stream=s, **arrays)
 
 
+# The page's rules, in its order (name -> Rule). A new rule is one line here and its two strings.
+RULES: dict[str, Rule] = {r.name: r for r in (
+    Rule("linear", decays=False, delta=False, colour="#64748b"),
+    Rule("delta", decays=False, delta=True, colour="#1d4ed8"),
+    Rule("gated", decays=True, delta=True, colour="#dc2626", dash="7 5"),
+)}
+
+
+def rule_of(name: str) -> Rule:
+    """The Rule called name; an unknown name is a ValueError that lists the known ones."""
+    if name not in RULES:
+        raise ValueError(f"rule must be one of {tuple(RULES)}, got {name!r}")
+    return RULES[name]
+
+
 def run_rule(rule: str, s: Stream) -> StepRecords:
-    """The step records of one rule on stream s (alpha only matters for "gated")."""
-    if rule == "linear":
-        return linear_records(s)
-    if rule == "delta":
-        return step_records(replace(s, alpha=np.ones_like(s.alpha)))
-    if rule == "gated":
-        return step_records(s)
-    raise ValueError(f"rule must be one of {RULES}, got {rule!r}")
+    """The step records of one rule on stream s (alpha only matters for rules that decay)."""
+    return rule_of(rule).records(s)
 
 
 def run_all(s: Stream) -> dict[str, StepRecords]:

@@ -17,10 +17,13 @@ from functools import lru_cache
 import numpy as np
 import torch
 
-from gdn.lessons.compare import RULES, run_rule
+from gdn.lessons.compare import rule_of, run_rule
 from gdn.lessons.stream import Stream
 from gdn.lru import LRU
 
+# The rules the playground compares, in its order: gdn.lessons.compare.RULES' names (the compare page may show
+# more). Its strings: playground.rule_<name>, playground.rule_tick_<name>, playground.ow_row_<name>.
+RULES = ("linear", "delta", "gated")
 GEOMETRIES = ("orthogonal", "random", "angle")
 EXPLODE = 1e6            # relative errors above this are clipped for display (and flagged)
 
@@ -62,7 +65,7 @@ def make_keys(n: int, K: int, geometry: str, *, angle_deg: float = 90.0, seed: i
 class Overwrite:
     """Result of storing n pairs, then re-writing key 0 with a new value and reading key 0.
 
-    All per-rule arrays are indexed in gdn.lessons.compare.RULES order.
+    All per-rule arrays are indexed in RULES order.
     readout: [3, V] what key 0 reads after the re-write; target: [V] the new value; old: [V] the old one.
     parts: [3, 3] norms of (old value left behind, interference from other keys, new value missed),
         each relative to ||target||; error: [3] ||readout - target|| / ||target||.
@@ -186,17 +189,13 @@ def _capacity_keys(drawn: np.ndarray, geometry: str) -> np.ndarray:
 
 def recall_errors(rule: str, keys: np.ndarray, values: np.ndarray, *, alpha: float = 1.0) -> np.ndarray:
     """[N] relative recall error ||S^T k_i - v_i|| / ||v_i|| after writing all N pairs with beta = 1,
-    reading each key with q = k_i (oldest first). alpha is used by "gated" only."""
-    if rule == "linear":
-        S = keys.T @ values                                             # [K, V]: sum of k_i v_i^T
-    elif rule in ("delta", "gated"):
-        a = alpha if rule == "gated" else 1.0
-        S = np.zeros((keys.shape[1], values.shape[1]))
-        for k, v in zip(keys, values):                                  # the recurrence, one pair a step
-            S *= a
-            S += np.outer(k, v - S.T @ k)                               # [K, V]
-    else:
-        raise ValueError(f"rule must be one of {RULES}, got {rule!r}")
+    reading each key with q = k_i (oldest first). alpha is used by rules that decay only."""
+    r = rule_of(rule)
+    a = alpha if r.decays else 1.0
+    S = np.zeros((keys.shape[1], values.shape[1]))
+    for k, v in zip(keys, values):                                      # the recurrence, one pair a step
+        S *= a
+        S += np.outer(k, v - S.T @ k if r.delta else v)                 # [K, V]
     return np.linalg.norm(keys @ S - values, axis=1) / np.linalg.norm(values, axis=1)
 
 
@@ -262,14 +261,10 @@ def capacity_errors(rule: str, N: int, K: int, V: int, *, alpha: float = 1.0, se
                     geometry: str = "random") -> np.ndarray:
     """[N]: recall_errors(rule, *capacity_stream(N, K, V, ...), alpha=alpha) to rounding, through
     the unrolled form: S = M^T (w v) with w_i = alpha^(N-i) (0^0 = 1: alpha = 0 keeps the last pair)."""
-    if rule not in RULES:
-        raise ValueError(f"rule must be one of {RULES}, got {rule!r}")
+    r = rule_of(rule)
     keys, values = _cached_stream(N, K, V, seed, geometry)             # [N, K], [N, V]
-    if rule == "linear":                                               # nothing projected, nothing decays
-        M, w = keys, np.ones(N)
-    else:
-        M = unrolled_keys(N, K, seed, geometry)                        # [N, K]
-        w = np.power(float(alpha) if rule == "gated" else 1.0, np.arange(N - 1, -1, -1.0))   # [N]
+    M = unrolled_keys(N, K, seed, geometry) if r.delta else keys       # [N, K]: without the delta rule nothing is projected
+    w = np.power(float(alpha) if r.decays else 1.0, np.arange(N - 1, -1, -1.0))   # [N]
     S = M.T @ (w[:, None] * values)                                    # [K, V]
     return np.linalg.norm(keys @ S - values, axis=1) / np.linalg.norm(values, axis=1)
 
