@@ -8,7 +8,18 @@ import pytest
 import sqlalchemy as sa
 
 from gdn.live import store as live
-from gdn.live.store import BadVote, NoRoom, NotOpen, NotTeacher, RoomFull, Store, TooFast
+from gdn.live.store import (
+    BadVote,
+    Locked,
+    NoRoom,
+    NoSeat,
+    NotOpen,
+    NotTeacher,
+    RoomFull,
+    Store,
+    TooFast,
+    TooManySeats,
+)
 from devtools.pg_server import postgres_server
 
 
@@ -41,7 +52,13 @@ def location(request, tmp_path):
 
 
 def voter() -> str:
+    """An id the store never gave out (a client's own invention)."""
     return secrets.token_urlsafe(12)
+
+
+def seat(store: Store, code: str) -> str:
+    """A phone's seat, joined from an address of its own (the mint rate per address is tested below)."""
+    return store.join(code, secrets.token_hex(4))
 
 
 def test_a_round_counts_each_student_once_and_a_changed_answer_replaces_the_old(location):
@@ -50,7 +67,7 @@ def test_a_round_counts_each_student_once_and_a_changed_answer_replaces_the_old(
     assert len(code) == 6 and set(code) <= set(live.CODE_ALPHABET)
     room = store.ask(code, secret, "alpha_zero", n_options=4)
     assert (room.question, room.round, room.revealed) == ("alpha_zero", 1, False)
-    a, b, c = voter(), voter(), voter()
+    a, b, c = (seat(store, code) for _ in range(3))
     store.vote(code, a, 1, 2)
     store.vote(code, b, 1, 0)
     store.vote(code.lower(), c, 1, 2)                      # the code as a student types it
@@ -81,7 +98,7 @@ def test_a_new_round_asked_twice_from_the_same_round_starts_one(location):
     store = Store(location)
     code, secret = store.create_room()
     assert store.ask(code, secret, "alpha_zero", 4, after_round=0).round == 1
-    store.vote(code, voter(), 1, 2)
+    store.vote(code, seat(store, code), 1, 2)
     again = store.ask(code, secret, "beta_zero", 3, after_round=0)          # the same click, a second time
     assert (again.round, again.question, again.n_options) == (1, "alpha_zero", 4)
     assert store.snapshot(code)[1] == [0, 0, 1, 0]                          # round 1's vote still counts
@@ -116,7 +133,7 @@ def test_the_room_and_its_votes_survive_a_restart_and_nothing_personal_is_kept(l
     store = Store(location)
     code, secret = store.create_room()
     store.ask(code, secret, "crossover", n_options=4)
-    ids = [voter() for _ in range(5)]
+    ids = [seat(store, code) for _ in range(5)]
     for i, v in enumerate(ids):
         store.vote(code, v, 1, i % 4)
     store.dispose()
@@ -136,7 +153,7 @@ def test_rooms_expire_after_twelve_hours_and_are_purged(location):
     store = Store(location, clock=clock)
     code, secret = store.create_room()
     store.ask(code, secret, "alpha_zero", 4)
-    store.vote(code, voter(), 1, 0)
+    store.vote(code, seat(store, code), 1, 0)
     clock.now += live.ROOM_LIFETIME_S - 1
     assert store.snapshot(code)[1] == [1, 0, 0, 0]
     clock.now += 2
@@ -156,11 +173,14 @@ def test_seats_rate_limit_and_bad_input(location, monkeypatch):
     code, secret = store.create_room()
     store.ask(code, secret, "alpha_zero", 4)
     monkeypatch.setattr(live, "MAX_STUDENTS", 3)
-    students = [voter() for _ in range(3)]
+    students = [seat(store, code) for _ in range(3)]
     for s in students:
         store.vote(code, s, 1, 1)
     with pytest.raises(RoomFull):
+        seat(store, code)
+    with pytest.raises(NoSeat):                            # an id the server never gave out
         store.vote(code, voter(), 1, 1)
+    assert store.room(code).seats == 3
     store.vote(code, students[0], 1, 2)                    # a student already seated keeps voting
     for _ in range(live.VOTES_PER_WINDOW - 2):
         store.vote(code, students[0], 1, 3)
@@ -190,7 +210,7 @@ def test_two_replicas_voting_at_once_lose_and_double_nothing(location):
     first, second = Store(location), Store(location)
     code, secret = first.create_room()
     first.ask(code, secret, "alpha_zero", 4)
-    students = [(voter(), i % 4) for i in range(80)]
+    students = [(seat(first, code), i % 4) for i in range(80)]
     errors = []
 
     def work(part):
@@ -214,6 +234,83 @@ def test_two_replicas_voting_at_once_lose_and_double_nothing(location):
         for j, (_, choice) in enumerate(students[rank::8]):
             expected[(choice + 1) % 4 if j % 2 else choice] += 1
     assert second.snapshot(code)[1] == expected and sum(expected) == 80
+
+
+def test_one_client_minting_seats_casts_no_more_than_the_mint_rate(location):
+    """The vote stuffer of issue 40: a fresh id with every tap (refused: no seat), then a join before every
+    tap from one address. Its votes stay within MINT_BURST + MINT_PER_S x the time; a real student behind
+    the same address joins a moment after it stops."""
+    clock = Clock()
+    store = Store(location, clock=clock)
+    code, secret = store.create_room()
+    store.ask(code, secret, "alpha_zero", 4)
+    for _ in range(20):                                    # fresh ids: not one vote
+        with pytest.raises(NoSeat):
+            store.vote(code, voter(), 1, 0)
+    cast, seconds = 0, 30.0
+    for _ in range(int(seconds / 0.01)):                   # a join and a tap every 10 ms for 30 s
+        clock.now += 0.01
+        try:
+            store.vote(code, store.join(code, "203.0.113.7"), 1, 0)
+            cast += 1
+        except TooManySeats:
+            pass
+    allowed = live.MINT_BURST + live.MINT_PER_S * seconds
+    assert allowed - 2 <= cast <= allowed                  # the rate, and no more
+    assert store.snapshot(code)[1][0] == cast == store.room(code).seats
+    clock.now += 1 / live.MINT_PER_S
+    store.vote(code, store.join(code, "203.0.113.7"), 1, 2)    # a real student, same NAT
+    store.vote(code, store.join(code, "198.51.100.1"), 1, 2)   # and one elsewhere, at once
+    assert store.snapshot(code)[1][2] == 2
+
+
+def test_two_hundred_students_behind_one_address_join_within_a_minute(location):
+    clock = Clock()
+    store = Store(location, clock=clock)
+    code, secret = store.create_room()
+    store.ask(code, secret, "alpha_zero", 4)
+    for i in range(200):                                   # evenly over 59.7 s
+        clock.now += 0.3 * (i > 0)
+        store.vote(code, store.join(code, "192.0.2.1"), 1, i % 4)
+    assert store.snapshot(code)[1] == [50, 50, 50, 50] and store.room(code).seats == 200
+
+
+def test_the_teacher_locks_the_room_and_drops_empty_seats(location):
+    store = Store(location)
+    code, secret = store.create_room()
+    store.ask(code, secret, "alpha_zero", 4)
+    answered, empty = seat(store, code), [seat(store, code) for _ in range(3)]
+    store.vote(code, answered, 1, 1)
+    with pytest.raises(NotTeacher):
+        store.lock(code, "nope")
+    with pytest.raises(NotTeacher):
+        store.drop_empty(code, "nope")
+    assert store.lock(code, secret).locked and store.room(code).locked
+    with pytest.raises(Locked):
+        seat(store, code)
+    store.vote(code, empty[0], 1, 3)                       # a seated student still answers
+    assert store.drop_empty(code, secret) == 2
+    room, counts = store.snapshot(code)
+    assert room.seats == 2 and counts == [0, 1, 0, 1]
+    with pytest.raises(NoSeat):
+        store.vote(code, empty[1], 1, 0)
+    assert not store.lock(code, secret, False).locked
+    assert store.has_seat(code, seat(store, code)) and not store.has_seat(code, empty[2])
+    assert not store.has_seat(code, 7) and not store.has_seat(code, "no")
+
+
+def test_a_version_1_store_is_migrated(location):
+    """A store written by the first schema (no lock) is brought to this one, its rooms kept."""
+    store = Store(location)
+    code, secret = store.create_room()
+    with store.writer.begin() as conn:
+        conn.exec_driver_sql("ALTER TABLE gdn_rooms DROP COLUMN locked")
+        conn.execute(live.schema_info.update().values(version=1))
+    store.dispose()
+    again = Store(location)
+    assert not again.room(code).locked and again.lock(code, secret).locked
+    with again.reader.begin() as conn:
+        assert conn.execute(sa.select(live.schema_info.c.version)).scalar() == live.SCHEMA_VERSION
 
 
 def test_a_newer_schema_is_refused(tmp_path):

@@ -3,14 +3,20 @@
     store = Store.from_env()                          # GDN_CLASS_DB: a file path (SQLite) or postgresql://...
     code, secret = store.create_room()                # the teacher keeps `secret`; students get `code`
     store.ask(code, secret, "alpha_zero", n_options=4)
-    store.vote(code, voter="k3j...", round_=1, choice=2)   # returns once the vote is committed
+    seat = store.join(code, address="203.0.113.7")   # a phone's seat, minted by the server (rate per address)
+    store.vote(code, seat, round_=1, choice=2)        # returns once the vote is committed
     room, counts = store.snapshot(code)               # counts[i]: votes for option i in this round
 
 A room's question is asked in rounds: asking a question, the next one or a reset starts a new round, and
 only the votes of the current round count. A student's vote is one row per (room, round, voter), so a
-changed answer replaces the old one and is counted once. Nothing personal is kept: the voter id is a
-random token the browser made, stored only as a hash salted with the room code; the teacher's secret
-is stored as a hash too.
+changed answer replaces the old one and is counted once.
+
+A vote needs a seat, and only the server makes seats (join): a random token the phone keeps, stored here
+only as a hash salted with the room code. Seats are minted at a limited rate per network address (a
+token bucket of MINT_BURST, refilled MINT_PER_S a second), so a client that sends a fresh id with every
+tap casts at most as many votes as it is given seats, while a class of 200 behind one NAT address joins
+within a minute. The teacher can lock the room (no new seats) and drop the seats that never answered.
+Nothing personal is kept: seats, the teacher's secret and addresses are stored only as salted hashes.
 
 SQLite (the default, one host): WAL so that readers never wait for the writer, every write transaction
 takes the write lock up front (BEGIN IMMEDIATE: two replicas never deadlock upgrading a read lock), and
@@ -35,11 +41,13 @@ from pathlib import Path
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2           # 2: rooms.locked, gdn_mints (seats minted by the server)
 ROOM_LIFETIME_S = 12 * 3600
 MAX_STUDENTS = 500
 VOTE_WINDOW_S = 10.0            # rate limit: at most VOTES_PER_WINDOW votes per browser per window
 VOTES_PER_WINDOW = 10
+MINT_BURST = 60                 # seats one address may take at once (a class arriving together) ...
+MINT_PER_S = 4.0                # ... then this many a second: 200 behind one NAT join within 35 s
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"     # no 0/O, 1/I/L: read off a projector
 CODE_LENGTH = 6
 VOTER_ID = re.compile(r"[A-Za-z0-9_-]{8,64}")
@@ -71,7 +79,19 @@ class NotOpen(LiveError):
 
 
 class BadVote(LiveError):
-    reason = "bad_vote"         # no such option, or a malformed voter id
+    reason = "bad_vote"         # no such option, or a malformed seat
+
+
+class NoSeat(LiveError):
+    reason = "no_seat"          # a seat this room never gave out, or one the teacher dropped: join again
+
+
+class Locked(LiveError):
+    reason = "locked"           # the teacher locked the room: no new seats
+
+
+class TooManySeats(LiveError):
+    reason = "mint"             # this address took seats faster than MINT_PER_S
 
 
 metadata = sa.MetaData()
@@ -88,6 +108,7 @@ rooms = sa.Table(
     sa.Column("revealed", sa.Boolean, nullable=False, default=False),
     sa.Column("closed", sa.Boolean, nullable=False, default=False),
     sa.Column("view", sa.Text),                           # follow-me: the teacher's view as JSON, or none
+    sa.Column("locked", sa.Boolean, nullable=False, default=False),   # no new seats
 )
 # Seats taken, its own row so that counting a new student never write-locks the room row.
 seats = sa.Table(
@@ -101,6 +122,14 @@ members = sa.Table(
     sa.Column("voter", sa.String(32), primary_key=True),   # sha256(code:voter id), cut
     sa.Column("window_start", sa.Float, nullable=False),
     sa.Column("window_votes", sa.Integer, nullable=False),
+)
+# The seat mint's token bucket per (room, address): `tokens` seats left at time `at`.
+mints = sa.Table(
+    "gdn_mints", metadata,
+    sa.Column("code", sa.String(CODE_LENGTH), primary_key=True),
+    sa.Column("address", sa.String(32), primary_key=True),  # sha256(code:address), cut
+    sa.Column("tokens", sa.Float, nullable=False),
+    sa.Column("at", sa.Float, nullable=False),
 )
 votes = sa.Table(
     "gdn_votes", metadata,
@@ -139,6 +168,8 @@ class Room:
     closed: bool
     expires_at: float
     view: dict | None
+    locked: bool = False
+    seats: int = 0              # seats taken (room() and snapshot() read it; a teacher's update does not)
 
 
 def default_location() -> str:
@@ -217,7 +248,9 @@ class Store:
             elif found > SCHEMA_VERSION:
                 raise RuntimeError(f"the class store has schema version {found}; this app knows up to "
                                    f"{SCHEMA_VERSION}: update the app")
-            # found < SCHEMA_VERSION: future migrations step it up here, one version at a time.
+            elif found < 2:                  # 1 -> 2: the lock (gdn_mints is new: create_all made it)
+                conn.execute(sa.text("ALTER TABLE gdn_rooms ADD COLUMN locked BOOLEAN NOT NULL DEFAULT FALSE"))
+                conn.execute(schema_info.update().values(version=2))
 
     # --- the teacher ------------------------------------------------------------------------------
     def create_room(self) -> tuple[str, str]:
@@ -238,6 +271,14 @@ class Store:
             return code, secret
         raise RuntimeError("no free room code after 20 tries")
 
+    def _teacher_row(self, conn, code: str, secret: str):
+        """The room's row, write-locked, once the room is open and `secret` is its teacher's."""
+        row = conn.execute(sa.select(rooms).where(rooms.c.code == code).with_for_update()).first()
+        self._check_open(row)
+        if not hmac.compare_digest(row.teacher_hash, _hash(secret or "")):
+            raise NotTeacher(code)
+        return row
+
     @retried
     def _teacher_update(self, code: str, secret: str, after_round: int | None = None, **values) -> Room:
         """after_round (a new round only): the round the teacher's screen showed when the action was
@@ -245,10 +286,7 @@ class Store:
         twice, or a second teacher's screen was faster): nothing changes, and the room comes back as is."""
         code = normalize_code(code)
         with self.writer.begin() as conn:
-            row = conn.execute(sa.select(rooms).where(rooms.c.code == code).with_for_update()).first()
-            self._check_open(row)
-            if not hmac.compare_digest(row.teacher_hash, _hash(secret or "")):
-                raise NotTeacher(code)
+            row = self._teacher_row(conn, code, secret)
             if values.pop("new_round", False):
                 if after_round is not None and row.round != after_round:
                     return _room(row)
@@ -272,6 +310,23 @@ class Store:
         """The same question again, votes from zero (after_round as in ask)."""
         return self._teacher_update(code, secret, after_round, revealed=False, new_round=True)
 
+    def lock(self, code: str, secret: str, locked: bool = True) -> Room:
+        """Locked: no new seats (the seated students still vote); unlocked: phones may join again."""
+        return self._teacher_update(code, secret, locked=bool(locked))
+
+    @retried
+    def drop_empty(self, code: str, secret: str) -> int:
+        """Free the seats that never answered in this room (minted and left empty); returns how many.
+        A phone whose seat was dropped joins again at its next tap, if the room is not locked."""
+        code = normalize_code(code)
+        answered = sa.select(votes.c.voter).where(votes.c.code == code)
+        with self.writer.begin() as conn:
+            self._teacher_row(conn, code, secret)
+            empty = members.c.code == code, members.c.voter.not_in(answered)
+            dropped = conn.execute(members.delete().where(*empty)).rowcount
+            conn.execute(seats.update().where(seats.c.code == code).values(taken=seats.c.taken - dropped))
+        return dropped
+
     def close(self, code: str, secret: str) -> Room:
         return self._teacher_update(code, secret, closed=True)
 
@@ -288,31 +343,66 @@ class Store:
 
     # --- the students -----------------------------------------------------------------------------
     @retried
-    def vote(self, code: str, voter: str, round_: int, choice: int) -> None:
-        """Store `voter`'s answer to round `round_`; returns only after the commit. A second vote in the
-        same round replaces the first. Raises NoRoom, NotOpen (the round is over or revealed), BadVote,
-        RoomFull (a new student past MAX_STUDENTS) or TooFast (past the rate limit)."""
+    def join(self, code: str, address: str | None) -> str:
+        """A new seat in the room for a phone at `address` (its network address as the server sees it);
+        returns the seat's token, which the phone keeps and votes with. Raises NoRoom, Locked, RoomFull
+        (MAX_STUDENTS seats taken) or TooManySeats (this address past its mint rate)."""
         code = normalize_code(code)
-        if not isinstance(voter, str) or not VOTER_ID.fullmatch(voter):
-            raise BadVote("voter id")
-        key = _hash(f"{code}:{voter}")[:32]
+        where = _hash(f"{code}:{address or '?'}")[:32]
+        seat = secrets.token_urlsafe(18)
+        now = self.clock()
+        with self.writer.begin() as conn:
+            row = conn.execute(sa.select(rooms).where(rooms.c.code == code).with_for_update(read=True)).first()
+            self._check_open(row)
+            if row.locked:
+                raise Locked(code)
+            bucket = conn.execute(sa.select(mints).where(mints.c.code == code, mints.c.address == where)
+                                  .with_for_update()).first()
+            tokens = MINT_BURST if bucket is None else min(MINT_BURST, bucket.tokens + (now - bucket.at) * MINT_PER_S)
+            if tokens < 1:
+                raise TooManySeats(code)
+            took = conn.execute(seats.update().where(seats.c.code == code, seats.c.taken < MAX_STUDENTS)
+                                .values(taken=seats.c.taken + 1))
+            if took.rowcount != 1:
+                raise RoomFull(code)
+            upsert = self._insert(mints).values(code=code, address=where, tokens=tokens - 1, at=now)
+            conn.execute(upsert.on_conflict_do_update(index_elements=["code", "address"],
+                                                      set_={"tokens": tokens - 1, "at": now}))
+            conn.execute(members.insert().values(code=code, voter=_hash(f"{code}:{seat}")[:32], window_start=now,
+                                                 window_votes=0))
+        return seat
+
+    def has_seat(self, code: str, seat: str) -> bool:
+        """Whether `seat` is a seat of this room (a phone's kept token, checked before it is used)."""
+        if not isinstance(seat, str) or not VOTER_ID.fullmatch(seat):
+            return False
+        code = normalize_code(code)
+        with self.reader.begin() as conn:
+            return conn.execute(sa.select(members.c.voter).where(
+                members.c.code == code, members.c.voter == _hash(f"{code}:{seat}")[:32])).first() is not None
+
+    @retried
+    def vote(self, code: str, seat: str, round_: int, choice: int) -> None:
+        """Store the answer of `seat` (from join) to round `round_`; returns only after the commit. A
+        second vote in the same round replaces the first. Raises NoRoom, NotOpen (the round is over or
+        revealed), BadVote, NoSeat (not a seat of this room) or TooFast (past the seat's vote rate)."""
+        code = normalize_code(code)
+        if not isinstance(seat, str) or not VOTER_ID.fullmatch(seat):
+            raise BadVote("seat")
+        key = _hash(f"{code}:{seat}")[:32]
         now = self.clock()
         with self.writer.begin() as conn:
             row = conn.execute(sa.select(rooms).where(rooms.c.code == code).with_for_update(read=True)).first()
             self._check_open(row)
             if row.question is None or row.revealed or row.round != round_:
                 raise NotOpen(code)
-            if not (isinstance(choice, int) and 0 <= choice < row.n_options):
+            if not (isinstance(choice, int) and not isinstance(choice, bool) and 0 <= choice < row.n_options):
                 raise BadVote("choice")
             member = conn.execute(sa.select(members).where(members.c.code == code, members.c.voter == key)
                                   .with_for_update()).first()
             if member is None:
-                took = conn.execute(seats.update().where(seats.c.code == code, seats.c.taken < MAX_STUDENTS)
-                                    .values(taken=seats.c.taken + 1))
-                if took.rowcount != 1:
-                    raise RoomFull(code)
-                conn.execute(members.insert().values(code=code, voter=key, window_start=now, window_votes=1))
-            elif now - member.window_start >= VOTE_WINDOW_S:
+                raise NoSeat(code)
+            if now - member.window_start >= VOTE_WINDOW_S:
                 conn.execute(members.update().where(members.c.code == code, members.c.voter == key)
                              .values(window_start=now, window_votes=1))
             elif member.window_votes >= VOTES_PER_WINDOW:
@@ -326,8 +416,9 @@ class Store:
 
     # --- reading ----------------------------------------------------------------------------------
     def _row(self, code: str):
+        """The room's row with its seats taken (`taken`)."""
         with self.reader.begin() as conn:
-            return conn.execute(sa.select(rooms).where(rooms.c.code == code)).first()
+            return conn.execute(_with_seats().where(rooms.c.code == code)).first()
 
     def _check_open(self, row) -> None:
         if row is None or row.closed or row.expires_at <= self.clock():
@@ -343,7 +434,7 @@ class Store:
         """The room and its current round's counts per option, read in one transaction."""
         code = normalize_code(code)
         with self.reader.begin() as conn:
-            row = conn.execute(sa.select(rooms).where(rooms.c.code == code)).first()
+            row = conn.execute(_with_seats().where(rooms.c.code == code)).first()
             self._check_open(row)
             counts = [0] * row.n_options
             query = (sa.select(votes.c.choice, sa.func.count()).where(votes.c.code == code, votes.c.round == row.round)
@@ -352,9 +443,9 @@ class Store:
                 counts[choice] = n
         return _room(row), counts
 
-    def my_vote(self, code: str, voter: str, round_: int) -> int | None:
-        """The choice `voter` made in round `round_`, if any (a reloaded phone shows its answer)."""
-        key = _hash(f"{normalize_code(code)}:{voter}")[:32]
+    def my_vote(self, code: str, seat: str, round_: int) -> int | None:
+        """The choice `seat` made in round `round_`, if any (a reloaded phone shows its answer)."""
+        key = _hash(f"{normalize_code(code)}:{seat}")[:32]
         with self.reader.begin() as conn:
             return conn.execute(sa.select(votes.c.choice).where(votes.c.code == normalize_code(code),
                                                                 votes.c.round == round_, votes.c.voter == key)).scalar()
@@ -364,16 +455,22 @@ class Store:
         now = self.clock()
         with self.writer.begin() as conn:
             old = [r.code for r in conn.execute(sa.select(rooms.c.code).where(rooms.c.expires_at <= now))]
-            for table in (votes, members, seats, rooms):
+            for table in (votes, members, mints, seats, rooms):
                 if old:
                     conn.execute(table.delete().where(table.c.code.in_(old)))
         return len(old)
 
 
+def _with_seats():
+    """SELECT the room's columns and its seats taken (an outer join: a room is never hidden by its seats)."""
+    return sa.select(rooms, seats.c.taken).select_from(rooms.outerjoin(seats, seats.c.code == rooms.c.code))
+
+
 def _room(row) -> Room:
     return Room(code=row.code, question=row.question, n_options=row.n_options, round=row.round,
                 revealed=bool(row.revealed), closed=bool(row.closed), expires_at=row.expires_at,
-                view=json.loads(row.view) if row.view else None)
+                view=json.loads(row.view) if row.view else None, locked=bool(row.locked),
+                seats=int(getattr(row, "taken", 0) or 0))
 
 
 def _sqlite_connect(dbapi_conn, _record) -> None:
