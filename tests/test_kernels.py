@@ -373,9 +373,10 @@ class MatmulDtypes(TorchDispatchMode):
 
 @pytest.mark.parametrize("chunks_per_block", [None, 1], ids=["GPU-path", "one-chunk-blocks"])
 def test_bfloat16_matmuls_keep_the_output_at_the_bfloat16_floor(chunks_per_block):
-    """The GPU's half-precision path, run here with its matmul dtype passed in: some products really are
-    bfloat16, and the output's distance from float64 (on the same bfloat16 inputs) stays within 1.5x of
-    what rounding the float64 output itself to bfloat16 costs."""
+    """The GPU's half-precision path, run here with its matmul dtype passed in: the scan's state read W S
+    really is bfloat16 (chunk after chunk, where those new values also write the state, nothing is), and
+    the output's distance from float64 (on the same bfloat16 inputs) stays within 1.5x of what rounding
+    the float64 output itself to bfloat16 costs."""
     q, k, v, g, beta, _ = make_inputs(1, 300, 2, 4, 32, 32, seed=3)
     q, k, v = (x.bfloat16() for x in (q, k, v))
     o_ref, _ = recurrent_gated_delta_rule(*(x.double() for x in (q, k, v, g, beta)), use_qk_l2norm_in_kernel=True)
@@ -384,7 +385,8 @@ def test_bfloat16_matmuls_keep_the_output_at_the_bfloat16_floor(chunks_per_block
         o, _ = chunk_scan(q, k, v, g.float(), beta.float(), torch.zeros(1, 4, 32, 32), chunk_size=64,
                           scale=32 ** -0.5, l2norm=True, chunks_per_block=chunks_per_block,
                           matmul_dtype=torch.bfloat16)
-    assert o.dtype == torch.bfloat16 and seen.seen == {torch.bfloat16, torch.float32}
+    half_reads = {torch.bfloat16} if chunks_per_block is None else set()
+    assert o.dtype == torch.bfloat16 and seen.seen == half_reads | {torch.float32}
     err = (o.double() - o_ref).norm() / o_ref.norm()
     assert err < 1.5 * floor, (float(err), float(floor))
 
@@ -397,3 +399,20 @@ def test_cpu_value_checks_refuse_before_any_work():
     assert verdict() is None
     with pytest.raises(ValueError, match="beta must lie in"):
         inputs.check_values(q, k, v, g, beta + 2, None)                # CPU: refused before any work
+
+
+@pytest.mark.parametrize("chunks_per_block", [None, 1], ids=["GPU-path", "one-chunk-blocks"])
+def test_bfloat16_stays_at_the_floor_when_gates_remember_long(chunks_per_block):
+    """Gates that forget in ~250 tokens (g = -softplus(x - 6), bench_kernels --decay-shift 6): errors carried
+    by the state add up over the chunks it lives. With the chunk maps and the read Q S in bfloat16 the GPU
+    path's error was 2.4x the floor here (4.0e-3 at K = V = 128); only W S reads half factors now."""
+    gen = torch.Generator().manual_seed(5)
+    q, k, v = (torch.randn(1, 1024, 2, 64, generator=gen).bfloat16() for _ in range(3))
+    g = -torch.nn.functional.softplus(torch.randn(1, 1024, 2, generator=gen) - 6)
+    beta = torch.sigmoid(torch.randn(1, 1024, 2, generator=gen))
+    o_ref, _ = chunk_gated_delta_rule(*(x.double() for x in (q, k, v, g, beta)), use_qk_l2norm_in_kernel=True)
+    floor = (o_ref.bfloat16().double() - o_ref).norm() / o_ref.norm()
+    o, _ = chunk_scan(q, k, v, g, beta, torch.zeros(1, 2, 64, 64), chunk_size=64, scale=64 ** -0.5, l2norm=True,
+                      chunks_per_block=chunks_per_block, matmul_dtype=torch.bfloat16)
+    err = (o.double() - o_ref).norm() / o_ref.norm()
+    assert err < 1.2 * floor, (float(err), float(floor))

@@ -45,14 +45,17 @@ CUDA (and without autograd) none of this torch path runs: gdn.ops.fused computes
 three Triton kernels, with the state walked through the chunks in registers (on an H200, 1.25-1.8x faster
 than this torch path for float32 inputs and 2.8-3.4x for bfloat16, T 4096 and 32768, B 1 and 8).
 
-Half precision. For bfloat16 (or float16) inputs off the CPU, the products with a [K, *] side (the
-chunk maps K~^T W and K~^T U, and the state reads W S and Q S: 8 of the 13 MFLOP per chunk and head at
-c = 64, K = V = 128) read half factors and accumulate in float32 inside the GEMM. The [c, c] products
-(Q K^T, K K^T, L^-1 V, L^-1 K and the scores times the new values), the decays, the UT solve, the state
-and the scan stay in float32: measured against float64, rounding either group of [c, c] products to
-bfloat16 doubled the output's error, while these left it at the floor set by rounding the output itself
-to bfloat16 (tests/test_kernels.py checks it). On a CPU half matmuls are slower than float32 ones on
-most processors, so half inputs are computed in float32 there.
+Half precision. For bfloat16 (or float16) inputs off the CPU, one product with a [K, *] side, the
+state read W S (2 of the 13 MFLOP per chunk and head at c = 64, K = V = 128), reads half factors and
+accumulates in float32 inside the GEMM. Everything else stays in float32: the [c, c] products (Q K^T,
+K K^T, L^-1 V, L^-1 K, the scores times the new values), the decays, the UT solve, the scan, and the
+chunk maps K~^T W, K~^T U and the read Q S. Measured against float64 (bench/bench_kernels.py's inputs,
+emulated on a CPU), the maps and Q S in half were harmless for gates that forget in ~5 tokens (1.8e-3,
+floor 1.7e-3) but gave 4.0e-3 for gates that remember ~250 (--decay-shift 6): a rounded map carries its
+error into every later state, and Q S reads a state slow gates let grow. In float32 they give 1.78e-3
+there (1.07x the floor set by rounding the output itself to bfloat16; tests/test_kernels.py checks both).
+On a CPU half matmuls are slower than float32 ones on most processors, so half inputs are computed in
+float32 there.
 """
 from __future__ import annotations
 
@@ -61,7 +64,9 @@ import torch
 from gdn.ops.fused import fused_available, fused_chunk_forward
 from gdn.ops.inputs import check_inputs, l2_normalize, working_dtype
 from gdn.ops.matmul import matmul_dtype, mm, mm_add, mm_add_
+from gdn.ops.options import Options, apply_options, final_state_layout
 from gdn.ops.scan import scan_block
+from gdn.ops.varlen import per_sequence, sequence_bounds
 
 # The chunk length every caller uses unless it has a measured reason not to (the Qwen3.5 model and
 # the demo training included): 64 is what fla and transformers use.
@@ -75,7 +80,9 @@ PER_CHANNEL_BLOCK_ELEMENTS = 1 << 26
 
 
 def chunk_gated_delta_rule(q, k, v, g, beta, *, chunk_size=CHUNK_SIZE, scale=None, initial_state=None,
-                           output_final_state=False, use_qk_l2norm_in_kernel=False, validate=True):
+                           output_final_state=False, use_qk_l2norm_in_kernel=False, validate=True,
+                           cu_seqlens=None, use_gate_in_kernel=False, A_log=None, dt_bias=None,
+                           use_beta_sigmoid_in_kernel=False, allow_neg_eigval=False, state_v_first=False):
     """Gated delta rule in chunks of `chunk_size` tokens (any T, any chunk size >= 1).
 
     q, k: [B, T, HK, K] queries and keys; v: [B, T, HV, V] values, HV a multiple of HK.
@@ -84,33 +91,46 @@ def chunk_gated_delta_rule(q, k, v, g, beta, *, chunk_size=CHUNK_SIZE, scale=Non
     scale: multiplies q; None means K ** -0.5.
     initial_state: [B, HV, K, V] or None (zeros).
     validate: raise ValueError on NaN/Inf inputs, g > 0 or beta outside [0, 1] (False skips the check).
+    cu_seqlens: LongTensor [N + 1], N sequences packed in a batch of one (gdn.ops.varlen); then
+    initial_state and the final state are [N, HV, K, V], one per sequence.
+    use_gate_in_kernel (g is the raw gate input a, with A_log and dt_bias [HV]), use_beta_sigmoid_in_kernel
+    (beta as logits; allow_neg_eigval doubles the sigmoid), state_v_first (states [.., V, K]): fla's input
+    forms, gdn.ops.options.
     Returns o: [B, T, HV, V] in v's dtype, and the final state [B, HV, K, V] (float32, or float64
     for float64 inputs; never downcast) when output_final_state, else None.
     """
     if int(chunk_size) < 1:
         raise ValueError(f"chunk_size must be a positive integer, got {chunk_size}")
     chunk_size = int(chunk_size)
-    verdict = check_inputs(q, k, v, g, beta, initial_state, validate)   # on a GPU: read after the work is queued
+    opts = Options(use_gate_in_kernel, A_log, dt_bias, use_beta_sigmoid_in_kernel, allow_neg_eigval, state_v_first)
+    g, beta, initial_state = apply_options(g, beta, initial_state, opts)
+    bounds = None if cu_seqlens is None else sequence_bounds(cu_seqlens, q.shape[0], q.shape[1])
+    n_states = q.shape[0] if bounds is None else len(bounds) - 1
+    verdict = check_inputs(q, k, v, g, beta, initial_state, validate, beta_max=opts.beta_max,
+                           n_states=n_states)                                # on a GPU: read after the work is queued
     dtype = working_dtype(q, k, v, g, beta, initial_state)
     B, T, HK, K = q.shape
     HV, V = v.shape[2], v.shape[3]
     if initial_state is None:
-        S = torch.zeros(B, HV, K, V, dtype=dtype, device=v.device)
+        S = torch.zeros(n_states, HV, K, V, dtype=dtype, device=v.device)
     else:
         S = initial_state.to(dtype).clone()
-    on_cpu = q.device.type == "cpu"
     scale = K ** -0.5 if scale is None else scale
     if fused_available(q, v, beta, S, chunk_size) and not grads_needed(q, k, v, g, beta, S):
-        o, S = fused_chunk_forward(q, k, v, g, beta, S.view(B * HV, K, V), chunk_size=chunk_size, scale=scale,
-                                   l2norm=use_qk_l2norm_in_kernel)          # the GPU's Triton kernels
-        verdict()
-        return o, (S.view(B, HV, K, V) if output_final_state else None)
-    o, S = chunk_scan(q, k, v, g, beta, S, chunk_size=chunk_size, scale=scale,
-                      l2norm=use_qk_l2norm_in_kernel, chunks_per_block=1 if on_cpu else None,
-                      scan_maps=not on_cpu,
-                      matmul_dtype=dtype if on_cpu else matmul_dtype(v, dtype))
+        o, S = fused_chunk_forward(q, k, v, g, beta, S.view(n_states * HV, K, V), chunk_size=chunk_size,
+                                   scale=scale, l2norm=use_qk_l2norm_in_kernel, bounds=bounds)  # Triton
+        S = S.view(n_states, HV, K, V)
+    elif bounds is not None:                      # the torch path: one sequence at a time, each as its own call
+        o, S = per_sequence(chunk_gated_delta_rule, q, k, v, g, beta, bounds, S, chunk_size=chunk_size,
+                            scale=scale, use_qk_l2norm_in_kernel=use_qk_l2norm_in_kernel)
+    else:
+        on_cpu = q.device.type == "cpu"
+        o, S = chunk_scan(q, k, v, g, beta, S, chunk_size=chunk_size, scale=scale,
+                          l2norm=use_qk_l2norm_in_kernel, chunks_per_block=1 if on_cpu else None,
+                          scan_maps=not on_cpu,
+                          matmul_dtype=dtype if on_cpu else matmul_dtype(v, dtype))
     verdict()
-    return o, (S if output_final_state else None)
+    return o, final_state_layout(S if output_final_state else None, opts)
 
 
 def chunk_scan(q, k, v, g, beta, S, *, chunk_size: int, scale: float, l2norm: bool, chunks_per_block: int | None,
@@ -284,11 +304,12 @@ def _block(q, k, v, g, beta, S, md, scan_maps=True):
             # (their two [c, c] x [c, *] products) it costs 2c^2 V FLOP fewer per chunk and head (~9%)
             new_v = mm(inv_L_beta[rows], mm_add(v[rows], k_decayed[rows], S, md, alpha=-1), md)  # [BH, c, V]
         elif beta.dim() == 2:
-            new_v = mm_add(U[rows], W[rows], S, md, alpha=-1)          # [BH, c, V]  what each token writes
+            # in the working dtype: these new values also write the state (in scan_block only the outputs read them)
+            new_v = torch.baddbmm(U[rows], W[rows], S, alpha=-1)       # [BH, c, V]  what each token writes
         else:
             new_v = U[rows] - torch.einsum("nvij,njv->niv", M[rows], torch.bmm(k[rows], S))  # [BH, c, V]
-        outs.append(mm_add_(mm(q_decayed[rows], S, md), scores[rows], new_v, S.dtype))  # [BH, c, V]  old state + chunk
+        outs.append(torch.bmm(q_decayed[rows], S).baddbmm_(scores[rows], new_v))  # [BH, c, V]  old state + chunk
         # S is the kernel's own copy, and without autograd nothing else reads its old value: decay it in place
         S = S.mul_(chunk_decay[rows]) if in_place else S * chunk_decay[rows]
-        S = mm_add_(S, k_to_end[rows].transpose(1, 2), new_v, md)      # [BH, K, V]
+        S = mm_add_(S, k_to_end[rows].transpose(1, 2), new_v, S.dtype)  # [BH, K, V]
     return (outs[0][None] if len(outs) == 1 else torch.stack(outs)), S  # [n, BH, c, V]

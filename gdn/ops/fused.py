@@ -72,9 +72,12 @@ class Recipe:
 RECIPES = {torch.float32: Recipe(products=1, refine=True, half_w=False),
            torch.bfloat16: Recipe(products=3, refine=False, half_w=True)}
 RECIPES[torch.float16] = RECIPES[torch.bfloat16]
-# State columns per program (see "Measured"): the walk has few programs at B = 1 (heads x V / 16 = 128 on
-# 132 multiprocessors), the output one per chunk as well.
-WALK_COLUMNS, OUTPUT_COLUMNS = 16, 64
+# The walk's launch shapes, widest first: (state columns per program, warps). It has few programs at B = 1
+# (heads x V / 16 = 128 on 132 multiprocessors, see "Measured"); with more sequences, fewer and fuller
+# programs (see walk_launch). The output has one program per chunk as well: 64 columns.
+WALK_SHAPES = ((64, 8), (32, 4), (16, 4))
+WALK_MIN_PROGRAMS = 128
+OUTPUT_COLUMNS = 64
 PREP_WARPS = 4             # 8 took 8 % longer in bfloat16, 8 % in float32 (T = 32768)
 
 
@@ -98,38 +101,75 @@ def _triton_installed() -> bool:
     return importlib.util.find_spec("triton") is not None
 
 
+def chunk_table(bounds: list[int], C: int, device) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, int]:
+    """For packed sequences (cu_seqlens as a host list, gdn.ops.varlen): every chunk's first row [chunks]
+    and its sequence's end row [chunks], and each sequence's first chunk [N + 1] (its chunks are
+    first[s] .. first[s + 1] - 1), int32 on `device` in one copy; and the number of chunks."""
+    starts, stops, first = [], [], [0]
+    for bos, eos in zip(bounds, bounds[1:]):
+        starts += range(bos, eos, C)
+        stops += [eos] * (len(starts) - first[-1])
+        first.append(len(starts))
+    table = torch.tensor(starts + stops + first, dtype=torch.int32).to(device, non_blocking=True)
+    n = len(starts)
+    return table[:n], table[n:2 * n], table[2 * n:], n
+
+
+def walk_launch(walks: int, V: int) -> tuple[int, int]:
+    """(state columns per walk program, warps) for `walks` = sequences x value heads: the widest block of
+    WALK_SHAPES that still launches WALK_MIN_PROGRAMS programs, else the narrowest (see "Measured")."""
+    for columns, warps in WALK_SHAPES:
+        if columns <= V and walks * (V // columns) >= WALK_MIN_PROGRAMS:
+            return columns, warps
+    columns, warps = WALK_SHAPES[-1]
+    return min(columns, V), warps
+
+
 def fused_chunk_forward(q, k, v, g, beta, S, *, chunk_size: int, scale: float, l2norm: bool,
-                        recipe: Recipe | None = None):
-    """q, k: [B, T, HK, K]; v: [B, T, HV, V]; g, beta: [B, T, HV]; S: [B*HV, K, V] float32, the state
-    before the first token. Returns o [B, T, HV, V] in v's dtype and the final state [B*HV, K, V].
+                        recipe: Recipe | None = None, bounds: list[int] | None = None):
+    """q, k: [B, T, HK, K]; v: [B, T, HV, V]; g, beta: [B, T, HV]; S: [N*HV, K, V] float32, each
+    sequence's state before its first token. bounds: cu_seqlens as a host list (N sequences packed in a
+    batch of one, gdn.ops.varlen), or None for B sequences of T tokens (N = B). Returns o [B, T, HV, V] in
+    v's dtype and the final states [N*HV, K, V].
     recipe: None for RECIPES by v's dtype (the tests run each recipe on float32 inputs too)."""
     from gdn.ops import fused_kernels as kernels
     B, T, HK, K = q.shape
     HV, V = v.shape[2], v.shape[3]
-    C, BH = chunk_size, B * HV
-    n = -(-T // C)
+    C = chunk_size
     half = v.dtype in (torch.bfloat16, torch.float16)
     recipe = RECIPES[v.dtype] if recipe is None else recipe
     prec = recipe.products
     q, k, v, g, beta = (x.contiguous() for x in (q, k, v, g, beta))
-    W = torch.empty(BH, n, C, K, dtype=v.dtype if half and recipe.half_w else torch.float32, device=v.device)
-    U = torch.empty(BH, n, C, V, dtype=torch.float32, device=v.device)
-    key_rows = torch.empty(BH, n, C, dtype=torch.float32, device=v.device)   # Kd = diag(key_rows) K_raw
-    chunk_decay = torch.empty(BH, n, dtype=torch.float32, device=v.device)
-    kernels.prep_kernel[(n, BH)](k, v, g, beta, W, U, key_rows, chunk_decay, T, HK, HV, n,
-                                 C=C, K=K, V=V, GROUP=HV // HK, L2NORM=l2norm, PREC=prec,
-                                 REFINE=recipe.refine, num_warps=PREP_WARPS)
-    states = torch.empty(BH, n, K, V, dtype=torch.float32, device=v.device)   # S_i, entering chunk i
+    varlen = bounds is not None
+    if varlen:
+        starts, stops, seq_chunks, n = chunk_table(bounds, C, v.device)
+        N, n_per = len(bounds) - 1, 0
+    else:
+        N, n_per = B, -(-T // C)
+        n = B * n_per
+        starts = stops = seq_chunks = S                   # not read: any pointer will do
+    rows = dict(T=T, HK=HK, HV=HV, n_per=n_per, n_chunks=n)
+    W = torch.empty(HV, n, C, K, dtype=v.dtype if half and recipe.half_w else torch.float32, device=v.device)
+    U = torch.empty(HV, n, C, V, dtype=torch.float32, device=v.device)
+    key_rows = torch.empty(HV, n, C, dtype=torch.float32, device=v.device)    # Kd = diag(key_rows) K_raw
+    chunk_decay = torch.empty(HV, n, dtype=torch.float32, device=v.device)
+    if n:
+        kernels.prep_kernel[(n, HV)](k, v, g, beta, W, U, key_rows, chunk_decay, starts, stops, **rows,
+                                     C=C, K=K, V=V, GROUP=HV // HK, VARLEN=varlen, L2NORM=l2norm, PREC=prec,
+                                     REFINE=recipe.refine, num_warps=PREP_WARPS)
+    states = torch.empty(HV, n, K, V, dtype=torch.float32, device=v.device)   # S_i, entering chunk i
     new_v = torch.empty_like(U)                                                # N_i
     S_end = torch.empty_like(S)
-    walk_columns = min(WALK_COLUMNS, V)
-    kernels.walk_kernel[(BH, V // walk_columns)](k, W, U, key_rows, chunk_decay, S.contiguous(), states, new_v,
-                                                 S_end, T, HK, HV, n, C=C, K=K, V=V, BV=walk_columns,
-                                                 GROUP=HV // HK, PREC=prec, INTERPRET=INTERPRETED,
-                                                 num_warps=4, num_stages=2)
+    columns, warps = walk_launch(N * HV, V)
+    kernels.walk_kernel[(N * HV, V // columns)](k, W, U, key_rows, chunk_decay, S.contiguous(), states, new_v, S_end,
+                                                starts, stops, seq_chunks, **rows, C=C, K=K, V=V, BV=columns,
+                                                GROUP=HV // HK, VARLEN=varlen, PREC=prec, INTERPRET=INTERPRETED,
+                                                num_warps=warps, num_stages=2)
     o = torch.empty(v.shape, dtype=v.dtype, device=v.device)
     out_columns = min(OUTPUT_COLUMNS, V)
-    kernels.output_kernel[(n, BH, V // out_columns)](q, k, g, states, new_v, o, scale, T, HK, HV, n,
-                                                     C=C, K=K, V=V, BV=out_columns, GROUP=HV // HK, L2NORM=l2norm,
-                                                     PREC=prec, num_warps=4, num_stages=3)
+    if n:
+        kernels.output_kernel[(n, HV, V // out_columns)](q, k, g, states, new_v, o, starts, stops, scale, **rows,
+                                                         C=C, K=K, V=V, BV=out_columns, GROUP=HV // HK,
+                                                         VARLEN=varlen, L2NORM=l2norm, PREC=prec, num_warps=4,
+                                                         num_stages=3)
     return o, S_end

@@ -1,9 +1,13 @@
 """The Triton kernels behind gdn.ops.fused (which says what they compute, in which precision, and when
 they run). Three kernels, in the order they are launched:
 
-    prep    one program per chunk and head: decays, the UT solve, U, W and the keys' row factors
-    walk    one program per head and block of BV state columns: the states entering every chunk, in order
-    output  one program per chunk, head and block of BV columns: every token's output
+    prep    one program per chunk and value head: decays, the UT solve, U, W and the keys' row factors
+    walk    one program per sequence, value head and block of BV state columns: the states entering
+            every chunk of the sequence, in order
+    output  one program per chunk, value head and block of BV columns: every token's output
+
+A chunk never crosses a sequence's end: with cu_seqlens (VARLEN) each chunk's first row and its
+sequence's end come from a chunk table, else they are computed from B equal sequences of T tokens.
 
 Every product goes through `_dot`, whose PREC chooses how float32 factors meet the tensor cores.
 """
@@ -119,49 +123,66 @@ def _normalised(x, L2NORM: tl.constexpr):
 
 
 @triton.jit
-def prep_kernel(k_ptr, v_ptr, g_ptr, beta_ptr, w_ptr, u_ptr, key_rows_ptr, decay_ptr, T, HK, HV, n_chunks,
-                C: tl.constexpr, K: tl.constexpr, V: tl.constexpr, GROUP: tl.constexpr,
+def _chunk_rows(i, starts_ptr, stops_ptr, T, n_per, C: tl.constexpr, VARLEN: tl.constexpr):
+    """Chunk i's rows [C] into the [B*T] packed rows and which of them are tokens of its sequence.
+    VARLEN: the chunk table's start and sequence end (gdn.ops.fused.chunk_table); else B sequences of T
+    tokens, n_per chunks each, chunk i being chunk i % n_per of sequence i // n_per."""
+    if VARLEN:
+        start = tl.load(starts_ptr + i).to(tl.int64)
+        stop = tl.load(stops_ptr + i).to(tl.int64)
+    else:
+        b = (i // n_per).to(tl.int64)
+        start = b * T + (i % n_per) * C
+        stop = b * T + T
+    rows = start + tl.arange(0, C)
+    return rows, rows < stop
+
+
+@triton.jit
+def prep_kernel(k_ptr, v_ptr, g_ptr, beta_ptr, w_ptr, u_ptr, key_rows_ptr, decay_ptr, starts_ptr, stops_ptr,
+                T, HK, HV, n_per, n_chunks,
+                C: tl.constexpr, K: tl.constexpr, V: tl.constexpr, GROUP: tl.constexpr, VARLEN: tl.constexpr,
                 L2NORM: tl.constexpr, PREC: tl.constexpr, REFINE: tl.constexpr):
-    """Chunk i of head bh: W = L^-1 diag(beta e^gamma) K [C, K], U = L^-1 diag(beta) V [C, V], the keys'
+    """Chunk i of value head hv: W = L^-1 diag(beta e^gamma) K [C, K], U = L^-1 diag(beta) V [C, V], the keys'
     row factors [C] (normalisation times the decay to the chunk end: Kd = diag(factor) K_raw) and e^gamma_C,
-    stored head-major ([BH, n, C, *], the walk's order). Kd itself is not stored: rounded to bfloat16 it
-    was the largest error once gates forget slowly (bench/fused_precision.py), and the walk reads the raw
-    keys, exact in their own dtype, where they lie."""
-    i, bh = tl.program_id(0), tl.program_id(1)
-    b, hv = bh // HV, bh % HV
+    stored head-major ([HV, chunks, C, *]: a walk's chunks lie together). Kd itself is not stored: rounded
+    to bfloat16 it was the largest error once gates forget slowly (bench/fused_precision.py), and the walk
+    reads the raw keys, exact in their own dtype, where they lie."""
+    i, hv = tl.program_id(0), tl.program_id(1)
     rc = tl.arange(0, C)
-    t = i * C + rc
-    live = t < T                                   # rows past T: zero keys, values and beta, g = 0 (no decay)
-    k_raw = _load_rows(k_ptr, b * T + t, live, hv // GROUP, HK, K)                        # [C, K]
+    t, live = _chunk_rows(i, starts_ptr, stops_ptr, T, n_per, C, VARLEN)   # rows past the sequence: zero keys,
+    k_raw = _load_rows(k_ptr, t, live, hv // GROUP, HK, K)                  # values and beta, g = 0 (no decay)
     norm = _norm_factor(k_raw, L2NORM)                                                 # [C]
     k = k_raw * norm[:, None]
-    v = _load_rows(v_ptr, b * T + t, live, hv, HV, V)                                  # [C, V]
-    gb_at = (b * T + t).to(tl.int64) * HV + hv
+    v = _load_rows(v_ptr, t, live, hv, HV, V)                                          # [C, V]
+    gb_at = t * HV + hv
     g = tl.load(g_ptr + gb_at, mask=live, other=0.0).to(tl.float32)
     beta = tl.load(beta_ptr + gb_at, mask=live, other=0.0).to(tl.float32)
     Gamma, decay, to_end = _chunk_decays(g, C)
     A = tl.where(rc[None, :] < rc[:, None], _dot(k, tl.trans(k), PREC) * Gamma * beta[:, None], 0.0)
     inv_L_beta = _unit_lower_inverse(A, C, REFINE) * beta[None, :]                             # [C, C]
-    row = (bh * n_chunks + i).to(tl.int64) * C + rc                                     # [C]
+    at = hv.to(tl.int64) * n_chunks + i
+    row = at * C + rc                                                                  # [C]
     ck, cv = row[:, None] * K + tl.arange(0, K)[None, :], row[:, None] * V + tl.arange(0, V)[None, :]
     tl.store(u_ptr + cv, _dot(inv_L_beta, v, PREC))
     tl.store(w_ptr + ck, _dot(inv_L_beta * decay[None, :], k, PREC).to(w_ptr.dtype.element_ty))
     tl.store(key_rows_ptr + row, norm * to_end)
-    tl.store(decay_ptr + bh * n_chunks + i, tl.sum(tl.where(rc == C - 1, decay, 0.0), axis=0))
+    tl.store(decay_ptr + at, tl.sum(tl.where(rc == C - 1, decay, 0.0), axis=0))
 
 
 @triton.jit
-def _walk_step(S, at, i, k_ptr, w_ptr, u_ptr, key_rows_ptr, decay_ptr, states_ptr, new_v_ptr, rv, b, T, HK, head,
-               C: tl.constexpr, K: tl.constexpr, V: tl.constexpr, PREC: tl.constexpr):
-    """Chunk i (`at` = bh * n + i): store the state entering it and its new values N = U - W S [C, BV];
-    return the state after it, e^gamma_C S + Kd^T N, as K_raw^T (diag(row factor) N)."""
+def _walk_step(S, i, at, k_ptr, w_ptr, u_ptr, key_rows_ptr, decay_ptr, states_ptr, new_v_ptr, starts_ptr, stops_ptr,
+               rv, T, HK, head, n_per, C: tl.constexpr, K: tl.constexpr, V: tl.constexpr, VARLEN: tl.constexpr,
+               PREC: tl.constexpr):
+    """Chunk i (stored at row block `at` = hv * chunks + i): store the state entering it and its new values
+    N = U - W S [C, BV]; return the state after it, e^gamma_C S + Kd^T N, as K_raw^T (diag(row factor) N)."""
     rc, rk = tl.arange(0, C), tl.arange(0, K)
     tl.store(states_ptr + (at * K + rk[:, None]) * V + rv[None, :], S)
     ck = (at * C + rc[:, None]) * K + rk[None, :]                                       # [C, K]
     cv = (at * C + rc[:, None]) * V + rv[None, :]                                       # [C, BV]
     w = tl.load(w_ptr + ck).to(tl.float32)                                              # half: widened
-    t = i * C + rc
-    k = _load_rows(k_ptr, b * T + t, t < T, head, HK, K)                                # [C, K]  raw, 0 past T
+    t, live = _chunk_rows(i, starts_ptr, stops_ptr, T, n_per, C, VARLEN)
+    k = _load_rows(k_ptr, t, live, head, HK, K)                                         # [C, K]  raw, 0 past the end
     new_v = tl.load(u_ptr + cv) - _dot(w, S, PREC)
     scaled = new_v * tl.load(key_rows_ptr + at * C + rc)[:, None]
     S = S * tl.load(decay_ptr + at) + _dot(tl.trans(k), scaled, PREC)
@@ -170,50 +191,56 @@ def _walk_step(S, at, i, k_ptr, w_ptr, u_ptr, key_rows_ptr, decay_ptr, states_pt
 
 
 @triton.jit
-def walk_kernel(k_ptr, w_ptr, u_ptr, key_rows_ptr, decay_ptr, s0_ptr, states_ptr, new_v_ptr, s_end_ptr, T, HK, HV,
-                n_chunks, C: tl.constexpr, K: tl.constexpr, V: tl.constexpr, BV: tl.constexpr, GROUP: tl.constexpr,
-                PREC: tl.constexpr, INTERPRET: tl.constexpr):
-    bh = tl.program_id(0)
-    b, head = bh // HV, bh % HV // GROUP
+def walk_kernel(k_ptr, w_ptr, u_ptr, key_rows_ptr, decay_ptr, s0_ptr, states_ptr, new_v_ptr, s_end_ptr,
+                starts_ptr, stops_ptr, seq_chunks_ptr, T, HK, HV, n_per, n_chunks,
+                C: tl.constexpr, K: tl.constexpr, V: tl.constexpr, BV: tl.constexpr, GROUP: tl.constexpr,
+                VARLEN: tl.constexpr, PREC: tl.constexpr, INTERPRET: tl.constexpr):
+    """Sequence s, value head hv (program 0 = s * HV + hv), state columns of block pid 1: the states
+    entering each of the sequence's chunks, in order, from its initial state to its final one."""
+    sh = tl.program_id(0)
+    s, hv = sh // HV, sh % HV
+    head = hv // GROUP
     rv = tl.program_id(1) * BV + tl.arange(0, BV)
-    s_at = bh * K * V + tl.arange(0, K)[:, None] * V + rv[None, :]                      # [K, BV]
+    s_at = sh.to(tl.int64) * K * V + tl.arange(0, K)[:, None] * V + rv[None, :]        # [K, BV]
     S = tl.load(s0_ptr + s_at)
-    first = bh.to(tl.int64) * n_chunks
+    if VARLEN:
+        first, last = tl.load(seq_chunks_ptr + s), tl.load(seq_chunks_ptr + s + 1)
+    else:
+        first, last = s * n_per, s * n_per + n_per
+    rows = hv.to(tl.int64) * n_chunks
     if INTERPRET:
         # Triton's CPU interpreter (the tests) cannot take a runtime bound through range() (it int()s a
         # one-element array, which NumPy 2 refuses); a while loop is the same walk
-        i = 0
-        while i < n_chunks:
-            S = _walk_step(S, first + i, i, k_ptr, w_ptr, u_ptr, key_rows_ptr, decay_ptr, states_ptr, new_v_ptr, rv,
-                           b, T, HK, head, C, K, V, PREC)
+        i = first
+        while i < last:
+            S = _walk_step(S, i, rows + i, k_ptr, w_ptr, u_ptr, key_rows_ptr, decay_ptr, states_ptr, new_v_ptr,
+                           starts_ptr, stops_ptr, rv, T, HK, head, n_per, C, K, V, VARLEN, PREC)
             i += 1
     else:                                 # range(): the compiler can prefetch chunk i + 1's factors
-        for i in range(n_chunks):
-            S = _walk_step(S, first + i, i, k_ptr, w_ptr, u_ptr, key_rows_ptr, decay_ptr, states_ptr, new_v_ptr, rv,
-                           b, T, HK, head, C, K, V, PREC)
+        for i in range(first, last):
+            S = _walk_step(S, i, rows + i, k_ptr, w_ptr, u_ptr, key_rows_ptr, decay_ptr, states_ptr, new_v_ptr,
+                           starts_ptr, stops_ptr, rv, T, HK, head, n_per, C, K, V, VARLEN, PREC)
     tl.store(s_end_ptr + s_at, S)
 
 
 @triton.jit
-def output_kernel(q_ptr, k_ptr, g_ptr, states_ptr, new_v_ptr, o_ptr, scale, T, HK, HV, n_chunks,
-                  C: tl.constexpr, K: tl.constexpr, V: tl.constexpr, BV: tl.constexpr, GROUP: tl.constexpr,
-                  L2NORM: tl.constexpr, PREC: tl.constexpr):
-    """Chunk i of head bh, columns of block pid 2: O = diag(e^gamma) Q S_i + (Q K^T * Gamma) N, written
+def output_kernel(q_ptr, k_ptr, g_ptr, states_ptr, new_v_ptr, o_ptr, starts_ptr, stops_ptr, scale, T, HK, HV, n_per,
+                  n_chunks, C: tl.constexpr, K: tl.constexpr, V: tl.constexpr, BV: tl.constexpr, GROUP: tl.constexpr,
+                  VARLEN: tl.constexpr, L2NORM: tl.constexpr, PREC: tl.constexpr):
+    """Chunk i of value head hv, columns of block pid 2: O = diag(e^gamma) Q S_i + (Q K^T * Gamma) N, written
     straight into o [B, T, HV, V]."""
-    i, bh = tl.program_id(0), tl.program_id(1)
-    b, hv = bh // HV, bh % HV
+    i, hv = tl.program_id(0), tl.program_id(1)
     rc, rk = tl.arange(0, C), tl.arange(0, K)
     rv = tl.program_id(2) * BV + tl.arange(0, BV)
-    t = i * C + rc
-    live = t < T
-    q = _normalised(_load_rows(q_ptr, b * T + t, live, hv // GROUP, HK, K), L2NORM) * scale
-    k = _normalised(_load_rows(k_ptr, b * T + t, live, hv // GROUP, HK, K), L2NORM)
-    g = tl.load(g_ptr + (b * T + t).to(tl.int64) * HV + hv, mask=live, other=0.0).to(tl.float32)
+    t, live = _chunk_rows(i, starts_ptr, stops_ptr, T, n_per, C, VARLEN)
+    q = _normalised(_load_rows(q_ptr, t, live, hv // GROUP, HK, K), L2NORM) * scale
+    k = _normalised(_load_rows(k_ptr, t, live, hv // GROUP, HK, K), L2NORM)
+    g = tl.load(g_ptr + t * HV + hv, mask=live, other=0.0).to(tl.float32)
     Gamma, decay, _ = _chunk_decays(g, C)
     scores = _dot(q, tl.trans(k), PREC) * Gamma                                         # [C, C]  lower
-    at = bh.to(tl.int64) * n_chunks + i
+    at = hv.to(tl.int64) * n_chunks + i
     S = tl.load(states_ptr + (at * K + rk[:, None]) * V + rv[None, :])                 # [K, BV]
     new_v = tl.load(new_v_ptr + (at * C + rc[:, None]) * V + rv[None, :])              # [C, BV]
     o = _dot(q * decay[:, None], S, PREC) + _dot(scores, new_v, PREC)
-    o_at = ((b * T + t).to(tl.int64)[:, None] * HV + hv) * V + rv[None, :]
+    o_at = (t[:, None] * HV + hv) * V + rv[None, :]
     tl.store(o_ptr + o_at, o.to(o_ptr.dtype.element_ty), mask=live[:, None])

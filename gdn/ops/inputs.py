@@ -41,8 +41,9 @@ def l2_normalize(x: torch.Tensor, eps: float = 1e-6, scale: float = 1.0) -> torc
     return x * (factor if scale == 1.0 else factor * scale)
 
 
-def check_shapes(q, k, v, g, beta, initial_state) -> None:
-    """Raise ValueError naming the offending argument and shapes."""
+def check_shapes(q, k, v, g, beta, initial_state, n_states: int | None = None) -> None:
+    """Raise ValueError naming the offending argument and shapes. n_states: how many initial states
+    (one per sequence: N with cu_seqlens, see gdn.ops.varlen; None for B)."""
     for name, x in (("q", q), ("k", k), ("v", v)):
         if x.dim() != 4:
             raise ValueError(f"{name} must be 4-D [B, T, heads, dim], got shape {tuple(x.shape)}")
@@ -63,14 +64,16 @@ def check_shapes(q, k, v, g, beta, initial_state) -> None:
     devices = {x.device for x in (q, k, v, g, beta, initial_state) if x is not None}
     if len(devices) > 1:
         raise ValueError(f"all inputs must be on one device, got {sorted(str(d) for d in devices)}")
-    if initial_state is not None and tuple(initial_state.shape) != (B, HV, K, V):
-        raise ValueError(
-            f"initial_state must be [B, HV, K, V] = {(B, HV, K, V)}, got {tuple(initial_state.shape)}")
+    N = B if n_states is None else n_states
+    if initial_state is not None and tuple(initial_state.shape) != (N, HV, K, V):
+        what = "[B, HV, K, V]" if n_states is None else "[N, HV, K, V] (one per sequence of cu_seqlens)"
+        raise ValueError(f"initial_state must be {what} = {(N, HV, K, V)}, got {tuple(initial_state.shape)}")
 
 
-def check_values(q, k, v, g, beta, initial_state) -> Callable[[], None]:
+def check_values(q, k, v, g, beta, initial_state, beta_max: float = 1.0) -> Callable[[], None]:
     """Screen the values the rule is not defined for: NaN or Inf anywhere, g > 0 (a gate above 1 would
-    amplify the memory; g = -inf, alpha = 0, is allowed), or beta outside [0, 1]. Returns `verdict`, which
+    amplify the memory; g = -inf, alpha = 0, is allowed), or beta outside [0, beta_max] (beta_max is 2
+    only for fla's allow_neg_eigval, gdn.ops.options). Returns `verdict`, which
     raises a ValueError naming each offending argument (or returns None when all is well).
 
     Each input is screened by a few numbers, one fast pass each: q, k, v (and the initial state) by
@@ -97,9 +100,9 @@ def check_values(q, k, v, g, beta, initial_state) -> Callable[[], None]:
             (torch.isnan(g).any(), "g contains NaN"),
             ((g > 0).any(), "g must be <= 0 (log decay: alpha = exp(g) lies in [0, 1]) but has positive values"))))
     if beta.numel():
-        screens.append((list(torch.aminmax(beta)), lambda ends: 0 <= ends[0] and ends[1] <= 1, lambda: _flagged(
+        screens.append((list(torch.aminmax(beta)), lambda ends: 0 <= ends[0] and ends[1] <= beta_max, lambda: _flagged(
             (~torch.isfinite(beta).all(), "beta contains NaN or Inf"),
-            (((beta < 0) | (beta > 1)).any(), "beta must lie in [0, 1]"))))
+            (((beta < 0) | (beta > beta_max)).any(), f"beta must lie in [0, {beta_max:g}]"))))
     if not screens:
         return _fine
     values = [value for vs, _, _ in screens for value in vs]
@@ -136,15 +139,17 @@ def _fine() -> None:
     """The verdict when there is nothing to check, or checks are off."""
 
 
-def check_inputs(q, k, v, g, beta, initial_state, validate: bool) -> Callable[[], None]:
+def check_inputs(q, k, v, g, beta, initial_state, validate: bool, *, beta_max: float = 1.0,
+                 n_states: int | None = None) -> Callable[[], None]:
     """Shapes always (at once: they cost nothing); values unless the caller opts out (validate=False,
     for research on bad inputs). Returns the values' verdict: call it once the kernel's work is queued."""
-    check_shapes(q, k, v, g, beta, initial_state)
-    return check_values(q, k, v, g, beta, initial_state) if validate else _fine
+    check_shapes(q, k, v, g, beta, initial_state, n_states)
+    return check_values(q, k, v, g, beta, initial_state, beta_max) if validate else _fine
 
 
-def prepare(q, k, v, g, beta, *, scale, initial_state, use_qk_l2norm_in_kernel, validate=True) -> KernelInputs:
-    verdict = check_inputs(q, k, v, g, beta, initial_state, validate)
+def prepare(q, k, v, g, beta, *, scale, initial_state, use_qk_l2norm_in_kernel, validate=True,
+            beta_max: float = 1.0) -> KernelInputs:
+    verdict = check_inputs(q, k, v, g, beta, initial_state, validate, beta_max=beta_max)
     B, T, HK, K = q.shape
     HV, V = v.shape[2], v.shape[3]
     dtype = working_dtype(q, k, v, g, beta, initial_state)

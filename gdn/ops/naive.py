@@ -12,10 +12,14 @@ from __future__ import annotations
 import torch
 
 from gdn.ops.inputs import prepare
+from gdn.ops.options import Options, apply_options, final_state_layout
+from gdn.ops.varlen import packed
 
 
 def recurrent_gated_delta_rule(q, k, v, g, beta, *, scale=None, initial_state=None,
-                               output_final_state=False, use_qk_l2norm_in_kernel=False, validate=True):
+                               output_final_state=False, use_qk_l2norm_in_kernel=False, validate=True,
+                               cu_seqlens=None, use_gate_in_kernel=False, A_log=None, dt_bias=None,
+                               use_beta_sigmoid_in_kernel=False, allow_neg_eigval=False, state_v_first=False):
     """Gated delta rule as a token loop (reference).
 
     q, k: [B, T, HK, K] queries and keys; v: [B, T, HV, V] values, HV a multiple of HK.
@@ -24,11 +28,22 @@ def recurrent_gated_delta_rule(q, k, v, g, beta, *, scale=None, initial_state=No
     scale: multiplies q; None means K ** -0.5.
     initial_state: [B, HV, K, V] or None (zeros).
     validate: raise ValueError on NaN/Inf inputs, g > 0 or beta outside [0, 1] (False skips the check).
+    cu_seqlens: LongTensor [N + 1], N sequences packed in a batch of one (gdn.ops.varlen); then
+    initial_state and the final state are [N, HV, K, V].
+    use_gate_in_kernel (with A_log, dt_bias), use_beta_sigmoid_in_kernel, allow_neg_eigval,
+    state_v_first: fla's input forms (gdn.ops.options).
     Returns o: [B, T, HV, V] in v's dtype, and the final state [B, HV, K, V] (float32, or float64
     for float64 inputs) when output_final_state, else None.
     """
+    opts = Options(use_gate_in_kernel, A_log, dt_bias, use_beta_sigmoid_in_kernel, allow_neg_eigval, state_v_first)
+    g, beta, initial_state = apply_options(g, beta, initial_state, opts)
+    if cu_seqlens is not None:
+        o, S = packed(recurrent_gated_delta_rule, q, k, v, g, beta, cu_seqlens, initial_state=initial_state,
+                      output_final_state=output_final_state, validate=validate, beta_max=opts.beta_max,
+                      scale=scale, use_qk_l2norm_in_kernel=use_qk_l2norm_in_kernel)
+        return o, final_state_layout(S, opts)
     x = prepare(q, k, v, g, beta, scale=scale, initial_state=initial_state,
-                use_qk_l2norm_in_kernel=use_qk_l2norm_in_kernel, validate=validate)
+                use_qk_l2norm_in_kernel=use_qk_l2norm_in_kernel, validate=validate, beta_max=opts.beta_max)
     S = x.state                                                    # [B, HV, K, V]
     outputs = []
     for t in range(x.v.shape[2]):
@@ -40,4 +55,4 @@ def recurrent_gated_delta_rule(q, k, v, g, beta, *, scale=None, initial_state=No
         outputs.append(torch.einsum("bhk,bhkv->bhv", q_t, S))      # [B, HV, V]     query after the write
     o = torch.stack(outputs, dim=1) if outputs else x.v.new_zeros(x.v.shape).transpose(1, 2)
     x.verdict()
-    return o.to(x.out_dtype), (S if output_final_state else None)  # o: [B, T, HV, V]
+    return o.to(x.out_dtype), final_state_layout(S if output_final_state else None, opts)  # o: [B, T, HV, V]

@@ -15,7 +15,7 @@ import threading
 import torch
 
 from gdn.lru import LRU
-from gdn.ops.matmul import mm, mm_add, mm_add_
+from gdn.ops.matmul import mm_add
 
 # Graphs kept (one per shape and dtype; the layers of one model share a shape). Each holds its
 # static A, B and states buffers: 3 x 0.5 GB at T = 32768, H = 16, K = V = 128 in float32.
@@ -102,17 +102,17 @@ def affine_scan(A: torch.Tensor, B: torch.Tensor, S0: torch.Tensor) -> torch.Ten
 def scan_block(q_decayed, scores, k_to_end, chunk_decay, U, W, S, md):
     """gdn.ops.chunk's state loop for n > 1 chunks of per-head beta, with one matmul per chunk in the loop.
     Chunk i maps its start state to S_{i+1} = A_i S_i + B_i (A_i = e^gamma_c I - k_to_end^T W,
-    B_i = k_to_end^T U); every other product needs only S_i and is batched over all chunks."""
+    B_i = k_to_end^T U); every other product needs only S_i and is batched over all chunks.
+    Only W S_i reads its factors in md (see chunk.py's Half precision): the chunk maps carry their
+    rounding into every later state, and Q S_i reads a state that slow gates let grow large."""
     BH, K, V = S.shape
     n = q_decayed.shape[0] // BH
-    # Half GEMMs: k_to_end and W each feed two products and S_before two: cast once each (one pass over
-    # [nBH, K, c] or [nBH, K, V] saved per reuse). In the working dtype .to is a no-op.
-    kT, W_md = k_to_end.transpose(1, 2).to(md), W.to(md)               # [nBH, K, c], [nBH, c, K]
-    A = mm(kT, W_md, md).to(S.dtype).neg_()                            # [nBH, K, K]
+    kT = k_to_end.transpose(1, 2)                                      # [nBH, K, c]
+    A = torch.bmm(kT, W).neg_()                                        # [nBH, K, K]
     A.diagonal(dim1=1, dim2=2).add_(chunk_decay[:, :, 0])              # + e^gamma_c I, on the diagonal only
-    B = mm(kT, U, md).to(S.dtype)                                      # [nBH, K, V]
+    B = torch.bmm(kT, U)                                               # [nBH, K, V]
     states = affine_scan(A.view(n, BH, K, K), B.view(n, BH, K, V), S)  # [n + 1, BH, K, V]
-    S_before = states[:-1].reshape(n * BH, K, V).to(md)                # [nBH, K, V]  state entering each chunk
-    new_v = U - mm(W_md, S_before, md).to(S.dtype) if md != S.dtype else mm_add(U, W, S_before, md, alpha=-1)
-    out = mm_add_(mm(q_decayed, S_before, md).to(S.dtype), scores, new_v, S.dtype)  # [nBH, c, V]
+    S_before = states[:-1].reshape(n * BH, K, V)                       # [nBH, K, V]  state entering each chunk
+    new_v = mm_add(U, W, S_before, md, alpha=-1)                       # [nBH, c, V]  U - W S_i
+    out = torch.bmm(q_decayed, S_before).baddbmm_(scores, new_v)       # [nBH, c, V]
     return out.view(n, BH, *out.shape[1:]), states[-1]

@@ -16,17 +16,28 @@ import torch.nn.functional as F
 
 from gdn.ops.chunk import CHUNK_SIZE, decays, wy_per_head
 from gdn.ops.inputs import l2_normalize
+from gdn.ops.varlen import sequence_bounds
 
 
-def state_norm_scan(k, v, g, beta, S0=None, chunk: int = CHUNK_SIZE):
+def state_norm_scan(k, v, g, beta, S0=None, chunk: int = CHUNK_SIZE, cu_seqlens=None):
     """k: [B, T, HK, K] raw keys (L2-normalised here, as the kernel does with use_qk_l2norm_in_kernel);
     v: [B, T, HV, V]; g: [B, T, HV] log decay <= 0; beta: [B, T, HV] in [0, 1]; S0: [B, HV, K, V] or None.
+    cu_seqlens: LongTensor [N + 1], N sequences packed in a batch of one (gdn.ops.varlen): each starts
+    from its own S0[n] ([N, HV, K, V]) and the final states are [N, HV, K, V].
     Returns norms [B, T, HV] and the final state [B, HV, K, V], float32 (float64 for float64 inputs),
     on the inputs' device."""
     if int(chunk) < 1:
         raise ValueError(f"chunk must be a positive integer, got {chunk}")
     if beta.dim() != 3:
         raise ValueError(f"beta must be [B, T, HV] (one per head) for the norm scan, got shape {tuple(beta.shape)}")
+    if cu_seqlens is not None:
+        bounds = sequence_bounds(cu_seqlens, k.shape[0], k.shape[1])
+        N, HV, K, V = len(bounds) - 1, v.shape[2], k.shape[3], v.shape[3]
+        if S0 is not None and tuple(S0.shape) != (N, HV, K, V):
+            raise ValueError(f"with cu_seqlens S0 must be [N, HV, K, V] = {(N, HV, K, V)}, got {tuple(S0.shape)}")
+        parts = [state_norm_scan(k[:, a:b], v[:, a:b], g[:, a:b], beta[:, a:b], None if S0 is None else S0[n:n + 1],
+                                 chunk) for n, (a, b) in enumerate(zip(bounds, bounds[1:]))]
+        return torch.cat([norms for norms, _ in parts], dim=1), torch.cat([S for _, S in parts], dim=0)
     B, T, HK, K = k.shape
     HV, V = v.shape[2], v.shape[3]
     dtype = torch.float64 if v.dtype == torch.float64 else torch.float32
