@@ -7,6 +7,12 @@ every FOLLOW_S), so a vote reaches the projector and a teacher's move reaches th
 without anyone touching anything. The teacher's secret stays in the teacher's session and in that
 browser's localStorage (so a reload or a reconnect to another replica keeps the room), never in the
 address the projector shows.
+
+The join link and its QR code point at the address phones reach (share.public_base: GDN_PUBLIC_URL, else
+browser.serverAddress when set), and carry no language: each phone reads its own. On a loopback address
+the room says that phones cannot open it and how to serve the class on the network. A presenter's
+clicker runs the room (assets/live/clicker.js): PageDown / → next (after a reveal, if the teacher chose
+so), PageUp / ← back, B blanks the projector; the keys never scroll it.
 """
 from __future__ import annotations
 
@@ -16,6 +22,7 @@ import time
 
 import streamlit as st
 from sqlalchemy.exc import SQLAlchemyError
+from streamlit.errors import StreamlitAPIException
 
 from gdn.figures.live import tally_html
 from gdn.i18n import t
@@ -24,7 +31,8 @@ from gdn.live.store import MAX_STUDENTS, LiveError, NoRoom, Room, Store
 from gdn.lru import LRU
 from app_pages._support import ui
 from app_pages._support.caches import BOUNDS
-from app_pages._support.share import qr_png, share_url
+from app_pages._support.escape import plain
+from app_pages._support.share import public_base, qr_png, share_url
 
 REFRESH_S = 0.5             # the projector's bars: a vote shows within a second (one read, three elements)
 FOLLOW_S = 1.0             # a phone: follows the teacher within 2 s (a poll is ~5 ms of replica CPU)
@@ -37,6 +45,9 @@ STUDENT_CSS = f"<style>\n{(ui.ASSETS / 'live' / 'student.css').read_text(encodin
 # crypto.getRandomValues, not randomUUID: the latter needs https, and a class server is often plain http.
 IDENTITY_JS = (ui.ASSETS / "live" / "identity.js").read_text(encoding="utf-8")
 _identity = st.components.v2.component("gdn_live_identity", js=IDENTITY_JS)
+CLICKER_JS = (ui.ASSETS / "live" / "clicker.js").read_text(encoding="utf-8")
+_clicker = st.components.v2.component("gdn_live_clicker", js=CLICKER_JS)
+TOKEN = re.compile(r"[A-Za-z0-9_-]{8,64}")
 
 
 @st.cache_resource(show_spinner=False)
@@ -60,14 +71,15 @@ def room_now(code: str) -> Room:
     return room
 
 
-def explain(error: Exception) -> str:
-    """A refused or failed request, in the student's or teacher's language."""
+def explain(error: Exception, student: bool = False) -> str:
+    """A refused or failed request, in the student's or teacher's language. An unreachable store is the
+    operator's to fix: the teacher reads what to check, a student only that the class will be back."""
     if isinstance(error, LiveError):
         return ui.tr(f"live.err_{error.reason}", code=str(error), n=MAX_STUDENTS)
-    return ui.tr("live.err_store", what=type(error).__name__)
+    return ui.tr("live.err_store_student") if student else ui.tr("live.err_store", what=type(error).__name__)
 
 
-def attempt(action, *args, **kwargs) -> bool:
+def attempt(action, *args, student: bool = False, **kwargs) -> bool:
     """Run a store action; a refusal or an unreachable store becomes a message under the buttons."""
     try:
         action(*args, **kwargs)
@@ -75,7 +87,7 @@ def attempt(action, *args, **kwargs) -> bool:
     except (LiveError, SQLAlchemyError, OSError, ValueError) as error:
         if not isinstance(error, LiveError):
             LOG.warning("live class: %s failed: %s", getattr(action, "__name__", action), error)
-        st.session_state["_live_message"] = explain(error)
+        st.session_state["_live_message"] = explain(error, student)
         return False
 
 
@@ -85,10 +97,18 @@ def show_message() -> None:
 
 
 def identity() -> dict:
-    """Mount the localStorage component; returns {"voter": id or None, "host": {"code", "secret"} or None}."""
+    """Mount the localStorage component; returns {"seats": {code: seat} or None before the browser has
+    reported, "host": {"code", "secret"} or None}. What the browser reports is checked here too: a value
+    edited by hand (a number for the secret) is dropped, never used."""
     data = {"host": st.session_state.pop("_live_save_host")} if "_live_save_host" in st.session_state else {}
-    result = _identity(key="live_identity", data=data, on_voter_change=lambda: None, on_host_change=lambda: None)
-    return {"voter": result.get("voter"), "host": result.get("host")}
+    if "_live_save_seat" in st.session_state:
+        data["seat"] = st.session_state.pop("_live_save_seat")
+    result = _identity(key="live_identity", data=data, on_seats_change=lambda: None, on_host_change=lambda: None)
+    seats, host = result.get("seats"), result.get("host")
+    seats = {c: s for c, s in seats.items() if isinstance(s, str) and TOKEN.fullmatch(s)} if isinstance(
+        seats, dict) else None
+    ok_host = isinstance(host, dict) and all(isinstance(host.get(k), str) for k in ("code", "secret"))
+    return {"seats": seats, "host": {"code": host["code"], "secret": host["secret"]} if ok_host else None}
 
 
 # A widget's label or option and the tally's HTML show plain text: no KaTeX there, so $math$ is written out.
@@ -135,7 +155,7 @@ def teacher_panel(open_demo) -> None:
     """Above the exercises: the start button, or the running room with its projector board."""
     saved = identity()["host"]
     room = st.session_state.get("_live_room")
-    if room is None and isinstance(saved, dict) and saved.get("code"):      # a reload: the room goes on
+    if room is None and saved is not None:                                   # a reload: the room goes on
         try:
             if store().is_teacher(saved["code"], saved.get("secret", "")):
                 store().room(saved["code"])
@@ -148,6 +168,7 @@ def teacher_panel(open_demo) -> None:
         show_message()
         return
     st.html(STUDENT_CSS)
+    reachability()
     with st.container(border=True, key="live_teacher"):
         join, board = st.columns([1, 3], gap="medium")
         with join:
@@ -157,8 +178,23 @@ def teacher_panel(open_demo) -> None:
             bars(room["code"], open_demo)
 
 
+def join_link(code: str) -> str:
+    """The link phones open: on the public address, with no language (a phone reads its own)."""
+    return share_url(public_base(st.context.url).url, "classroom", {"join": code})
+
+
+def reachability() -> None:
+    """Above the room: a warning when phones cannot open the join link (it names this computer), and
+    when GDN_PUBLIC_URL is set but is no address."""
+    base = public_base(st.context.url)
+    if base.bad:
+        st.error(ui.tr("live.bad_public_url", value=plain(base.bad[:80])), icon=":material/link_off:")
+    if base.loopback:
+        st.warning(ui.tr("live.loopback", host=plain(base.host)), icon=":material/wifi_off:")
+
+
 def join_card(code: str, secret: str) -> None:
-    link = share_url(st.context.url or "http://127.0.0.1:8501/", "classroom", {"lang": ui.lang(), "join": code})
+    link = join_link(code)
     st.markdown(f"**{ui.tr('live.join_title')}**")
     st.html(f'<div class="gdn-live-code" data-code="{code}">{code}</div>')
     if "live_follow" not in st.session_state:      # the store says whether follow-me is on (a reload, a page switch)
@@ -181,8 +217,11 @@ def _ask(code: str, secret: str, key: str, shown_round: int) -> None:
 
 
 def _close(code: str, secret: str) -> None:
+    """Close: the room ends for everyone; this run (a full one: the button asks for it) draws the start
+    button. Not a fragment rerun: the room's fragments are gone from the page it draws."""
     if attempt(store().close, code, secret):
         _forget_room()
+    st.rerun(scope="app")
 
 
 def _act(action, *args, **kwargs) -> None:
@@ -191,7 +230,37 @@ def _act(action, *args, **kwargs) -> None:
     store twice (a double click on a slow projector, or a callback run again after its run was cut
     short) starts one round, not two."""
     attempt(action, *args, **kwargs)
-    st.rerun(scope=["live_controls", "live_bars"])
+    redraw_room()
+
+
+def redraw_room() -> None:
+    """From a callback of the room's widgets: rerun the controls and the bars only. A callback that runs
+    in a full run of a page without them (the room closed meanwhile, a late click) reruns the page."""
+    try:
+        st.rerun(scope=["live_controls", "live_bars"])
+    except StreamlitAPIException:                 # no such fragment in this page's last run
+        pass
+
+
+def _step(code: str, secret: str, room: Room, direction: int) -> None:
+    """Next (+1) or back (-1) from the question the room shows; next reveals first when the teacher
+    asked the clicker to (live_reveal_first) and the answer is still hidden."""
+    ids = [ex.id for ex in EXERCISES]
+    if direction > 0 and room.question and not room.revealed and st.session_state.get("live_reveal_first"):
+        _act(store().reveal, code, secret)
+        return
+    if room.question is None and direction < 0:
+        return
+    at = ids.index(room.question) + direction if room.question else 0
+    target = EXERCISES[at % len(ids)]
+    _act(store().ask, code, secret, target.id, target.n_options, after_round=room.round)
+
+
+def _clicked(code: str, secret: str, room: Room) -> None:
+    """The clicker's key (assets/live/clicker.js): "next" or "back"; blanking never reaches Python."""
+    key = getattr(st.session_state.get("live_clicker"), "key", None)
+    if key in ("next", "back"):
+        _step(code, secret, room, 1 if key == "next" else -1)
 
 
 @st.fragment(key="live_controls")
@@ -214,21 +283,40 @@ def controls(code: str, secret: str) -> None:
                  placeholder=ui.tr("live.pick_placeholder"), key=pick_key, on_change=_ask,
                  args=(code, secret, pick_key, room.round))
     # The teacher's buttons under the picker: on a 1280x720 projector they stay above the fold.
-    reveal, ahead, again, close = st.columns(4)
+    reveal, ahead, again, settings, close = st.columns([5, 5, 5, 4, 5])
     reveal.button(ui.tr("live.reveal"), icon=":material/visibility:", type="primary", width="stretch",
                   key="live_reveal", disabled=room.question is None or room.revealed,
                   on_click=_act, args=(store().reveal, code, secret))
-    following = EXERCISES[(ids.index(room.question) + 1) % len(ids) if room.question else 0]
     ahead.button(ui.tr("live.next"), icon=":material/skip_next:", width="stretch", key="live_next",
-                 on_click=_act, args=(store().ask, code, secret, following.id, following.n_options),
-                 kwargs={"after_round": room.round})
+                 on_click=_step, args=(code, secret, room, 1))
     again.button(ui.tr("live.reset"), icon=":material/restart_alt:", width="stretch", key="live_reset",
                  disabled=room.question is None, on_click=_act, args=(store().reset, code, secret),
                  kwargs={"after_round": room.round})
-    if close.button(ui.tr("live.close"), icon=":material/stop_circle:", width="stretch", key="live_close",
-                    on_click=_close, args=(code, secret)):
-        st.rerun(scope="app")                      # the whole page: the start button comes back
+    with settings:
+        room_settings(code, secret, room)
+    close.button(ui.tr("live.close"), icon=":material/stop_circle:", width="stretch", key="live_close",
+                 on_click=_close, args=(code, secret))
+    _clicker(key="live_clicker", on_key_change=_clicked, args=(code, secret, room), width="content", height=0)
     show_message()
+
+
+def room_settings(code: str, secret: str, room: Room) -> None:
+    """Who may join (the lock, the empty seats freed) and what the clicker does, in a popover."""
+    with st.popover(ui.tr("live.room"), icon=":material/tune:", width="stretch", help=ui.tr("live.room_help")):
+        st.session_state["live_lock"] = room.locked
+        st.toggle(ui.tr("live.lock"), key="live_lock", help=ui.tr("live.lock_help"),
+                  on_change=lambda: _act(store().lock, code, secret, bool(st.session_state.get("live_lock"))))
+        st.button(ui.tr("live.drop"), icon=":material/event_seat:", key="live_drop", help=ui.tr("live.drop_help"),
+                  on_click=_drop, args=(code, secret))
+        st.toggle(ui.tr("live.reveal_first"), key="live_reveal_first", help=ui.tr("live.reveal_first_help"))
+        st.caption(ui.tr("live.clicker"))
+
+
+def _drop(code: str, secret: str) -> None:
+    dropped = []
+    if attempt(lambda: dropped.append(store().drop_empty(code, secret))):
+        st.session_state["_live_message"] = ui.tr("live.dropped", n=dropped[0])
+    redraw_room()
 
 
 def _follow_switched(code: str, secret: str) -> None:
@@ -264,9 +352,11 @@ def bars(code: str, open_demo) -> None:
     # The count under the question, in the same element (no gap between elements): on a 1280x720 projector,
     # under the bars it fell on the screen's bottom edge. As HTML: the question is the project's own text
     # (assets/i18n, its $math$ kept for KaTeX), never a user's.
+    answers = ui.tr("live.answers_one" if n == 1 else "live.answers", n=n)
+    seated = ui.tr("live.seats", seats=room.seats) + (f" · {ui.tr('live.locked_note')}" if room.locked else "")
     st.markdown(f"**{[e.id for e in EXERCISES].index(ex.id) + 1}. {ui.tr(f'classroom.q_{ex.id}', **ex.fields())}**\n\n"
-                f'<div class="gdn-live-count" data-n="{n}">{ui.tr("live.answers_one" if n == 1 else "live.answers", n=n)}</div>',
-                unsafe_allow_html=True)
+                f'<div class="gdn-live-count" data-n="{n}" data-seats="{room.seats}">{answers}'
+                f'<span class="gdn-live-seats"> · {seated}</span></div>', unsafe_allow_html=True)
     st.html(tally_html(option_words(ex, ui.lang()), counts, ex.answer if room.revealed else None,
                        ui.tr("live.right_mark")))
     if room.revealed:

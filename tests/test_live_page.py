@@ -35,10 +35,11 @@ def test_the_teachers_buttons_drive_the_store(class_db):
     room = store.room(code)
     assert (room.question, room.round) == ("alpha_zero", 1)
     for choice in (2, 2, 0):
-        store.vote(code, secrets.token_hex(8), 1, choice)
+        store.vote(code, store.join(code, secrets.token_hex(4)), 1, choice)
     at.run()
     html = projector_html(at)
     assert re.findall(r'data-count="(\d+)"', html) == ["1", "0", "2", "0"] and 'data-n="3"' in html
+    assert 'data-seats="3"' in html and "3 phones joined" in html
     count = [m for m in at.markdown if "gdn-live-count" in m.value]
     assert len(count) == 1 and count[0].proto.allow_html                 # drawn as HTML, not shown as its source
     at.button(key="live_reveal").click().run()
@@ -69,13 +70,15 @@ def test_next_on_a_screen_left_behind_does_not_skip_a_question(class_db):
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_a_bad_code_and_an_unreachable_store_are_explained(lang, monkeypatch):
+    """A student reads that the class will be back; the teacher reads what the operator must check."""
     _live.store.clear()
     monkeypatch.setenv("GDN_CLASS_DB", "postgresql://nobody@127.0.0.1:1/none")   # nothing listens on port 1
     at = open_app(lang, page="app_pages/classroom.py", join="0O1I")
     assert not at.exception and at.error[0].value == t("live.err_no_room", lang, code="0O1I")
     at = open_app(lang, page="app_pages/classroom.py", join="ABC234")
     assert not at.exception
-    assert at.warning[0].value == t("live.err_store", lang, what="OperationalError")
+    assert at.warning[0].value == t("live.err_store_student", lang)
+    assert "GDN_CLASS_DB" not in " ".join(w.value for w in at.warning)
     at = open_app(lang, page="app_pages/classroom.py")
     at.button(key="live_start").click().run()
     assert not at.exception and at.warning[0].value == t("live.err_store", lang, what="OperationalError")
@@ -100,3 +103,79 @@ def test_a_polled_room_is_read_once_per_ttl_and_the_memory_is_bounded(monkeypatc
     for code in ("BBBB", "CCCC"):
         _live.room_now(code)
     assert len(_live._recent_rooms) == 2 and "AAAA" not in _live._recent_rooms
+
+
+def test_join_text_is_shown_as_typed_never_as_markdown(class_db):
+    """?join= is the visitor's text: an image, a link or $math$ in it stays text (no image fetched)."""
+    raw = "![x](http://127.0.0.1:1/x.png)"
+    at = open_app("en", page="app_pages/classroom.py", join=raw)
+    assert not at.exception
+    shown = at.error[0].value
+    assert "\\!\\[x\\]" in shown and "![x](" not in shown                 # every punctuation escaped
+
+
+def phone(monkeypatch, lang: str = "en", told: list | None = None, **query):
+    """A student's phone: the browser's localStorage component (AppTest runs no JS) reports no seat yet;
+    what the page tells it to keep is appended to `told`."""
+    told = [] if told is None else told
+    monkeypatch.setattr(_live, "_identity", lambda **kw: told.append(kw["data"]) or {"seats": {}, "host": None})
+    return open_app(lang, page="app_pages/classroom.py", **query)
+
+
+def test_a_phone_takes_one_seat_votes_with_it_and_the_teacher_locks_and_frees_seats(class_db, monkeypatch):
+    store = Store(class_db)
+    code, secret = store.create_room()
+    store.ask(code, secret, "alpha_zero", 4)
+    told = []
+    at = phone(monkeypatch, told=told, join=code)
+    assert not at.exception and store.room(code).seats == 1
+    seat = next(d["seat"]["token"] for d in told if "seat" in d)         # the new seat, sent to localStorage
+    assert store.has_seat(code, seat)
+    at.button(key="live_opt_1_2").click().run()
+    assert store.snapshot(code)[1] == [0, 0, 1, 0] and at.success
+    at.run()
+    assert store.room(code).seats == 1                                 # polls and reruns take no new seat
+    store.lock(code, secret)
+    late = phone(monkeypatch, join=code)
+    assert store.room(code).seats == 1 and t("live.err_locked", "en") in [w.value for w in late.warning]
+    store.lock(code, secret, False)
+    assert phone(monkeypatch, join=code) and store.room(code).seats == 2
+    assert store.drop_empty(code, secret) == 1                           # the third phone never answered
+
+
+def test_a_phone_reads_its_browsers_language_and_switches_it(class_db, monkeypatch):
+    store = Store(class_db)
+    code, secret = store.create_room()
+    store.ask(code, secret, "alpha_zero", 4)
+    at = phone(monkeypatch, lang="en", join=code)
+    assert t("classroom.q_alpha_zero", "en")[:20] in " ".join(m.value for m in at.markdown)
+    at.segmented_control(key="live_lang").set_value("zh").run()
+    assert not at.exception
+    assert t("classroom.q_alpha_zero", "zh")[:10] in " ".join(m.value for m in at.markdown)
+
+
+def test_a_hand_edited_local_storage_never_breaks_the_page(class_db, monkeypatch):
+    """A number for the teacher's secret, a list for the seats: dropped, the page draws as for a newcomer."""
+    monkeypatch.setattr(_live, "_identity", lambda **kw: {"host": {"code": "ABC234", "secret": 12345},
+                                                          "seats": ["x"]})
+    at = open_app("en", page="app_pages/classroom.py")
+    assert not at.exception and at.button(key="live_start")
+    monkeypatch.setattr(_live, "_identity", lambda **kw: {"host": "ABC234", "seats": {"ABC234": 7}})
+    at = open_app("en", page="app_pages/classroom.py", join="ABC234")
+    assert not at.exception
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_join_link_uses_the_public_address_and_loopback_is_warned(class_db, monkeypatch, lang):
+    at = open_app(lang, page="app_pages/classroom.py")
+    at.button(key="live_start").click().run()
+    code = re.search(r'data-code="(\w+)"', projector_html(at)).group(1)
+    assert at.code[0].value == f"http://127.0.0.1:8501/classroom?join={code}"     # no language in it
+    assert t("live.loopback", lang, host="127.0.0.1").replace("\\", "") in [w.value.replace("\\", "") for w in at.warning]
+    monkeypatch.setenv("GDN_PUBLIC_URL", "https://class.example.org/gdn/")
+    at.run()
+    assert at.code[0].value == f"https://class.example.org/gdn/classroom?join={code}"
+    assert not [w for w in at.warning if "0.0.0.0" in w.value]
+    monkeypatch.setenv("GDN_PUBLIC_URL", "class.example.org")                    # no scheme: said, not used
+    at.run()
+    assert at.code[0].value.startswith("http://127.0.0.1:8501/") and "GDN_PUBLIC_URL" in at.error[0].value

@@ -7,7 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app_pages._support.chrome import chrome_params, tr
-from app_pages._support.share import qr_png, share_url
+from app_pages._support.share import public_base, qr_png, share_url
 from app_pages._support.url_state import linked_params
 
 
@@ -17,7 +17,7 @@ def share_panel(page_path: str, prefix: str) -> None:
     of a page, so a link drawn by the last full run named an older view; the button's click is a full
     run, which reads every widget as it is now."""
     if st.sidebar.button(tr("common.share"), icon=":material/qr_code_2:", key="share_open", width="stretch"):
-        base = st.context.url or "http://127.0.0.1:8501/"
+        base = public_base(st.context.url).url          # GDN_PUBLIC_URL when the operator set it
         params = {**chrome_params(), **linked_params(prefix)}
         st.dialog(tr("common.share"), icon=":material/qr_code_2:")(_share_dialog)(share_url(base, page_path, params))
 

@@ -1,14 +1,13 @@
-// assets/live/identity.js: one random voter id per browser (localStorage), and the teacher's room kept.
+// assets/live/identity.js: a phone's seats and the teacher's room, kept in localStorage and checked.
 import test from "node:test";
 import assert from "node:assert/strict";
 
-import identity from "./identity.js";
+import identity, { cleaned } from "./identity.js";
 
 function browser(initial) {
   const m = new Map(initial === undefined ? [] : [["gdn-live", initial]]);
   globalThis.window = {
     localStorage: { getItem: (k) => (m.has(k) ? m.get(k) : null), setItem: (k, v) => m.set(k, v) },
-    crypto: { getRandomValues: (bytes) => { bytes.forEach((_, i) => { bytes[i] = i * 17; }); return bytes; } },
   };
   return m;
 }
@@ -19,22 +18,31 @@ function run(data) {
   return state;
 }
 
-test("a new browser gets a 32-hex voter id, stored and reused", () => {
+const SEAT = "AbCdEf0123456789_-xyzw";
+
+test("a seat the server minted is kept per room, reported on every visit, and dropped when told", () => {
   const m = browser();
-  const first = run({});
-  assert.match(first.voter, /^[0-9a-f]{32}$/);
-  assert.equal(first.voter.slice(0, 6), "001122");
-  assert.equal(first.host, null);
-  assert.equal(JSON.parse(m.get("gdn-live")).voter, first.voter);
-  window.crypto.getRandomValues = () => assert.fail("an id is made once per browser");
-  assert.equal(run({}).voter, first.voter);
+  assert.deepEqual(run({}), { seats: {}, host: null });
+  assert.deepEqual(run({ seat: { code: "ABC234", token: SEAT } }).seats, { ABC234: SEAT });
+  assert.deepEqual(run({}).seats, { ABC234: SEAT });                      // a reload: the same seat
+  assert.equal(JSON.parse(m.get("gdn-live")).seats.ABC234, SEAT);
+  assert.deepEqual(run({ seat: { code: "ABC234", token: null } }).seats, {});
 });
 
 test("the teacher's room is kept until data says otherwise; broken storage starts afresh", () => {
   const m = browser("{not json");
-  const room = { code: "ABCD", secret: "s" };
+  const room = { code: "ABCD23", secret: "s3cret-s3cret" };
   assert.deepEqual(run({ host: room }).host, room);
   assert.deepEqual(run({}).host, room);                    // no "host" in data: kept
   assert.equal(run({ host: null }).host, null);            // the room closed
   assert.equal(JSON.parse(m.get("gdn-live")).host, null);
+});
+
+test("what an old version or a hand edit left there is dropped, never handed to Python", () => {
+  assert.deepEqual(cleaned({ voter: "x", host: { code: "ABCD23", secret: 12345 } }), { seats: {}, host: null });
+  assert.deepEqual(cleaned({ host: { code: ["A"], secret: "s3cret-s3cret" } }).host, null);
+  assert.deepEqual(cleaned({ seats: { ABC234: 7, abc: SEAT, ZZZZZZ: "short", QQQQQQ: SEAT } }).seats, { QQQQQQ: SEAT });
+  assert.deepEqual(cleaned("text"), { seats: {}, host: null });
+  browser(JSON.stringify({ host: { code: "ABCD23", secret: { evil: true } } }));
+  assert.equal(run({}).host, null);
 });
