@@ -5,7 +5,7 @@ product in float32 whichever precision is asked, so the Newton step and the roun
 checked alone), on inputs
 that stress the chunk algebra: a ragged last chunk, two value heads per key head, an initial state, a
 gate of -inf, and one key written 80 times over with beta = 1 and no decay; bfloat16 inputs of two
-sequences with fast and slow gates."""
+sequences with fast and slow gates; four packed sequences (cu_seqlens), one of them empty."""
 import json
 import os
 import subprocess
@@ -108,6 +108,29 @@ for shift in (2.0, 6.0):
     report["long memory"][shift] = {"errors": [rel(o[b, :, h], ref[b, :, h]) for b in range(2) for h in range(4)],
                                     "floor": rel(ref.bfloat16(), ref)}
 
+# packed sequences (cu_seqlens): no chunk crosses a sequence's end and each walk starts from its sequence's own
+# state: an empty sequence, one shorter than a chunk, ragged ones; the walk launched narrowest (16 state columns
+# per program) and, with WALK_MIN_PROGRAMS = 0, widest (64)
+bounds = [0, 20, 20, 100, 170]
+gen = torch.Generator().manual_seed(2)
+qp, kp = (torch.randn(1, 170, 1, 32, generator=gen) for _ in range(2))
+vp = torch.randn(1, 170, 2, 64, generator=gen)
+gp, bp = -torch.rand(1, 170, 2, generator=gen), torch.rand(1, 170, 2, generator=gen)
+S0p = torch.randn(4, 2, 32, 64, generator=gen) * 0.3
+report["packed"] = {}
+for min_programs in (10 ** 6, 0):
+    fused.WALK_MIN_PROGRAMS = min_programs
+    o, S = chunk.chunk_gated_delta_rule(qp, kp, vp, gp, bp, initial_state=S0p, output_final_state=True, chunk_size=16,
+                                        cu_seqlens=torch.tensor(bounds), use_qk_l2norm_in_kernel=True)
+    errors = []
+    for n, (a, b) in enumerate(zip(bounds, bounds[1:])):
+        o1, S1 = recurrent_gated_delta_rule(*(x[:, a:b].double() for x in (qp, kp, vp)), g=gp[:, a:b].double(),
+                                            beta=bp[:, a:b].double(), initial_state=S0p[n:n + 1].double(),
+                                            output_final_state=True, use_qk_l2norm_in_kernel=True)
+        errors.append([rel(o[:, a:b], o1) if b > a else 0.0, rel(S[n:n + 1], S1)])
+    report["packed"][fused.walk_launch(8, 64)[0]] = errors
+fused.WALK_MIN_PROGRAMS = 128
+
 # chunk_gated_delta_rule takes this path without autograd, and the torch path under it
 calls = []
 real = chunk.fused_chunk_forward
@@ -185,6 +208,14 @@ def test_chunked_kernel_uses_it_without_autograd_only(report):
     calls_after, out_err, grads_finite = report["autograd"]
     assert calls_after == 1                      # the torch path ran: the kernels have no backward
     assert out_err < 1e-5 and grads_finite
+
+
+def test_packed_sequences_match_separate_recurrences(report):
+    packed = report["packed"]
+    assert sorted(packed) == ["16", "64"]                  # both launch shapes of the walk ran
+    for errors in packed.values():
+        assert len(errors) == 4 and errors[1][0] == 0.0    # the empty sequence: no output, its state passed on
+        assert max(max(pair) for pair in errors) < 1e-5
 
 
 def test_where_it_runs(report):
