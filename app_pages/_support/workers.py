@@ -1,0 +1,134 @@
+"""Worker processes for heavy work: one single-process executor per core the server may use.
+
+    slots = [Slot(i) for i in range(cores())]
+    future = slots[0].submit(job_id, fn, args)     # fn: a module-level function, run in the worker
+    slots[0].cancel(job_id)                        # fn's should_stop() is True from now on
+
+Each slot is a concurrent.futures.ProcessPoolExecutor of one spawned process, not one executor of N: a
+worker killed mid-job breaks only its own executor (ProcessPoolExecutor fails every pending future of a
+broken pool), so only its own visitor notices, and `replace()` starts a fresh one. Everything crosses the
+process boundary as pickled plain data and numpy arrays; a worker keeps what it loads (models, a layer's
+inputs) in its own bounded caches (app_pages/_support/work.py) for as long as it lives.
+
+Workers run at a lower priority (WORKER_NICE): on a box as small as the class's replica (2 cores) a page
+load of the server process then goes first, and a training only waits while a page is being built.
+No streamlit here: the worker processes import this module.
+"""
+from __future__ import annotations
+
+import math
+import multiprocessing
+import os
+import queue
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor
+from pathlib import Path
+
+WORKER_NICE = 10
+CPU_MAX = Path("/sys/fs/cgroup/cpu.max")         # cgroup v2: "<quota> <period>" or "max <period>"
+
+_ctx = multiprocessing.get_context("spawn")      # never fork a process with threads and torch in it
+_mine = threading.local()                        # in a worker: .cancel (shared Value), .progress (Queue), .job
+
+
+def cores(environ=os.environ, cpu_max: Path = CPU_MAX) -> int:
+    """How many workers: GDN_WORKERS if set, else the CPUs this process may run on (its affinity, as
+    taskset or a replica's --cpus-per-replica pins it), fewer if the cgroup's quota allows fewer."""
+    if environ.get("GDN_WORKERS", "").strip():
+        n = int(environ["GDN_WORKERS"])
+        if n < 1:
+            raise ValueError(f"GDN_WORKERS must be at least 1, got {n}")
+        return n
+    n = len(os.sched_getaffinity(0))
+    try:
+        quota, period = cpu_max.read_text().split()[:2]
+        if quota != "max":
+            n = min(n, max(1, math.floor(int(quota) / int(period))))
+    except (OSError, ValueError):
+        pass                                      # no cgroup v2 file: the affinity alone
+    return n
+
+
+# -- inside a worker ---------------------------------------------------------------------------------
+
+def _start(cancel, progress) -> None:
+    """The worker's initializer: lower priority, one torch thread, the slot's channels kept."""
+    os.nice(WORKER_NICE)
+    _mine.cancel, _mine.progress, _mine.job = cancel, progress, -1
+    import torch
+    torch.set_num_threads(1)
+
+
+def _run(job_id: int, fn: Callable, args: tuple):
+    _mine.job = job_id
+    return fn(*args)
+
+
+def should_stop() -> bool:
+    """True once the server has cancelled the job this worker runs (its visitor left); False outside a worker."""
+    cancel = getattr(_mine, "cancel", None)
+    return cancel is not None and cancel.value == _mine.job
+
+
+def report(data) -> None:
+    """Send progress of the running job (plain data) to the server; a no-op outside a worker."""
+    progress = getattr(_mine, "progress", None)
+    if progress is not None:
+        progress.put((_mine.job, data))
+
+
+def pid() -> int:
+    """Which process runs the job (tests kill it)."""
+    return os.getpid()
+
+
+# -- in the server -----------------------------------------------------------------------------------
+
+class Slot:
+    """One worker process and its two channels: a cancel flag it polls and a progress queue it writes.
+    on_progress(job_id, data) is called from this slot's reader thread."""
+
+    def __init__(self, index: int, on_progress: Callable[[int, object], None] | None = None):
+        self.index, self.on_progress = index, on_progress
+        self._start()
+
+    def _start(self) -> None:
+        self.cancel_flag = _ctx.Value("q", -1, lock=False)
+        self.progress = _ctx.Queue()
+        self.executor = ProcessPoolExecutor(1, mp_context=_ctx, initializer=_start,
+                                            initargs=(self.cancel_flag, self.progress))
+        self._reading = threading.Event()
+        threading.Thread(target=self._read, args=(self.progress, self._reading), daemon=True,
+                         name=f"gdn-worker-{self.index}-progress").start()
+
+    def _read(self, progress, stopped: threading.Event) -> None:
+        while not stopped.is_set():
+            try:
+                job_id, data = progress.get(timeout=0.5)
+            except queue.Empty:
+                continue
+            except (EOFError, OSError, ValueError):
+                return                            # the queue of a replaced worker, closed
+            if self.on_progress is not None:
+                self.on_progress(job_id, data)
+
+    def submit(self, job_id: int, fn: Callable, args: tuple) -> Future:
+        self.cancel_flag.value = -1
+        return self.executor.submit(_run, job_id, fn, args)
+
+    def cancel(self, job_id: int) -> None:
+        self.cancel_flag.value = job_id
+
+    def warm(self, fn: Callable, args: tuple = ()) -> Future:
+        """Start the process now (spawning and importing torch take seconds) and run fn in it."""
+        return self.executor.submit(_run, -1, fn, args)
+
+    def replace(self) -> None:
+        """A fresh worker after this one died (its executor is broken for good)."""
+        self.shutdown()
+        self._start()
+
+    def shutdown(self) -> None:
+        self._reading.set()
+        self.executor.shutdown(wait=False, cancel_futures=True)

@@ -1,0 +1,26 @@
+"""Jobs for tests/test_jobs.py, importable by a worker process (a test module's own functions are not)."""
+import os
+import time
+from pathlib import Path
+
+from app_pages._support.workers import report, should_stop
+
+
+def made_once(x: int) -> tuple[int, int, bytes]:
+    """x squared, with the worker's pid and a fresh random tag: two equal answers came from one call."""
+    return x * x, os.getpid(), os.urandom(8)
+
+
+def hold(release: str) -> str:
+    """Report this worker's pid, then wait until the file `release` exists ("released") or the job is
+    cancelled ("stopped")."""
+    report(os.getpid())
+    while not Path(release).exists():
+        if should_stop():
+            return "stopped"
+        time.sleep(0.01)
+    return "released"
+
+
+def fail(message: str) -> None:
+    raise ValueError(message)

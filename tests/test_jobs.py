@@ -1,0 +1,124 @@
+"""app_pages._support.jobs and workers: the fair line of heavy jobs run in worker processes. Real spawned
+workers (two), jobs from tests/job_fixtures.py; nothing is timed: the tests wait on the jobs' own events."""
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from gdn.lru import LRU
+from app_pages._support.jobs import JobLine, QueueFull, WorkerLost
+from app_pages._support.workers import Slot, cores, pid
+from tests.job_fixtures import fail, hold, made_once
+
+WAIT = 60.0
+
+
+@pytest.fixture(scope="module")
+def line():
+    slots = [Slot(i) for i in range(2)]
+    for s in slots:
+        s.warm(pid).result(WAIT)
+    line = JobLine(slots, cap=3, results={"square": LRU(8)}, lease_s=1.0)
+    yield line
+    line.close()
+
+
+def wait_until(condition, timeout: float = WAIT) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "the line never reached the expected state"
+        time.sleep(0.01)
+
+
+def held(line, session: str, release: Path):
+    """A job that runs until `release` exists, watched by `session` (kept alive by touches)."""
+    job = line.submit(session, "hold", None, hold, (str(release),))
+    return job
+
+
+def test_cores_reads_the_override_the_affinity_and_the_cgroup_quota(tmp_path):
+    quota = tmp_path / "cpu.max"
+    quota.write_text("150000 100000\n")
+    assert cores({"GDN_WORKERS": "3"}, quota) == 3
+    assert cores({}, quota) == 1                                         # 1.5 CPUs of quota: one worker
+    quota.write_text("max 100000\n")
+    assert cores({}, quota) == len(os.sched_getaffinity(0))
+    assert cores({}, tmp_path / "absent") == len(os.sched_getaffinity(0))
+    with pytest.raises(ValueError, match="GDN_WORKERS"):
+        cores({"GDN_WORKERS": "0"}, quota)
+
+
+def test_a_result_equals_a_lone_call_and_is_kept_for_every_session(line):
+    job = line.submit("a", "square", 7, made_once, (7,))
+    assert job.wait(WAIT) and job.state == "done"
+    value, worker, tag = job.result
+    assert value == made_once(7)[0] == 49 and worker != os.getpid()      # computed in a worker, not here
+    again = line.submit("b", "square", 7, made_once, (7,))                # another session, same inputs
+    assert again.state == "done" and again.result == job.result           # the same call's tag: not run again
+    other = line.submit("b", "square", 8, made_once, (8,))
+    assert other.wait(WAIT) and other.result[0] == 64 and other.result[2] != tag
+
+
+def test_sessions_asking_the_same_while_it_runs_share_one_job(line, tmp_path):
+    release = tmp_path / "go"
+    blockers = [held(line, f"block{i}", release) for i in range(2)]      # both workers busy
+    wait_until(lambda: all(j.state == "running" for j in blockers))
+    first = line.submit("a", "square", 9, made_once, (9,))
+    second = line.submit("b", "square", 9, made_once, (9,))
+    assert first is second and line.waiting == 1
+    release.touch()
+    assert first.wait(WAIT) and first.result[0] == 81
+    assert all(j.wait(WAIT) and j.result == "released" for j in blockers)
+
+
+def test_places_in_line_a_full_line_and_one_job_per_session(line, tmp_path):
+    release = tmp_path / "go"
+    blockers = [held(line, f"block{i}", release) for i in range(2)]
+    wait_until(lambda: all(j.state == "running" for j in blockers))
+    waiting = [held(line, s, release) for s in ("c", "d", "e")]
+    assert [line.ahead(j) for j in waiting] == [0, 1, 2]
+    assert line.estimate(waiting[2]) > line.estimate(waiting[0])
+    with pytest.raises(QueueFull):                                       # cap 3: told at once
+        held(line, "f", release)
+    replaced = line.submit("c", "square", 3, made_once, (3,))            # c asks for something else
+    assert waiting[0].state == "cancelled" and [line.ahead(j) for j in waiting[1:]] == [0, 1]
+    assert line.ahead(replaced) == 2
+    release.touch()
+    assert replaced.wait(WAIT) and replaced.result[0] == 9
+    assert all(j.wait(WAIT) and j.result == "released" for j in [*blockers, *waiting[1:]])
+
+
+def test_a_job_nobody_watches_leaves_the_line_and_a_running_one_is_told_to_stop(line, tmp_path):
+    release = tmp_path / "never"
+    running = [held(line, f"gone{i}", release) for i in range(2)]
+    wait_until(lambda: all(j.state == "running" for j in running))
+    queued = held(line, "gone-queued", release)
+    keep = time.monotonic() + 0.5
+    while time.monotonic() < keep:            # watched for a while: nothing happens
+        for j in [*running, queued]:
+            line.touch(j, next(iter(j.watchers)))
+        time.sleep(0.05)
+    assert queued.state == "queued" and all(j.state == "running" for j in running)
+    assert queued.wait(WAIT) and queued.state == "cancelled"             # then nobody touches them
+    assert all(j.wait(WAIT) and j.state == "cancelled" for j in running)  # hold() saw should_stop()
+
+
+def test_a_killed_worker_fails_only_its_own_job_and_is_replaced(line, tmp_path):
+    release = tmp_path / "go"
+    victim, bystander = held(line, "victim", release), held(line, "bystander", release)
+    wait_until(lambda: victim.progress and bystander.progress)           # each reported its worker's pid
+    os.kill(victim.progress[0], signal.SIGKILL)
+    assert victim.wait(WAIT) and victim.state == "failed" and isinstance(victim.error, WorkerLost)
+    assert bystander.state == "running"
+    release.touch()
+    assert bystander.wait(WAIT) and bystander.result == "released"
+    retry = line.submit("victim", "square", 12, made_once, (12,))        # pressing the button again works
+    assert retry.wait(WAIT) and retry.result[0] == 144
+
+
+def test_a_jobs_own_error_reaches_its_visitor(line):
+    job = line.submit("a", "boom", None, fail, ("no GDN layer in this model",))
+    assert job.wait(WAIT) and job.state == "failed"
+    assert isinstance(job.error, ValueError) and "no GDN layer" in str(job.error)
