@@ -13,7 +13,9 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import streamlit as st
 
 from app_pages import _follow
-from app_pages._support import browser, chrome, heap, path, player, turn  # noqa: F401  (heap: once per process)
+
+# heap: once per process; explorer, player, swap: register their kinds of view.relay's messages at import
+from app_pages._support import browser, chrome, explorer, heap, path, player, swap, turn, view  # noqa: F401
 from app_pages._support.notes import teacher_notes
 from app_pages._support.share_panel import share_panel
 
@@ -38,7 +40,7 @@ with turn.taken():
     page = st.navigation(pages, position="top")
     chrome.sidebar_chrome()
     with st.sidebar:        # scripts without a picture: in the sidebar they take no room from the page's first screen
-        player.relay()      # the players' way to Python (app_pages/_support/player.py), outside every fragment
+        view.relay()        # the views' way to Python (app_pages/_support/view.py), outside every fragment
         browser.clean_text_inputs()           # no unpaired surrogate ever leaves the tab
         browser.name_skip_link()              # Streamlit's skip link, in the page's language
     browser.say_if_moved()

@@ -3,13 +3,14 @@ steps through the memory table together.
 
 The store is the shared truth (gdn/live/store.py, Store.follow), whichever replica each browser reached:
 - the teacher (follow-me switched on in the live session's controls): the view is the address, because
-  the players write the step into it (history.replaceState) and the linked widgets their values. A tiny
+  the views write their positions into it (assets/common/view.js) and the linked widgets their values. A tiny
   component watches the address and reports it once it has held still for SETTLE_MS: a burst of key
   presses costs one message, a quiet teacher none. Its fragment writes the view to the room.
 - a student: the phone view (?join=CODE) polls the room as it polls the question and, when the teacher
   projects another page, loads it with ?follow=CODE. On that page a fragment polls the room every
   STEP_S (one shared read per replica and 0.1 s, a few ms of CPU). Another step of the same example
-  goes to the browser's player directly (it moves, with the write's animation, no page run); another
+  goes to the browser's views directly as follow-me's position message {seq, params} (view.js's followTo:
+  the player moves, with the write's animation, no page run); another
   example or page is loaded afresh with the view's query, which sets the example and the step.
 A student who leaves the followed page through the navigation stops following; the join link again
 starts it again. When the teacher switches follow-me off or goes back to the classroom page, the
@@ -28,6 +29,7 @@ from gdn.live.store import LiveError, NoRoom, normalize_code
 from app_pages import _live
 from app_pages._support import path, ui
 from app_pages._support.chrome import chrome_params, put_param
+from app_pages._support.pack import component_js
 from app_pages._support.player import PLAYER_PARAMS
 
 SETTLE_MS = 120             # the teacher's address must hold still this long before it is reported
@@ -35,10 +37,8 @@ STEP_S = 0.3                # a followed page polls the room this often: a step 
 OWN = ("lang", "mode", "join", "follow")     # the teacher's own settings, never imposed on a student
 CLASSROOM = "classroom"
 
-LEAD_JS = (ui.ASSETS / "follow" / "lead.js").read_text(encoding="utf-8")
-FOLLOW_JS = (ui.ASSETS / "follow" / "follow.js").read_text(encoding="utf-8")
-_lead = st.components.v2.component("gdn_follow_lead", js=LEAD_JS)
-_follow = st.components.v2.component("gdn_follow", js=FOLLOW_JS)
+_lead = st.components.v2.component("gdn_follow_lead", js=component_js("follow/lead.js"))
+_follow = st.components.v2.component("gdn_follow", js=component_js("follow/follow.js"))
 
 
 def view_of(address: str) -> dict:

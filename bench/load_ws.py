@@ -100,9 +100,11 @@ class Session:
         return WidgetState(id=self.widgets[key], trigger_value=True)
 
     def relay(self, t: int, stage: str) -> WidgetState:
-        """What the player relay sends before a click outside the player: the position it stepped to."""
-        wid = next(w for k, w in self.widgets.items() if k.endswith("gdn_player_relay"))
-        return WidgetState(id=wid, json_value=json.dumps({"position": {"id": "memory", "t": t, "stage": stage}}))
+        """What the views' relay sends before a click outside the player: the position it stepped to
+        (assets/common/view.js, flush)."""
+        wid = next(w for k, w in self.widgets.items() if k.endswith("gdn_view_relay"))
+        message = {"kind": "position", "id": "memory", "t": t, "stage": stage}
+        return WidgetState(id=wid, json_value=json.dumps({"sent": {"n": t, "messages": [message]}}))
 
 
 finished = lambda kind, _: kind == "script_finished"

@@ -19,7 +19,7 @@ config.set_option("client.showErrorDetails", "full")
 manifest_scanner.scan_component_manifests = functools.cache(manifest_scanner.scan_component_manifests)
 
 
-# A tab keeps every packed payload it was sent (payloadOf in assets/common/pack.js) and a later run sends only
+# A tab keeps every packed payload it was sent (payloadOf in assets/common/view.js) and a later run sends only
 # its hash (app_pages/_support/payload.py). The tests stand in for that tab: every run's payloads are
 # kept here by hash (content-addressed, so one store serves every AppTest), and a mount that sent only a
 # hash is read with the payload the session was sent before.
@@ -34,7 +34,7 @@ def _keep_payloads(at: AppTest) -> AppTest:
         for element in at.get("bidi_component"):
             if element.proto.json.startswith("{"):
                 data = json.loads(element.proto.json)
-                for entry in [data, *data.get("variants", [])]:
+                for entry in [data, *data.get("variants", []), *data.get("options", [])]:
                     if isinstance(entry, dict) and entry.get("gz"):
                         PAYLOADS[entry["hash"]] = entry["gz"]
         return out
@@ -79,6 +79,18 @@ def arr(x) -> np.ndarray:
         shape = [int(n) for n in str(x.get("shape", "-1")).split(",")]
         return np.frombuffer(base64.b64decode(x["bdata"]), dtype=x["dtype"]).reshape(shape)
     return np.asarray(x)
+
+
+def swapper_views(at: AppTest, key: str) -> tuple[dict, dict[str, str]]:
+    """The swapper mounted under `key` (app_pages/_support/swap.py): (what the page sent, with the packed
+    views left out; option value -> its HTML, each unpacked from its own payload)."""
+    import gzip
+
+    proto = next(e.proto for e in at.get("bidi_component") if e.proto.id.endswith(key))
+    data = json.loads(proto.json)
+    options = [with_payload(o) for o in data["options"]]
+    views = {o["value"]: json.loads(gzip.decompress(base64.b64decode(o["gz"]))) for o in options}
+    return {**data, "options": [{k: v for k, v in o.items() if k != "gz"} for o in options]}, views
 
 
 def player_payload(at: AppTest, key: str) -> tuple[dict, dict]:

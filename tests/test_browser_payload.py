@@ -1,4 +1,4 @@
-"""The tab keeps the packed payloads it was sent (payloadOf in assets/common/pack.js, app_pages/_support/payload.py):
+"""The tab keeps the packed payloads it was sent (payloadOf in assets/common/view.js, app_pages/_support/payload.py):
 back on a page, its figures are drawn from that copy; a tab that lost one asks and gets it again; and a
 page link right after a moved explorer slider switches pages in one run (no values sent first)."""
 import pytest
@@ -28,17 +28,17 @@ def test_pages_revisited_draw_from_the_tabs_copy_and_a_lost_payload_is_sent_agai
     page.goto(f"{app_url}/start?lang=en")
     wait_for_app(page)
     page.wait_for_function(f"{BARS} === 6")
-    kept = page.evaluate("[...window.__gdnPayloads.keys()]")
+    kept = page.evaluate("[...window.__gdnView.payloads.keys()]")
     assert len(kept) == 2                                    # the attention figure's grid, the layer diagram
     nav(page, "compare", CELLS)
-    with_compare = page.evaluate("[...window.__gdnPayloads.keys()]")
+    with_compare = page.evaluate("[...window.__gdnView.payloads.keys()]")
     assert with_compare[:2] == kept and len(with_compare) == 5        # its rules and two variants' frames
     nav(page, "", BARS)                                       # back on start: both figures drawn again
     assert page.evaluate(BARS) == 6 and page.evaluate(BLOCK) > 0
     # The tab loses every payload (as if evicted): the next page it opens asks, and is sent them again.
-    page.evaluate("window.__gdnPayloads.clear()")
+    page.evaluate("window.__gdnView.payloads.clear()")
     nav(page, "memory_table", CELLS)
-    assert page.evaluate("window.__gdnPayloads.size") >= 1
+    assert page.evaluate("window.__gdnView.payloads.size") >= 1
     page.keyboard.press("ArrowRight")                        # the player steps on the frames it was sent
     page.wait_for_function("document.querySelector('.gdn-counter').textContent.length > 0")
     assert not page.problems

@@ -1,9 +1,11 @@
-"""Browser code lives in assets/ as files, tested there with node's own test runner.
+"""Browser code lives in assets/ as files, linted and tested there with node's own test runner.
 
-The JS unit tests (assets/**/*.test.mjs, node:test + node:assert, no npm packages) run here through
-`node --test` (Debian's nodejs, which .ci/run installs); `node --test assets/` runs them alone. And no
-Python file under app_pages/ holds JS or CSS in a string: the pages read the files (Path.read_text, once
-at import) and wrap them in a <script> or <style> tag at most."""
+The JS unit tests (assets/**/*.test.mjs, node:test + node:assert, linkedom as the DOM where one is needed)
+run here through `node --test`, and eslint (eslint.config.mjs) over all of assets/; both are pinned in
+package.json / package-lock.json, which `npm ci` installs into node_modules/ (.ci/run does, with Debian's
+nodejs and npm). Alone: `npm ci && npx eslint assets && node --test assets/`. Only one file writes the
+address bar (assets/common/view.js), and no Python file under app_pages/ holds JS or CSS in a string: the
+pages read the files (Path.read_text, once at import) and wrap them in a <script> or <style> tag at most."""
 import ast
 import re
 import shutil
@@ -18,9 +20,26 @@ JS_TESTS = sorted(ASSETS.rglob("*.test.mjs"))
 TEST_CALL = re.compile(r"^\s*test\(", re.M)          # one test() call per test: no test() in a loop
 
 
+def node_tools() -> str:
+    """node, with the pinned packages installed; skipped only where node or npm is not installed at all."""
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if not node or not npm:
+        pytest.skip("node or npm is not installed: install Debian's nodejs and npm (.ci/run does) to lint and "
+                    "unit-test the browser code in assets/")
+    assert (ROOT / "node_modules" / ".package-lock.json").exists(), \
+        "node_modules/ is missing: run `npm ci` in the repository root (.ci/run does)"
+    return node
+
+
+def test_js_lint_is_clean():
+    node = node_tools()
+    run = subprocess.run([node, str(ROOT / "node_modules" / "eslint" / "bin" / "eslint.js"), "assets", "eslint.config.mjs"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, f"eslint found problems in assets/:\n{(run.stdout + run.stderr)[-6000:]}"
+
+
 def test_js_unit_tests_pass():
-    node = shutil.which("node")
-    assert node, "node is missing: install Debian's nodejs (.ci/run does) to run the JS unit tests in assets/"
+    node = node_tools()
     assert JS_TESTS, "no assets/**/*.test.mjs found"
     expected = sum(len(TEST_CALL.findall(p.read_text(encoding="utf-8"))) for p in JS_TESTS)
     run = subprocess.run([node, "--test", *map(str, JS_TESTS)], cwd=ROOT, capture_output=True, text=True,
@@ -87,3 +106,24 @@ def test_the_scan_catches_planted_browser_code():
 @pytest.mark.parametrize("wrapper", ['X = f"<script>\\n{JS}</script>"', 'X = "<style>" + CSS + "</style>"'])
 def test_a_tag_around_a_file_is_allowed(wrapper):
     assert browser_code_in(wrapper) == []
+
+
+def browser_and_app_files() -> list[Path]:
+    return [p for p in [*ASSETS.rglob("*.js"), *ASSETS.rglob("*.mjs"), *(ROOT / "app_pages").rglob("*.py")]
+            if "node_modules" not in p.parts]
+
+
+def test_only_view_js_writes_the_address_bar():
+    writers = sorted(str(p.relative_to(ROOT)) for p in browser_and_app_files()
+                     if re.search(r"history\.(replaceState|pushState)\s*\(", p.read_text(encoding="utf-8"))
+                     and not p.name.endswith(".test.mjs") and p.name != "fake_tab.mjs")
+    assert writers == ["assets/common/view.js"], writers
+
+
+def test_no_bus_but_view_js_tab_state():
+    """The views share one object of the tab, owned by view.js (tab()); the old players' bus is gone."""
+    files = [*browser_and_app_files(), *(p for p in (ROOT / "tests").rglob("*.py") if p != Path(__file__))]
+    assert not [str(p.relative_to(ROOT)) for p in files if "__gdnPlayers" in p.read_text(encoding="utf-8")]
+    owners = sorted(str(p.relative_to(ROOT)) for p in browser_and_app_files()
+                    if "__gdnView" in p.read_text(encoding="utf-8") and not p.name.endswith(".mjs"))
+    assert owners == ["assets/common/view.js"], owners

@@ -14,7 +14,7 @@ import torch
 from gdn.i18n import t
 from gdn.qwen35 import DEMO_PATH, load_model
 from gdn.units import fmt_count
-from tests.apptest import arr, open_app, player_payload
+from tests.apptest import arr, open_app, swapper_views
 from tests.qwen35_fixtures import rewrite, text_config, write_checkpoint
 
 PAGE = "app_pages/real_model.py"
@@ -34,8 +34,7 @@ def charts(at) -> list[dict]:
 def swapped(at, name: str) -> tuple[dict, dict[str, str]]:
     """The swapper `name` (app_pages/_support/swap.py; "gates" or "overview" on this page): (what the page
     sent, the packed frames left out; option -> HTML)."""
-    data, payload = player_payload(at, f"real_model_layer_{name}_swap")
-    return data, payload["frames"]
+    return swapper_views(at, f"real_model_layer_{name}_swap")
 
 
 def gates(at) -> dict | None:

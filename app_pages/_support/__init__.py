@@ -10,6 +10,7 @@
     path.py         the learning path, "Next" links, page switches that keep ?lang and ?mode
     escape.py       outside text (prompts, tokens, file names) made inert in Streamlit's Markdown
     browser.py      the tab side: lone surrogates cleaned from inputs, the prompt kept across a replica change
+    view.py         the views' protocol (assets/common/view.js): the position handshake and the relay to Python
     player.py       the frame player: a token x stage figure stepped, played and scrubbed in the browser
     explorer.py     discrete sliders and linked hovers answered in the browser from a grid of frames
     swap.py         one of several HTML views Python drew, picked in the browser (the real model's layer)

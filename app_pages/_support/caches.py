@@ -69,6 +69,7 @@ BOUNDS = {                    # max_entries of the streamlit caches in app_pages
     "explorer.playground": 16,
     "explorer.overwrite": 24,
     "explorer.geometry": 8,
+    "real_model.layers": 8,
 }
 
 STREAMLIT = {
@@ -117,6 +118,9 @@ STREAMLIT = {
     "explorer.geometry": Cache(BOUNDS["explorer.geometry"], "(page prefix, language, lecture)",
                                "Packed: the 2-D write at every k1 angle x angle between the keys x beta",
                                "_geometry_view.py", ("_packed",)),
+    "real_model.layers": Cache(BOUNDS["real_model.layers"], "(folder, token ids, language): the trace's identity",
+                               "LayerViews: every GDN layer's gates and overview HTML, each also packed",
+                               "_real_model/views/gates.py", ("layer_views",)),
     "live.store": Cache("one per server", "()", "the live class's Store: its connection pool to GDN_CLASS_DB",
                         "_live.py", ("store",)),
     "live.rooms": Cache(BOUNDS["live.rooms"], "room code", "(monotonic time read, Room): a room as the store had "

@@ -10,10 +10,11 @@ to Python when clicked (the one case that reruns: it opens another page).
 
 Where the values live, as for the player:
 - the address bar: the browser writes each control's ?<key>= (left out at its default) at every move;
-- st.session_state[<key>]: Python's copy, sent through the player's relay (player.py, mounted outside
-  every fragment) only just before a click or Enter outside the explorer, so a share link, a page switch
-  or another widget's run sees the values on screen;
-- a value set by Python (a new link, a classroom demo) bumps "_explorer_seq_<id>" and the browser follows;
+- st.session_state[<key>]: Python's copy, sent through the views' relay (view.py, mounted outside every
+  fragment) only just before a click or Enter outside the explorer, so a share link or another widget's
+  run sees the values on screen;
+- a value set by Python (a new link, a classroom demo) gives a new seq (view.py's handshake) and the
+  browser follows;
   a value between the grid's points (an old link, another grid's value) goes to the nearest (snap_to_grid).
 When a server-side widget changes the grid (its controls, their ranges), the browser rebuilds the sliders.
 """
@@ -26,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
-from app_pages._support import payload, ui
+from app_pages._support import payload, ui, view
 from app_pages._support.figures import standalone_html
 from app_pages._support.pack import Packed, component_js, pack_json
 from app_pages._support.url_state import seed_from_url, sync_to_url
@@ -91,16 +92,12 @@ def snap_to_grid(controls: list[Control]) -> None:
 
 
 def values(explorer_id: str, controls: list[Control]) -> tuple:
-    """Python's copy of the controls' values (seeded from the link, kept valid), and the sequence number
-    the browser follows when they moved without it."""
+    """Python's copy of the controls' values (seeded from the link, kept valid); a change the browser did
+    not report gives the explorer a new seq (view.py's handshake), so the browser follows it."""
     for c in controls:
         seed_from_url(c.key, list(c.options), c.default)
-    state = st.session_state
-    chosen = tuple(state[c.key] for c in controls)
-    index = tuple(c.options.index(v) for c, v in zip(controls, chosen))
-    if state.get(f"_explorer_synced_{explorer_id}") != index:
-        state[f"_explorer_seq_{explorer_id}"] = state.get(f"_explorer_seq_{explorer_id}", 0) + 1
-        state[f"_explorer_synced_{explorer_id}"] = index
+    chosen = tuple(st.session_state[c.key] for c in controls)
+    view.seq(f"explorer_{explorer_id}", tuple(c.options.index(v) for c, v in zip(controls, chosen)))
     return chosen
 
 
@@ -118,8 +115,10 @@ def heard(sent: dict) -> None:
             st.session_state[key] = match[0]
     keys = list(domains)
     if keys and all(k in st.session_state for k in keys):
-        st.session_state[f"_explorer_synced_{explorer_id}"] = tuple(
-            list(domains[k]).index(st.session_state[k]) for k in keys)
+        view.heard(f"explorer_{explorer_id}", tuple(list(domains[k]).index(st.session_state[k]) for k in keys))
+
+
+view.KINDS["values"] = heard
 
 
 FRAME_MARK = "\u0000frame\u0000"
@@ -141,12 +140,12 @@ def explorer(explorer_id: str, controls: list[Control], packed: Packed, *, alt: 
     data-open value of a clicked element, else None."""
     values(explorer_id, controls)
     state = st.session_state
+    index = [c.options.index(state[c.key]) for c in controls]
     state.setdefault(DOMAINS, {})[explorer_id] = {c.key: list(c.options) for c in controls}
     for c in controls:
         sync_to_url(c.key, c.default)
     data = {
-        "id": explorer_id, "seq": state[f"_explorer_seq_{explorer_id}"],
-        "index": [c.options.index(state[c.key]) for c in controls],
+        "id": explorer_id, "seq": view.seq(f"explorer_{explorer_id}", tuple(index)), "index": index,
         "controls": [{"key": c.key, "label": c.label, "values": [str(o) for o in c.options], "labels": list(c.labels),
                       "default": str(c.default), "play": c.play} for c in controls],
         "labels": {"play": ui.tr("common.play"), "pause": ui.tr("common.pause")},

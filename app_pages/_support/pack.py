@@ -1,9 +1,10 @@
-"""What the browser components (player, explorer, swap) are sent, and the JS they run.
+"""What the browser components (player, explorer, swap) are sent, and the JS every component runs.
 
 Python computes every number and draws every view; a component only unpacks and swaps. The payload is
 JSON, gzip-packed and base64-encoded (a few hundred HTML frames repeat most of their markup: megabytes
 pack to tens of KB), named by a hash so the browser unpacks each payload once. assets/common/pack.js
-unpacks it; component_js puts that shared file in front of each component's own module.
+unpacks it; component_js puts that shared file, after the views' protocol (assets/common/view.js), in
+front of each component's own module.
 """
 from __future__ import annotations
 
@@ -32,12 +33,13 @@ def pack_json(payload, n_frames: int = 0) -> Packed:
 
 
 def component_js(js: str, css: str | None = None, css_name: str | None = None) -> str:
-    """A component's module text: assets/common/pack.js (unpacking, style injection, flush before a click
-    elsewhere), then the stylesheet `css` as the constant `css_name`, then the component's own `js`
-    (paths under assets/). The stylesheet rides in the script, which puts it in the page's head once: a
+    """A component's module text: assets/common/view.js (the address, the handshake with Python, payloads
+    sent once, the flush before a click elsewhere, the relay), assets/common/pack.js (unpacking, style
+    injection), then the stylesheet `css` as the constant `css_name`, then the component's own `js` (paths
+    under assets/). The stylesheet rides in the script, which puts it in the page's head once: a
     component drawn into the page (isolate_styles=False, so its HTML gets the app's CSS) has its css=
     applied nowhere."""
-    parts = [(ASSETS / "common" / "pack.js").read_text(encoding="utf-8")]
+    parts = [(ASSETS / "common" / name).read_text(encoding="utf-8") for name in ("view.js", "pack.js")]
     if css is not None:
         parts.append(f"const {css_name} = {json.dumps((ASSETS / css).read_text(encoding='utf-8'))};")
     parts.append((ASSETS / js).read_text(encoding="utf-8"))

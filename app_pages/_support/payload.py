@@ -1,12 +1,13 @@
-"""A packed payload (a player's frames, an explorer's grid) goes to a tab once, then by its hash alone.
+"""A packed payload (a player's frames, an explorer's grid, a swapper's view) goes to a tab once, then by its
+hash alone: Python's side of view.js's payloadOf (assets/common/view.js; the protocol is view.py's).
 
 Every full run mounts the page's players and explorers again, and each mount carried its whole packed
 payload (the start page's first figure: 233 KB of base64): Streamlit JSON-encodes, serializes and hashes
 every byte of it on every run, and a client that does not report its message cache gets it again. The
-browser keeps what it was sent (payloadOf in assets/common/pack.js: a tab-wide cache by hash, more
-entries than KEEP), so after the first time Python sends only the hash. Where this session's record and the tab
-disagree (a message the browser never rendered, one it evicted), the tab asks through the players' relay
-(player.py) and the record is dropped: that run sends everything in full again. A new tab or a new replica
+browser keeps what it was sent (payloadOf: a tab-wide cache by hash, more entries than KEEP), so after
+the first time Python sends only the hash. Where this session's record and the tab disagree (a message the
+browser never rendered, one it evicted), the tab asks through the views' relay (view.py) and the record is
+dropped: that run sends everything in full again. A new tab or a new replica
 is a new session with an empty record, so it always gets the payloads themselves.
 """
 from __future__ import annotations
@@ -14,7 +15,8 @@ from __future__ import annotations
 import streamlit as st
 
 SENT = "_payloads_sent"     # session: {hash: True}, the payloads this tab was sent, oldest first
-KEEP = 32                   # the browser keeps 48 (assets/common/pack.js): what Python counts as sent is still there
+KEEP = 96                   # the browser keeps 128 (view.js, PAYLOADS_KEPT): what Python counts as sent is still
+                            # there; a real model's page alone sends 2 per GDN layer (its gates and overview)
 
 
 def ship(hash: str, gz: str) -> dict[str, str]:

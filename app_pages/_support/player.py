@@ -9,10 +9,11 @@ Where the position lives:
 - the address bar: the browser writes "<prefix>_t" (tokens count from 1) and "<prefix>_stage" at every
   step, so a reload or a copied link reopens the view;
 - st.session_state["<prefix>_t" / "<prefix>_stage"]: Python's copy, sent by the browser only when a click
-  (or Enter) outside the player may need it, in the same run as that click: the share dialog, a page
-  switch, an export. Stepping itself sends nothing;
-- moving it from Python (a classroom demo sets the keys, then switches page) bumps "_player_seq_<prefix>", the
-  only case in which the browser gives up its own position for Python's.
+  (or Enter) outside the player may need it, in the same run as that click: the share dialog, an export.
+  Stepping itself sends nothing;
+- moving it from Python (a classroom demo sets the keys, then switches page) gives the player a new seq
+  (view.py's handshake), the only case in which the browser gives up its own position for Python's.
+The address, the handshake, the relay and the payload sent once are the views' protocol (view.py).
 """
 from __future__ import annotations
 
@@ -20,8 +21,8 @@ from dataclasses import asdict, dataclass
 
 import streamlit as st
 
-from app_pages._support import explorer, payload, ui
-from app_pages._support.pack import ASSETS, Packed, component_js, pack_json
+from app_pages._support import payload, ui, view
+from app_pages._support.pack import Packed, component_js, pack_json
 
 PLAYER_JS = component_js("player/player.js", css="player/player.css", css_name="PLAYER_CSS")
 _component = st.components.v2.component("gdn_player", js=PLAYER_JS, isolate_styles=False)
@@ -65,9 +66,6 @@ def position(prefix: str, n_tokens: int, stages: tuple[str, ...],
         t = 1
     stage = stage if stage in stages else stages[0]
     state[f"{prefix}_t"], state[f"{prefix}_stage"] = t, stage
-    if state.get(f"_player_synced_{prefix}") != (t, stage):
-        state[f"_player_seq_{prefix}"] = state.get(f"_player_seq_{prefix}", 0) + 1
-        state[f"_player_synced_{prefix}"] = (t, stage)
     return t, stage
 
 
@@ -79,42 +77,21 @@ def address(t: int, stage: str, opening: tuple[int, str], stages: tuple[str, ...
     return {"t": str(t), **({"stage": stage} if stage != stages[0] else {})}
 
 
-RELAY_JS = (ASSETS / "player" / "relay.js").read_text(encoding="utf-8")
-_relay = st.components.v2.component("gdn_player_relay", js=RELAY_JS)
-
-
-RELAYED: dict = {}     # id -> handler(message) of modules that send through the relay too (swap.py registers)
-
-
-def _heard() -> None:
-    """A player's position, sent just before a click that may need it: Python's copy follows it (no new
-    seq: the browser already shows it)."""
-    sent = (st.session_state["gdn_player_relay"] or {}).get("position") or {}
-    if sent.get("id") in RELAYED:                                # another sender's message (swap.py)
-        return RELAYED[sent["id"]](sent)
+def heard(sent: dict) -> None:
+    """A player's relayed message {id: prefix, t, stage, variant?}: Python's copy follows it (no new seq:
+    the browser already shows it)."""
     try:
         prefix, t, stage = str(sent["id"]), int(sent["t"]), str(sent["stage"])
     except (KeyError, TypeError, ValueError):
         return
     if t >= 1 and stage.isidentifier() and prefix.isidentifier():
         st.session_state[f"{prefix}_t"], st.session_state[f"{prefix}_stage"] = t, stage
-        st.session_state[f"_player_synced_{prefix}"] = (t, stage)
+        view.heard(f"player_{prefix}", (t, stage))
         if str(sent.get("variant", "")).isidentifier():      # the page checks it names one of its variants
             st.session_state[f"{prefix}_variant"] = str(sent["variant"])
 
 
-def _heard_values() -> None:
-    """An explorer's values (app_pages/_support/explorer.py), sent the same way as a player's position."""
-    explorer.heard((st.session_state["gdn_player_relay"] or {}).get("values") or {})
-
-
-def relay() -> None:
-    """Mount once per run, outside any fragment (app.py): what a player sends through it arrives in the
-    same full run as the click that made it send (a fragment's message would scope that run to the fragment).
-    It also links hovers across figures: every element marked data-tok="t" lights up with the others of
-    token t, and a card slot (.gdn-tok-slot) shows token t's card."""
-    _relay(key="gdn_player_relay", on_position_change=_heard, on_values_change=_heard_values,
-           on_need_change=payload.resend_all, width="content", height=0)
+view.KINDS["position"] = heard
 
 
 @dataclass(frozen=True)
@@ -179,7 +156,7 @@ def _mount(prefix: str, packed: Packed, n_tokens: int, stages: tuple[str, ...], 
             st.query_params.pop(key, None)
     stage_label = ui.label_maker("common.stage_")
     data = {
-        "id": prefix, "seq": st.session_state[f"_player_seq_{prefix}"], "position": index, "tokens": n_tokens,
+        "id": prefix, "seq": view.seq(f"player_{prefix}", (t + 1, stages[stage])), "position": index, "tokens": n_tokens,
         "stages": list(stages), "stageLabels": [stage_label(s) for s in stages], "lecture": ui.lecture(),
         "playMs": PLAY_MS, "params": {"t": f"{prefix}_t", "stage": f"{prefix}_stage"},
         "opening": {"t": opening[0], "stage": opening[1]},

@@ -1,19 +1,20 @@
 """The swapper: one of several HTML views that Python drew, picked in the browser (assets/player/swap.js).
 
-The real model's layer: every layer's gates (and the overview's frame) are built once and sent together,
-gzip-packed; the layer buttons only swap which one is shown, with no script run. Where the choice lives:
+The real model's layer: every layer's gates (and the overview's frame) are built once per trace, each
+packed on its own (pack), and each goes to a tab once, then by its hash (payload.py); the layer buttons
+only swap which one is shown, with no script run. Where the choice lives:
 - the address bar: the browser writes ?<key>= at every pick, so a reload or a copied link reopens it;
-- st.session_state[key]: Python's copy, sent by the browser through the players' relay (player.py) only
-  just before a click outside (another view, Share), in that click's run. Views that draw their own picker
-  for the same key (a selectbox) therefore open on what the browser showed last.
+- st.session_state[key]: Python's copy, sent by the browser through the views' relay (view.py, kind "pick")
+  only just before a click outside (another view, Share), in that click's run. Views that draw their own
+  picker for the same key (a selectbox) therefore open on what the browser showed last. A value Python
+  sets on purpose (a story button) gives a new seq (view.py's handshake): the browser shows it.
 """
 from __future__ import annotations
 
 import streamlit as st
 
-from app_pages._support import ui
-from app_pages._support.pack import component_js, pack_json
-from app_pages._support.player import RELAYED
+from app_pages._support import payload, ui, view
+from app_pages._support.pack import Packed, component_js, pack_json
 
 _component = st.components.v2.component("gdn_swap", js=component_js("player/swap.js"), isolate_styles=False)
 _KEYS = "_swap_keys"            # session: {key: its options}, the keys the relay may set
@@ -27,25 +28,33 @@ def chosen(key: str, options: list, default):
     return st.session_state[key]
 
 
-def heard(key: str, value) -> None:
-    """A pick relayed from the browser: Python's copy follows it, if it names one of the key's options."""
-    options = st.session_state.get(_KEYS, {}).get(key, [])
-    match = [o for o in options if str(o) == str(value)]
+def heard(sent: dict) -> None:
+    """A pick relayed from the browser {id: key, value}: Python's copy follows it, if it names one of the
+    key's options (no new seq: the browser shows it already)."""
+    key = str(sent.get("id"))
+    match = [o for o in st.session_state.get(_KEYS, {}).get(key, []) if str(o) == str(sent.get("value"))]
     if match:
         st.session_state[key] = match[0]
+        view.heard(f"pick_{key}", str(match[0]))
 
 
-RELAYED["swap"] = lambda sent: heard(str(sent.get("key")), sent.get("value"))
+view.KINDS["pick"] = heard
 
 
-def swap(key: str, frames: dict, *, value, default, labels: dict | None = None, bar_label: str = "",
-         name: str = "") -> None:
-    """Mount a swapper over `frames` (option -> trusted HTML) showing `value`; labels: option -> button
-    text (a bar is drawn when bar_label is given). Swappers of one key follow each other; name tells
-    several of them apart."""
+def pack(html: str) -> Packed:
+    """One option's HTML, packed to be sent once per tab (swap.js unpacks the JSON string)."""
+    return pack_json(html, n_frames=1)
+
+
+def swap(key: str, frames: dict[object, Packed], *, value, default, labels: dict | None = None,
+         bar_label: str = "", name: str = "") -> None:
+    """Mount a swapper over `frames` (option -> its packed HTML, see pack) showing `value`; labels: option
+    -> button text (a bar is drawn when bar_label is given). Swappers of one key follow each other; name
+    tells several of them apart. An option's payload is sent in full only the first time this tab meets it."""
     st.session_state.setdefault(_KEYS, {})[key] = list(frames)
-    packed = pack_json({"frames": {str(k): v for k, v in frames.items()}})
-    data = {"id": f"{key}_{name}", "param": key, "value": str(value), "fallback": str(default),
-            "options": [{"value": str(k), "label": (labels or {}).get(k, str(k))} for k in frames],
-            "label": bar_label, "hash": packed.hash, "gz": packed.gz}
+    options = [{"value": str(k), "label": (labels or {}).get(k, str(k)), **payload.ship(p.hash, p.gz)}
+               for k, p in frames.items()]
+    data = {"id": f"{key}_{name}", "param": key, "seq": view.seq(f"pick_{key}", str(value)), "value": str(value),
+            "fallback": str(default), "options": options, "label": bar_label}
     _component(key=f"{key}_{name}_swap", data=data, width="stretch", height="content")
+    payload.sent(*(p.hash for p in frames.values()))

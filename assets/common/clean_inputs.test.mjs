@@ -52,5 +52,5 @@ test("runs once per tab, listening in the capture phase", () => {
 });
 
 test("no '<' followed by a letter, '/' or '!': DOMPurify would drop the script", () => {
-  assert.doesNotMatch(SOURCE, /<[A-Za-z\/!]/);
+  assert.doesNotMatch(SOURCE, /<[A-Za-z/!]/);
 });

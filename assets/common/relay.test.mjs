@@ -1,60 +1,46 @@
-// assets/player/relay.js: the players' way to Python (relay, need) and the linked hovers over [data-tok].
+// assets/common/relay.js: the views' way to Python (a typed batch, a need for payloads) and the linked hovers
+// over [data-tok].
 import test from "node:test";
 import assert from "node:assert/strict";
 
-import relay from "./relay.js";
+import { component, fakeTab } from "./fake_tab.mjs";
 
-function el(dataset = {}) {
-  const classes = new Set();
-  return { dataset, hidden: false, classList: { add: (c) => classes.add(c), remove: (c) => classes.delete(c), has: (c) => classes.has(c) } };
-}
+const mount = async () => component("common/relay.js", { expose: ["tab", "payloadOf", "register", "flush"] });
 
-function page() {
-  const listeners = [];
-  const tokA = el({ tok: "3" });
-  const tokB = el({ tok: "4" });
-  const cards = [el({ card: "none" }), el({ card: "3" }), el({ card: "4" })];
-  const slot = { children: cards };
-  globalThis.CSS = { escape: (s) => s };
-  globalThis.window = {};
-  globalThis.document = {
-    addEventListener: (type, fn) => listeners.push({ type, fn }),
-    querySelectorAll: (sel) => {
-      if (sel === ".gdn-tok-hover") return [tokA, tokB].filter((e) => e.classList.has("gdn-tok-hover"));
-      if (sel === ".gdn-tok-slot") return [slot];
-      const m = sel.match(/^\[data-tok="(.*)"\]$/);
-      if (m) return [tokA, tokB].filter((e) => e.dataset.tok === m[1]);
-      throw new Error(`unexpected selector ${sel}`);
-    },
-  };
-  const fire = (type, event) => listeners.filter((l) => l.type === type).forEach((l) => l.fn(event));
-  return { listeners, tokA, tokB, cards, fire };
-}
-
-test("relay and need reach Python; a need asked before the relay mounted is sent then", () => {
-  page();
-  window.__gdnPlayers = { players: new Map(), last: null, pendingNeed: "abc123" };
+test("a batch and a need reach Python; a need asked before the relay mounted is sent then", async () => {
+  fakeTab("http://app.test/memory_table", '<div id="p"></div>');
+  const { default: relay, tab, payloadOf, register, flush } = await mount();
+  assert.equal(payloadOf("abc123"), null);                     // a payload the tab lacks, before the relay
   const state = [];
   const triggers = [];
   relay({ setStateValue: (k, v) => state.push([k, v]), setTriggerValue: (k, v) => triggers.push([k, v]) });
   assert.deepEqual(triggers, [["need", "abc123"]]);
-  assert.equal(window.__gdnPlayers.pendingNeed, null);
-  window.__gdnPlayers.need("def");
+  assert.equal(tab().pendingNeed, null);
+  payloadOf("def");
   assert.deepEqual(triggers.at(-1), ["need", "def"]);
-  window.__gdnPlayers.relay("memory_t", 4);
-  assert.deepEqual(state, [["memory_t", 4]]);
+  register({ kind: "position", id: "memory", root: document.getElementById("p"), moved: true,
+             message: () => ({ t: 4, stage: "read" }) });
+  flush();
+  assert.deepEqual(state, [["sent", { n: 1, messages: [{ kind: "position", id: "memory", t: 4, stage: "read" }] }]]);
 });
 
-test("pointing at a token lights its elements and shows its card; leaving shows the none card; listeners once", () => {
-  const p = page();
+test("pointing at a token lights its elements and shows its card; leaving shows the none card; listeners once", async () => {
+  fakeTab("http://app.test/real_model", '<span id="a" data-tok="3"></span><span id="b" data-tok="4"></span>'
+    + '<i id="c3" data-tok="3"></i><div class="gdn-tok-slot"><p data-card="none"></p><p data-card="3"></p>'
+    + '<p data-card="4"></p></div>');
+  const { default: relay } = await mount();
+  const added = [];
+  const add = document.addEventListener.bind(document);
+  document.addEventListener = (type, ...rest) => { added.push(type); add(type, ...rest); };
   relay({ setStateValue: () => {}, setTriggerValue: () => {} });
-  relay({ setStateValue: () => {}, setTriggerValue: () => {} });
-  assert.equal(p.listeners.length, 2);
-  p.fire("pointerover", { target: { closest: () => p.tokA } });
-  assert.ok(p.tokA.classList.has("gdn-tok-hover"));
-  assert.ok(!p.tokB.classList.has("gdn-tok-hover"));
-  assert.deepEqual(p.cards.map((c) => c.hidden), [true, false, true]);
-  p.fire("pointerleave", {});
-  assert.ok(!p.tokA.classList.has("gdn-tok-hover"));
-  assert.deepEqual(p.cards.map((c) => c.hidden), [false, true, true]);
+  relay({ setStateValue: () => {}, setTriggerValue: () => {} });   // a rerun: no second set of listeners
+  assert.deepEqual(added, ["pointerover", "pointerleave"]);
+  const lit = () => [...document.querySelectorAll(".gdn-tok-hover")].map((n) => n.id);
+  const cards = () => [...document.querySelectorAll("[data-card]")].map((c) => c.hidden);
+  document.getElementById("a").dispatchEvent(new window.Event("pointerover", { bubbles: true }));
+  assert.deepEqual(lit(), ["a", "c3"]);
+  assert.deepEqual(cards(), [true, false, true]);
+  document.dispatchEvent(new window.Event("pointerleave"));
+  assert.deepEqual(lit(), []);
+  assert.deepEqual(cards(), [false, true, true]);
 });

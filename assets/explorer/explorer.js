@@ -1,22 +1,17 @@
 // The explorer (app_pages/_support/explorer.py): a figure whose discrete sliders and linked hovers are
 // answered in the browser. Python drew the figure's HTML at every point of the sliders' grid; this file
 // only picks the point's HTML and swaps it in (it computes no number), lights the elements linked to the
-// one pointed at, writes the values into the address bar, and hands them to Python (through the player's
-// relay) only when a click elsewhere may need them.
+// one pointed at, writes the values into the address bar, and hands them to Python only when a click
+// elsewhere may need them: an explorer is a view of assets/common/view.js, of kind "values", its message
+// {values: {key: value}}.
 //
 // Payload (data): id, seq, index [one per control], controls [{key, label, values, labels, default, play}],
 // labels {play, pause}, alt, below, lecture, playMs, hash, gz (base64 gzip of JSON {"i,j": html}; left
-// out when this tab was already sent it: payloadOf in assets/common/pack.js keeps it),
+// out when this tab was already sent it: payloadOf in view.js keeps it),
 // download (null, or {label, file, parts: [the standalone page before the frame, after it]}).
 export default function ({ data, parentElement, setTriggerValue }) {
   addStyle("gdn-explorer-css", EXPLORER_CSS);   // EXPLORER_CSS: assets/explorer/explorer.css, prepended by explorer.py
-  const registry = (window.__gdnExplorers ??= { views: new Map() });
-  installFlush(registry);
-  let view = registry.views.get(data.id);
-  if (!view) {
-    view = { id: data.id, index: null, seq: null, hash: null, frames: {}, timer: null, moved: false, lit: null };
-    registry.views.set(data.id, view);
-  }
+  const view = tab().views.get(`values:${data.id}`) ?? newExplorer(data.id);
   view.data = data;
   view.open = setTriggerValue;
   // the controls change with the server-side widgets that pick the grid (a fourth slider, another range)
@@ -26,8 +21,8 @@ export default function ({ data, parentElement, setTriggerValue }) {
     view.controls = controls;
   }
   load(view).then(() => {
-    if (view.seq !== data.seq || !view.index || view.index.length !== data.index.length) {
-      view.seq = data.seq;                       // a new mount, or Python moved the values on purpose
+    // a new mount, Python moved the values on purpose, or another grid
+    if (pythonMoved(view, data.seq) || !view.index || view.index.length !== data.index.length) {
       view.index = [...data.index];
     }
     show(view);
@@ -35,10 +30,17 @@ export default function ({ data, parentElement, setTriggerValue }) {
   return () => stopPlaying(view);
 }
 
+function newExplorer(id) {
+  const view = { kind: "values", id, index: null, seq: null, hash: null, frames: {}, timer: null, moved: false,
+                 lit: null };
+  view.message = () => ({ values: currentValues(view) });
+  return register(view);
+}
+
 async function load(view) {
   const { hash } = view.data;
   if (view.hash === hash) return;
-  const gz = payloadOf(hash, view.data.gz);              // assets/common/pack.js: sent once per tab
+  const gz = payloadOf(hash, view.data.gz);              // view.js: sent once per tab
   if (!gz) {                                             // asked for again: nothing stale meanwhile
     view.frames = {};
     view.hash = view.shown = null;
@@ -133,7 +135,7 @@ function move(view, control, to) {
 
 function show(view) {
   const { controls, alt, labels } = view.data;
-  const name = view.index.join(",");
+  const name = pointName(view.index);
   if (view.shown !== name && view.frames[name] !== undefined) {
     view.figure.innerHTML = view.frames[name];
     view.shown = name;
@@ -153,7 +155,7 @@ function show(view) {
       play.setAttribute("aria-pressed", String(!!playing));
     }
   });
-  writeAddress(view);
+  writeAddress(addressOf(controls, view.index));
 }
 
 // ---- playing: walk one control through its values ---------------------------------------------------
@@ -180,38 +182,19 @@ function stopPlaying(view) {
   view.timer = null;
 }
 
-// ---- the address bar and Python ----------------------------------------------------------------------
+// ---- the grid, the address bar and Python ----------------------------------------------------------------
 
-function writeAddress(view) {
-  const url = new URL(window.location.href);
-  view.data.controls.forEach((c, i) => {
-    const value = c.values[view.index[i]];
-    if (value === c.default) url.searchParams.delete(c.key);
-    else url.searchParams.set(c.key, value);
-  });
-  if (url.href !== window.location.href) window.history.replaceState(window.history.state, "", url.href);
+// The grid point the sliders are at, named as explorer.py's grid_points names it: "i,j,..." (option indices).
+const pointName = (index) => index.join(",");
+
+// The values at `index`: {key: value}, every control's (the address and Python's message).
+function valuesAt(controls, index) {
+  return Object.fromEntries(controls.map((c, i) => [c.key, c.values[index[i]]]));
 }
 
-function currentValues(view) {
-  return Object.fromEntries(view.data.controls.map((c, i) => [c.key, c.values[view.index[i]]]));
+// The address: each control's value, left out at its default.
+function addressOf(controls, index) {
+  return Object.fromEntries(controls.map((c, i) => [c.key, c.values[index[i]] === c.default ? null : c.values[index[i]]]));
 }
 
-// Just before a click or Enter outside every explorer (Share, another page, a server-side widget), the
-// moved values go to Python through the relay (app_pages/_support/player.py, mounted outside every
-// fragment), so they arrive in the same run as that click.
-function installFlush(registry) {
-  if (registry.flush) return;
-  // Not before a page link (as the player, assets/player/player.js): the values' own run raced the page
-  // switch, and the explorer keeps its values across pages anyway (the address bar, its own registry).
-  const PAGE_LINK = '[data-testid="stTopNavLink"], [data-testid="stSidebarNavLink"], [data-testid="stPageLink-NavLink"]';
-  registry.flush = () => {
-    const relay = window.__gdnPlayers?.relay;
-    for (const view of registry.views.values()) {
-      if (!view.moved || !view.root?.isConnected || !relay) continue;
-      view.moved = false;
-      relay("values", { id: view.id, values: currentValues(view) });
-    }
-  };
-  flushBeforeLeaving((node) => [...registry.views.values()].some((v) => v.root?.contains(node)), registry.flush,
-                     (node) => !!node.closest?.(PAGE_LINK));
-}
+const currentValues = (view) => valuesAt(view.data.controls, view.index);

@@ -1,13 +1,14 @@
+// A student's side of follow-me (app_pages/_follow.py): data.navigate, the teacher's page or example to load
+// afresh; else data is follow-me's position message {seq, params} (assets/common/view.js, followTo), and the
+// views of this page move there in the browser.
 export default function ({ data }) {
-  const registry = (window.__gdnPlayers ??= { players: new Map(), last: null });
-  if (data.navigate) {               // a student: the teacher's page or example, loaded afresh
-    if (registry.navigating !== data.navigate) {
-      registry.navigating = data.navigate;
+  if (data.navigate) {
+    const t = tab();
+    if (t.navigating !== data.navigate) {          // once per address: every poll repeats it until the load
+      t.navigating = data.navigate;
       window.location.assign(new URL(data.navigate, window.location.href).href);
     }
     return;
   }
-  // A student: the teacher's step of the example this page shows; the player moves there (player.js).
-  registry.follow = data;
-  registry.applyFollow?.();
+  followTo({ seq: data.seq, params: data.params });
 }

@@ -1,8 +1,10 @@
+// The teacher's side of follow-me (app_pages/_follow.py): the address, as the views write it
+// (assets/common/view.js), is the view a room follows.
 export default function ({ data, setStateValue }) {
   // The teacher's view is the page Python drew (data.page: the address's path can lag behind a page
   // switch) and the address's query (example, step): report it once it holds still. One timer per tab,
   // reading the latest data: a timer per render kept the previous page's data and reported it too.
-  const state = (window.__gdnFollowLead ??= { sent: null, quietUntil: 0, timer: null, seen: null, since: 0 });
+  const state = (tab().lead ??= { sent: null, quietUntil: 0, timer: null, seen: null, since: 0 });
   state.data = data;
   state.send = setStateValue;
   if (data.resend) state.sent = null;            // follow-me switched on again: say where we are
@@ -16,7 +18,7 @@ export default function ({ data, setStateValue }) {
   }
   const view = () => {
     const own = new Set(state.data.own);
-    const query = new URLSearchParams(window.location.search);
+    const query = readAddress();
     for (const name of [...query.keys()]) if (own.has(name)) query.delete(name);
     query.sort();
     return `${state.data.page}?${query}`;

@@ -3,7 +3,9 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 
-import lead from "./lead.js";
+import { component } from "../common/fake_tab.mjs";
+
+const { default: lead } = await component("follow/lead.js");
 
 function fakeTab(search) {
   const listeners = [];
@@ -36,7 +38,7 @@ test("reports the view once it held still, without the teacher's own settings, s
 });
 
 test("a pointerdown hushes the report for a second; one timer and one set of listeners per tab", () => {
-  delete globalThis.window?.__gdnFollowLead;
+  delete globalThis.window?.__gdnView;            // a new tab
   const tab = fakeTab("?compare_t=2");
   const sent = [];
   const cleanup = lead({ data: { ...data, page: "compare" }, setStateValue: (k, v) => sent.push([k, v]) });

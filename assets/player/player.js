@@ -2,36 +2,39 @@
 // scrubs and highlights them in the browser, so a key press paints in one animation frame and sends
 // nothing to the server. Python stays the truth for every number: this file never computes one, it only
 // swaps HTML it was sent. The position goes into the address bar at once (reload and copied links reopen
-// it) and to Python only when Python needs it (see flush), never once per key press.
+// it) and to Python only when Python needs it (view.js's flush), never once per key press. The address,
+// the handshake with Python, the payload sent once and the relay are assets/common/view.js's: a player
+// is a view of kind "position", its message {t, stage, variant?}.
 //
 // Payload (data): id, seq (bumped when Python moves the position on purpose), position, tokens, stages,
 // stageLabels, labels {reset, prev, next, play, pause, stepOf, token, stage}, params {t, stage},
 // opening {t, stage} (the frame a link without a position opens; the address leaves it out),
 // lecture, playMs, hash, gz (base64 gzip of JSON {frames: [{head, narration, html, side?, fly?}],
-// fixed, sides {stage: html}}; left out when this tab was already sent it: payloadOf in assets/common/pack.js keeps it).
+// fixed, sides {stage: html}}; left out when this tab was already sent it: payloadOf in view.js keeps it).
 export default function ({ data, parentElement }) {
   addStyle("gdn-player-css", PLAYER_CSS);   // PLAYER_CSS: assets/player/player.css, prepended by player.py
-  const registry = (window.__gdnPlayers ??= { players: new Map(), last: null });
-  installKeys(registry);
-  if (!registry.applyFollow) installFollow(registry);
-  let player = registry.players.get(data.id);
-  if (!player) {
-    player = { id: data.id, index: 0, seq: null, hash: null, frames: [], sides: {}, timer: null, moved: false };
-    registry.players.set(data.id, player);
-  }
+  installKeys();
+  const player = tab().views.get(`position:${data.id}`) ?? newPlayer(data.id);
   player.data = data;
-  if (player.host !== parentElement || !player.root?.isConnected) build(player, parentElement, registry);
+  if (player.host !== parentElement || !player.root?.isConnected) build(player, parentElement);
   useVariant(player);                                    // several payloads (compare's variants): pick one
   relabel(player);
   load(player).then(() => {
-    if (player.seq !== data.seq) {                       // a new mount, or Python moved the position on purpose
-      player.seq = data.seq;
-      player.index = data.position;
-    }
+    if (pythonMoved(player, data.seq)) player.index = data.position;   // a new mount, or Python moved it on purpose
     show(player, player.index);
-    registry.applyFollow();
+    applyFollow();
   });
   return () => stopPlaying(player);
+}
+
+function newPlayer(id) {
+  const player = { kind: "position", id, index: 0, seq: null, hash: null, frames: [], sides: {}, timer: null,
+                   moved: false, touched: 0 };
+  player.message = () => ({ t: tokenOf(player) + 1, stage: player.data.stages[stageOf(player)],
+                            ...(player.variant ? { variant: player.variant } : {}) });
+  player.ready = () => player.frames.length > 0;
+  player.follow = (params) => follow(player, params);
+  return register(player);
 }
 
 // ---- the payload --------------------------------------------------------------------------------
@@ -39,7 +42,7 @@ export default function ({ data, parentElement }) {
 async function load(player) {
   const { hash } = player.data;
   if (player.hash === hash) return;
-  const gz = payloadOf(hash, player.data.gz);           // assets/common/pack.js: sent once per tab
+  const gz = payloadOf(hash, player.data.gz);           // view.js: sent once per tab
   if (!gz) {                                             // asked for again: nothing stale meanwhile
     player.frames = [];
     player.hash = null;
@@ -58,17 +61,17 @@ async function load(player) {
 
 // ---- the page around the frames ------------------------------------------------------------------
 
-function build(player, host, registry) {
+function build(player, host) {
   stopPlaying(player);
   host.replaceChildren();
   const root = el("div", "gdn-player", host);
-  root.addEventListener("pointerdown", () => { registry.last = player; });
+  root.addEventListener("pointerdown", () => touch(player));
   player.variantBar = el("div", "gdn-variants", root);
   const bar = el("div", "gdn-player-bar", root);
   const button = (name, onClick) => {
     const b = el("button", `gdn-btn gdn-${name}`, bar);
     b.type = "button";
-    b.addEventListener("click", () => { registry.last = player; onClick(); });
+    b.addEventListener("click", () => { touch(player); onClick(); });
     return b;
   };
   player.buttons = {
@@ -145,13 +148,13 @@ function go(player, to) {
   const forward = next === player.index + 1;
   player.index = next;
   show(player, next, { forward });
-  markMoved(player);
+  player.moved = true;                                   // told to Python by view.js's flush, when it needs it
 }
 
 function show(player, index, { forward = false } = {}) {
   const frame = player.frames[index];
   if (!frame || player.root.classList.contains("gdn-bar-only")) return;     // a server-drawn variant (see below)
-  const { stages, labels, tokens } = player.data;
+  const { stages, labels } = player.data;
   const before = forward && frame.fly && !reducedMotion() ? flyStart(player, frame.fly) : null;
   if (player.shown !== index) {
     player.head.innerHTML = frame.head;
@@ -173,37 +176,17 @@ function show(player, index, { forward = false } = {}) {
     cell.classList.toggle("gdn-now", Number(cell.dataset.token) === token);
   }
   if (before) flyEnd(player, before, frame.fly);
-  writeAddress(player, token, stages[stage]);
+  writePosition(player, token, stages[stage]);
 }
 
-// ---- the address bar and Python -------------------------------------------------------------------
+// ---- the address bar --------------------------------------------------------------------------------
 
-function writeAddress(player, token, stage) {
+function writePosition(player, token, stage) {
   // as short as Python reads it back (player.py, address): nothing at the opening frame, else the token
   // always and the stage unless it is the first
   const { params, stages, opening } = player.data;
-  const url = new URL(window.location.href);
-  const home = opening && token + 1 === opening.t && stage === opening.stage;
-  const put = (name, value, omit) => (omit ? url.searchParams.delete(name) : url.searchParams.set(name, value));
-  put(params.t, String(token + 1), home);
-  put(params.stage, stage, home || stage === stages[0]);
-  if (url.href !== window.location.href) window.history.replaceState(window.history.state, "", url.href);
-}
-
-// Python hears the position only when it needs it: when the learner clicks or presses Enter on something
-// outside the player (Share, another page, an export), the position goes first, through the relay that
-// app.py mounts outside every fragment, so it travels in the same full run as that click.
-function markMoved(player) {
-  player.moved = true;
-}
-
-function flush(registry) {
-  for (const player of registry.players.values()) {
-    if (!player.moved || !player.root?.isConnected || !registry.relay) continue;
-    player.moved = false;
-    registry.relay("position", { id: player.id, t: tokenOf(player) + 1, stage: player.data.stages[stageOf(player)],
-                                 ...(player.variant ? { variant: player.variant } : {}) });
-  }
+  const home = !!opening && token + 1 === opening.t && stage === opening.stage;
+  writeAddress({ [params.t]: home ? null : token + 1, [params.stage]: home || stage === stages[0] ? null : stage });
 }
 
 // ---- playing -------------------------------------------------------------------------------------
@@ -279,58 +262,50 @@ function typing(node) {
   return ["textbox", "combobox", "searchbox", "grid", "gridcell"].includes(node.getAttribute("role"));
 }
 
-function target(registry) {
-  const live = [...registry.players.values()].filter((p) => p.root?.isConnected && p.frames.length);
-  return live.includes(registry.last) ? registry.last : live[0];
+// The player the keys move: the one pressed last, else the first on the page.
+function target() {
+  const live = liveViews("position").filter((p) => p.frames.length);
+  return live.reduce((best, p) => (p.touched > best.touched ? p : best), live[0]);
 }
 
-// ---- follow me: a student's players go where the teacher's went (app_pages/_follow.py) ---------------
-
-function installFollow(registry) {
-  // registry.follow = {seq, params}: the teacher's query (default positions left out, as in the address).
-  registry.applyFollow = () => {
-    const wanted = registry.follow;
-    if (!wanted || wanted.seq === registry.followed) return;
-    const live = [...registry.players.values()].filter((p) => p.root?.isConnected);
-    if (live.some((p) => !p.frames.length)) return;      // still unpacking: applied when it is done
-    registry.followed = wanted.seq;
-    for (const player of live) {
-      // read as player.py's position() does: naming neither means the opening frame, naming one of them
-      // token 1 / the first stage
-      const { params, stages, opening } = player.data;
-      const named = params.t in wanted.params || params.stage in wanted.params;
-      const home = named || !opening ? { t: 1, stage: stages[0] } : { t: opening.t, stage: opening.stage || stages[0] };
-      const stage = stages.indexOf(wanted.params[params.stage] ?? home.stage);
-      const t = Number(wanted.params[params.t] ?? home.t);
-      if (stage >= 0 && Number.isInteger(t) && t >= 1) go(player, (t - 1) * stages.length + stage);
-    }
-  };
+function touch(player) {
+  player.touched = performance.now();
 }
 
-function installKeys(registry) {
-  if (registry.keys) return;
-  registry.keys = true;
-  let dragging = false;                                  // a slider held by the pointer keeps its keys
-  const inside = (node) => [...registry.players.values()].some((p) => p.root?.contains(node));
-  // A page link is no such click: the position's own run would race the page switch (the switch was
-  // lost, or the address kept the old page), and the player keeps its position across pages anyway.
-  const PAGE_LINK = '[data-testid="stTopNavLink"], [data-testid="stSidebarNavLink"], [data-testid="stPageLink-NavLink"]';
-  flushBeforeLeaving(inside, () => flush(registry), (node) => !!node.closest?.(PAGE_LINK));
-  document.addEventListener("pointerdown", (e) => { dragging = !!e.target.closest?.('[role="slider"]'); }, true);
-  document.addEventListener("pointerup", () => { dragging = false; }, true);
-  window.addEventListener("keydown", (e) => {
-    const move = KEYS[e.key];
-    if (move === undefined || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
-    if (typing(document.activeElement) || dragging) return;
-    const player = target(registry);
-    if (!player) return;
-    e.preventDefault();                                  // no page scroll, no radio or tab change
-    e.stopImmediatePropagation();
-    if (move === "play") togglePlay(player);
-    else if (move === "home") go(player, 0);
-    else if (move === "end") go(player, player.frames.length - 1);
-    else go(player, player.index + move);
-  }, true);
+// Follow-me (view.js, followTo): read the teacher's params as player.py's position() does: naming neither
+// the token nor the stage means the opening frame, naming one of them token 1 / the first stage.
+function follow(player, wanted) {
+  const { params, stages, opening } = player.data;
+  const named = params.t in wanted || params.stage in wanted;
+  const home = named || !opening ? { t: 1, stage: stages[0] } : { t: opening.t, stage: opening.stage || stages[0] };
+  const stage = stages.indexOf(wanted[params.stage] ?? home.stage);
+  const t = Number(wanted[params.t] ?? home.t);
+  if (stage >= 0 && Number.isInteger(t) && t >= 1) go(player, (t - 1) * stages.length + stage);
+}
+
+function installKeys() {
+  once("player-keys", () => {
+    let dragging = false;                                // a slider held by the pointer keeps its keys
+    document.addEventListener("pointerdown", (e) => { dragging = !!e.target.closest?.('[role="slider"]'); }, true);
+    document.addEventListener("pointerup", () => { dragging = false; }, true);
+    window.addEventListener("keydown", (e) => {
+      const move = KEYS[e.key];
+      if (move === undefined || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
+      if (typing(document.activeElement) || dragging) return;
+      const player = target();
+      if (!player) return;
+      e.preventDefault();                                // no page scroll, no radio or tab change
+      e.stopImmediatePropagation();
+      press(player, move);
+    }, true);
+  });
+}
+
+function press(player, move) {
+  if (move === "play") togglePlay(player);
+  else if (move === "home") go(player, 0);
+  else if (move === "end") go(player, player.frames.length - 1);
+  else go(player, player.index + move);
 }
 
 // ---- variants: one player, several payloads --------------------------------------------------------
@@ -383,15 +358,11 @@ function switchVariant(player, name) {
   const target = variants.find((x) => x.name === name);
   const drawn = variants.find((x) => x.name === player.drawnVariant);
   player.variant = name;
-  const url = new URL(window.location.href);
-  if (name === variants[0].name) url.searchParams.delete(params.variant);
-  else url.searchParams.set(params.variant, name);
-  window.history.replaceState(window.history.state, "", url.href);
+  writeAddress({ [params.variant]: name === variants[0].name ? null : name });
   player.moved = true;
   if (target.server || drawn?.server) {                  // the page has to change around the player: run it
     useVariant(player);
-    const registry = window.__gdnPlayers;
-    flush(registry);
+    flush();
     return;
   }
   stopPlaying(player);

@@ -1,43 +1,71 @@
 // The swapper (app_pages/_support/swap.py): one of several HTML views that Python drew, picked in the
-// browser. The real model's layer: every layer's gates are in one packed payload, and a layer button only
-// swaps which one is shown, so a layer change paints in one frame and sends nothing to the server. Every
-// swapper with the same param (the gates and the overview under them) follows the same pick. The choice
-// goes into the address bar at once, and to Python only when a click outside may need it (another view,
-// Share), through the players' relay (app_pages/_support/player.py), as the player's position does.
+// browser. The real model's layer: every layer's gates are sent, each as a packed payload of its own, and a
+// layer button only swaps which one is shown, so a layer change paints in one frame and sends nothing to the
+// server. Each layer's payload comes to a tab once (view.js's payloadOf): a later run sends its hash alone.
+// Every swapper of one param (the gates and the overview under them) follows the same pick: the pick is a
+// view of assets/common/view.js, of kind "pick", id the param and message {value}, so the address, the
+// handshake with Python and the flush before a click outside are view.js's, as for the player.
 //
-// data: id, param (the URL and session key), value (what Python drew), fallback (the value a link leaves
-// out), options [{value, label}], label (the bar's name; no bar when empty), hash, gz (base64 gzip of JSON
-// {frames: {value: html}}).
+// data: id, param (the URL and session key), seq (view.py's handshake), value (what Python drew), fallback
+// (the value a link leaves out), options [{value, label, hash, gz?}] (gz: base64 gzip of the JSON string of
+// that option's HTML, left out when this tab was sent it), label (the bar's name; no bar when empty).
 export default function ({ data, parentElement }) {
-  const registry = (window.__gdnSwaps ??= { swaps: new Map(), picked: new Map(), moved: new Map() });
-  installFlush(registry);
-  let swap = registry.swaps.get(data.id);
-  if (!swap || swap.host !== parentElement || !swap.root.isConnected) {
-    swap = { id: data.id, host: parentElement, hash: null, frames: {}, shown: null };
-    parentElement.replaceChildren();
-    swap.root = el("div", "gdn-swap", parentElement);
-    swap.bar = el("div", "gdn-swap-bar", swap.root);
-    swap.bar.setAttribute("role", "group");
-    swap.body = el("div", "gdn-swap-body", swap.root);
-    registry.swaps.set(data.id, swap);
-  }
+  const pick = tab().views.get(`pick:${data.param}`) ?? newPick(data.param);
+  let swap = pick.swaps.get(data.id);
+  if (!swap || swap.host !== parentElement || !swap.root.isConnected) swap = build(pick, data.id, parentElement);
   swap.data = data;
-  if (registry.drawn?.get(data.param) !== data.value) {   // Python drew another value (a link, a relayed pick)
-    (registry.drawn ??= new Map()).set(data.param, data.value);
-    registry.picked.set(data.param, data.value);
+  pick.fallback = data.fallback;
+  if (pythonMoved(pick, data.seq) || !data.options.some((o) => o.value === pick.value)) {
+    pick.value = data.value;                                 // a new tab, a link, a story button, other options
   }
-  load(swap).then(() => { drawBar(swap, registry); paint(swap, registry.picked.get(data.param)); });
+  load(pick, swap).then((ready) => {
+    if (!ready || swap.data !== data) return;                // asked for again, or a newer mount came meanwhile
+    drawBar(swap, pick);
+    paint(pick, swap);
+  });
 }
 
-async function load(swap) {
-  if (swap.hash === swap.data.hash) return;
-  swap.frames = (await unpack(swap.data.gz)).frames;
-  swap.hash = swap.data.hash;
-  swap.shown = null;
+function newPick(param) {
+  const pick = { kind: "pick", id: param, seq: null, value: null, fallback: null, moved: false,
+                 swaps: new Map(), html: new Map() };       // html: hash -> an option's HTML, unpacked once
+  const mounted = () => [...pick.swaps.values()].filter((s) => s.root.isConnected);
+  pick.connected = () => mounted().length > 0;
+  pick.holds = (node) => mounted().some((s) => s.bar.contains(node));
+  pick.message = () => ({ value: pick.value });
+  return register(pick);
 }
 
-function drawBar(swap, registry) {
-  const { options, label, param } = swap.data;
+function build(pick, id, host) {
+  host.replaceChildren();
+  const swap = { id, host, shown: null };
+  swap.root = el("div", "gdn-swap", host);
+  swap.bar = el("div", "gdn-swap-bar", swap.root);
+  swap.bar.setAttribute("role", "group");
+  swap.body = el("div", "gdn-swap-body", swap.root);
+  pick.swaps.set(id, swap);
+  return swap;
+}
+
+// Every option's HTML, from the tab's payloads: false (and nothing stale shown) when one is missing, which
+// payloadOf has asked Python for.
+async function load(pick, swap) {
+  const { options } = swap.data;
+  const packed = options.map((o) => payloadOf(o.hash, o.gz));   // every one: the tab keeps the used ones
+  if (packed.includes(null)) {
+    swap.body.replaceChildren();
+    swap.shown = null;
+    return false;
+  }
+  const todo = options.map((o, i) => [o.hash, packed[i]]).filter(([hash]) => !pick.html.has(hash));
+  const html = await Promise.all(todo.map(([, gz]) => unpack(gz)));
+  todo.forEach(([hash], i) => pick.html.set(hash, html[i]));
+  const kept = new Set([...pick.swaps.values()].flatMap((s) => s.data.options.map((o) => o.hash)));
+  for (const hash of pick.html.keys()) if (!kept.has(hash)) pick.html.delete(hash);
+  return true;
+}
+
+function drawBar(swap, pick) {
+  const { options, label } = swap.data;
   swap.bar.hidden = !label;
   const sig = options.map((o) => `${o.value}:${o.label}`).join("|");
   if (!label || swap.bar.dataset.sig === sig) return;
@@ -49,44 +77,30 @@ function drawBar(swap, registry) {
     b.type = "button";
     b.textContent = o.label;
     b.dataset.value = String(o.value);
-    b.addEventListener("click", () => pick(registry, param, String(o.value)));
+    b.addEventListener("click", () => choose(pick, String(o.value)));
   }
   swap.bar.dataset.sig = sig;
 }
 
-function paint(swap, value) {
-  const html = swap.frames[value];
+// The HTML of the option `value` in `options`, or undefined when it is not (yet) unpacked.
+function htmlOf(pick, options, value) {
+  const option = options.find((o) => o.value === value);
+  return option && pick.html.get(option.hash);
+}
+
+function paint(pick, swap) {
+  const html = htmlOf(pick, swap.data.options, pick.value);
   if (html === undefined) return;
-  if (swap.shown !== value) {
+  if (swap.shown !== pick.value) {
     swap.body.innerHTML = html;
-    swap.shown = value;
+    swap.shown = pick.value;
   }
-  for (const b of swap.bar.querySelectorAll("button")) b.setAttribute("aria-pressed", String(b.dataset.value === value));
+  for (const b of swap.bar.querySelectorAll("button")) b.setAttribute("aria-pressed", String(b.dataset.value === pick.value));
 }
 
-function pick(registry, param, value) {
-  registry.picked.set(param, value);
-  registry.moved.set(param, value);
-  let fallback = null;
-  for (const swap of registry.swaps.values()) {
-    if (swap.data.param !== param || !swap.root.isConnected) continue;
-    paint(swap, value);
-    fallback = swap.data.fallback;
-  }
-  const url = new URL(window.location.href);
-  if (value === String(fallback)) url.searchParams.delete(param);
-  else url.searchParams.set(param, value);
-  if (url.href !== window.location.href) window.history.replaceState(window.history.state, "", url.href);
-}
-
-function installFlush(registry) {
-  // Before a click or Enter outside the swappers: what was picked goes to Python in that click's run.
-  if (registry.flush) return;
-  registry.flush = () => {
-    const relay = window.__gdnPlayers?.relay;
-    if (!relay) return;
-    for (const [param, value] of registry.moved) relay("position", { id: "swap", key: param, value });
-    registry.moved.clear();
-  };
-  flushBeforeLeaving((node) => [...registry.swaps.values()].some((s) => s.bar.contains(node)), registry.flush);
+function choose(pick, value) {
+  pick.value = value;
+  pick.moved = true;                                          // told to Python by view.js's flush, when it needs it
+  for (const swap of pick.swaps.values()) if (swap.root.isConnected) paint(pick, swap);
+  writeAddress({ [pick.id]: value === String(pick.fallback) ? null : value });
 }

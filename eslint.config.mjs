@@ -1,0 +1,49 @@
+// The linter of the browser code in assets/ (eslint, pinned in package.json; tests/test_js_units.py runs it).
+// A component's module is assembled by app_pages/_support/pack.py's component_js: assets/common/view.js and
+// assets/common/pack.js first, then the component's own file. So view.js and pack.js are linted as scripts
+// whose top-level names are for others, and their top-level names are globals of the component files: read
+// from the two files themselves, so this list cannot drift from them.
+import { readFileSync } from "node:fs";
+
+import js from "@eslint/js";
+import globals from "globals";
+
+const SHARED = ["assets/common/view.js", "assets/common/pack.js"];
+const TOP_LEVEL = /^(?:async\s+)?(?:function\s+(\w+)|const\s+(\w+))/gm;
+const shared = Object.fromEntries(SHARED.flatMap((file) => [...readFileSync(file, "utf8").matchAll(TOP_LEVEL)]
+  .map((m) => [m[1] ?? m[2], "readonly"])));
+
+export default [
+  { ignores: ["node_modules/**"] },
+  js.configs.recommended,
+  {
+    files: ["assets/**/*.js"],
+    ignores: SHARED,
+    languageOptions: { ecmaVersion: 2024, sourceType: "module", globals: { ...globals.browser, ...shared } },
+    rules: { "no-unused-vars": ["error", { args: "none", caughtErrors: "none" }], eqeqeq: ["error", "always"], "prefer-const": "error",
+             "no-var": "error" },
+  },
+  {
+    files: SHARED,
+    languageOptions: { ecmaVersion: 2024, sourceType: "script", globals: globals.browser },
+    rules: { "no-unused-vars": ["error", { vars: "local", args: "none" }], eqeqeq: ["error", "always"],
+             "prefer-const": "error", "no-var": "error" },
+  },
+  {
+    // Read as the body of a <script> tag (browser.py), not a module.
+    files: ["assets/common/clean_inputs.js", "assets/common/skip_link.js"],
+    languageOptions: { sourceType: "script" },
+  },
+  {
+    // component files use PLAYER_CSS / EXPLORER_CSS, the stylesheet pack.py puts before them
+    files: ["assets/player/player.js"], languageOptions: { globals: { PLAYER_CSS: "readonly" } },
+  },
+  {
+    files: ["assets/explorer/explorer.js"], languageOptions: { globals: { EXPLORER_CSS: "readonly" } },
+  },
+  {
+    // the unit tests: node, standing in for a browser (they set globalThis.window, document ...)
+    files: ["assets/**/*.mjs", "eslint.config.mjs"],
+    languageOptions: { ecmaVersion: 2024, sourceType: "module", globals: { ...globals.node, ...globals.browser } },
+  },
+];
