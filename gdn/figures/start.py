@@ -13,12 +13,13 @@ import html
 from gdn.figures.tables import rich
 
 # box id -> (centre x, centre y, width, height, colour group) on a grid of columns 1.2 apart.
-# Rows: z on top (it runs straight to the gated norm), then q/k/v, a, b; the delta rule spans those.
+# Rows: z on top (it runs straight to the gated norm), then q/k/v, a, b; the delta rule spans those. The conv
+# and L2 boxes hold the most lines (title, shapes, live norms) and have free room above and below them.
 LAYOUT = {
     "x": (0.0, -1.5, 1.0, 3.6, "stream"),
     "in_z": (1.2, 0.0, 1.0, 0.8, "proj"), "in_qkv": (1.2, -1.0, 1.0, 0.8, "proj"),
     "in_a": (1.2, -2.0, 1.0, 0.8, "proj"), "in_b": (1.2, -3.0, 1.0, 0.8, "proj"),
-    "conv": (2.4, -1.0, 1.0, 0.8, "conv"), "l2": (3.6, -1.0, 1.0, 0.8, "conv"),
+    "conv": (2.4, -1.0, 1.0, 0.96, "conv"), "l2": (3.6, -1.0, 1.0, 0.96, "conv"),    # taller: six lines of 16 px
     "alpha": (3.0, -2.0, 2.2, 0.8, "gate"), "beta": (3.0, -3.0, 2.2, 0.8, "gate"),   # g -> alpha in one wide box
     "delta": (4.85, -2.0, 1.2, 3.0, "delta"),
     "chunk": (4.85, -4.05, 1.2, 0.7, "chunk"), "norm": (6.1, -0.5, 1.0, 1.8, "norm"),
