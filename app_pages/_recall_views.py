@@ -13,13 +13,12 @@ from gdn.lessons.cost import load_sizes
 from gdn.recall import gate_init, inspect, results
 from gdn.recall.findings import findings, sentence
 from gdn.recall.models import RULES
-from gdn.recall.quick import QUICK, QUICK_RULES, run_quick
+from gdn.recall.quick import QUICK, QUICK_RULES
 from gdn.recall.sweep import learning_rates
 from gdn.recall.write_step import memory_page_example
-from app_pages._support import ui
+from app_pages._support import compute, ui, work
 
 TRAINED_DEMO = inspect.SHIPPED.parents[1] / "models" / "qwen35-demo-trained" / "model.safetensors"
-QUICK_SECONDS = 90.0           # the live run's cap: ~50 s on an idle core; a busy server stops it and says so
 REDRAW_EVERY = 1.5             # seconds between redraws of the live curves
 WRITES_AT_VALUES = 1.3         # a layer "writes at the value tokens" when its beta there is this many times its beta on keys
 KEEPS_ALL = 0.99               # every alpha at least this: the model keeps its pairs for the whole sequence
@@ -92,50 +91,50 @@ def training_figure(curves: dict) -> object:
 
 
 def train_view() -> None:
+    """The quick run: trained in a worker process to its last planned step (app_pages/_support/jobs.py),
+    the curves drawn as the worker reports them; a rerun of the page meanwhile goes on waiting for it."""
     st.markdown(ui.tr("recall.train_intro", d=QUICK["d"], pairs=QUICK["pairs"], keys=QUICK["keys"], T=QUICK["seq_len"],
                       steps=QUICK["steps"], filler=QUICK["seq_len"] - 4 * QUICK["pairs"]))
-    names = rule_names()
     seed_col, button_col = st.columns([1, 3], vertical_alignment="bottom")
     seed = ui.linked_int(seed_col, ui.tr("recall.seed"), 0, 99, 0, key="recall_seed", help=ui.tr("recall.seed_help"))
-    clicked = button_col.button(ui.tr("recall.train_button"), icon=":material/play_arrow:", key="recall_train")
+    if button_col.button(ui.tr("recall.train_button"), icon=":material/play_arrow:", key="recall_train"):
+        st.session_state["recall_train_pending"] = (seed, time.perf_counter())
     progress, chart = st.empty(), st.empty()
-    if clicked:
-        curves = {r: {"loss": [], "acc_steps": [], "acc": []} for r in QUICK_RULES}
-        bar = progress.progress(0.0)
-        last = [0.0]
-
-        def on_step(rule, step, loss, acc):
-            c = curves[rule]
-            c["loss"].append(loss)
-            if acc is not None:
-                c["acc_steps"].append(step)
-                c["acc"].append(acc)
-            if rule != QUICK_RULES[-1]:                 # the rules step together: report once all have
-                return
-            losses = " · ".join(f"{names[r]} {curves[r]['loss'][-1]:.3f}" for r in QUICK_RULES)
-            bar.progress(min(step / QUICK["steps"], 1.0), text=ui.tr("recall.training", step=step,
-                                                                     steps=QUICK["steps"], losses=losses))
-            if time.perf_counter() - last[0] > REDRAW_EVERY or acc is not None:
-                last[0] = time.perf_counter()
-                chart.plotly_chart(training_figure(curves), key=f"recall_live_{step}", theme=None)
-
-        began = time.perf_counter()
-        rows = run_quick(QUICK_RULES, seconds=QUICK_SECONDS, on_step=on_step, seed=seed)
-        progress.empty()
-        st.session_state["recall_quick_run"] = {"curves": curves, "rows": rows, "seed": seed,
-                                                "waited": time.perf_counter() - began}
+    if "recall_train_pending" in st.session_state:          # pressed, in this run or one before it
+        run_seed, began = st.session_state["recall_train_pending"]
+        trained = train(run_seed, progress, chart)
+        del st.session_state["recall_train_pending"]
+        st.session_state["recall_quick_run"] = {**trained, "seed": run_seed, "waited": time.perf_counter() - began}
     run = st.session_state.get("recall_quick_run")
     if run:
         with chart.container():
             ui.show_figure(training_figure(run["curves"]), key="recall_training", alt=ui.tr("recall.train_alt"))
-        summary = ", ".join(f"{names[r]} {row['accuracy'] * 100:.0f} %" for r, row in run["rows"].items())
-        done = min(row["steps_done"] for row in run["rows"].values())
-        if done < QUICK["steps"]:                       # never a cut run passed off as a finished one
-            st.warning(ui.tr("recall.train_cut", seconds=run["waited"], done=done, steps=QUICK["steps"],
-                             budget=QUICK_SECONDS, results=summary, seed=run["seed"]))
-        else:
-            st.success(ui.tr("recall.train_done", seconds=run["waited"], results=summary, seed=run["seed"]))
+        summary = ", ".join(f"{rule_names()[r]} {row['accuracy'] * 100:.0f} %" for r, row in run["rows"].items())
+        st.success(ui.tr("recall.train_done", seconds=run["waited"], results=summary, seed=run["seed"]))
     st.caption(ui.tr("recall.train_cli", seed=seed))
+
+
+def train(seed: int, progress, chart) -> dict:
+    """Seed's quick run from the worker (or the shared cache: the same seed and settings train once per
+    server), its curves redrawn as the steps arrive. Every planned step: a job is only ever stopped early
+    for a visitor who left, and then nobody is shown it. Returns {"rows", "curves"}."""
+    names, curves, last = rule_names(), work.new_curves(QUICK_RULES), [0.0]
+
+    def on_progress(reports):
+        for r in reports:
+            work.add_step(curves, QUICK_RULES, r)
+        step = reports[-1][0]
+        losses = " · ".join(f"{names[r]} {curves[r]['loss'][-1]:.3f}" for r in QUICK_RULES)
+        progress.progress(min(step / QUICK["steps"], 1.0), text=ui.tr("recall.training", step=step,
+                                                                      steps=QUICK["steps"], losses=losses))
+        if time.perf_counter() - last[0] > REDRAW_EVERY:
+            last[0] = time.perf_counter()
+            chart.plotly_chart(training_figure(curves), key=f"recall_live_{step}", theme=None)
+
+    trained = compute.run_job("recall.train", (seed, tuple(sorted(QUICK.items()))), work.train_quick,
+                              QUICK_RULES, seed, dict(QUICK), on_progress=on_progress)
+    progress.empty()
+    return trained
 
 
 @st.cache_resource(show_spinner=False)

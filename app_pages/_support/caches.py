@@ -1,9 +1,10 @@
 """Every cache of the app and the library, in one list: what it holds, its bound, its key and its owner.
 
 Three kinds, one bounded LRU class underneath the hand-made ones (gdn/lru.py):
-  shared    compute.cached(namespace, key, compute): results shared by every session, computed inside a
-            forward-pass slot; one LRU per namespace, a namespace per page ("real_model.run"), so one page's
-            traffic never evicts another's. compute.shared_caches() builds them from SHARED below.
+  shared    results shared by every session, one LRU per namespace, a namespace per page ("real_model.run"),
+            so one page's traffic never evicts another's; filled by compute.cached(namespace, key, compute)
+            (in a forward-pass slot of the server process) or compute.run_job(namespace, key, fn, args) (in a
+            worker process, app_pages/_support/jobs.py). compute.shared_caches() builds them from SHARED below.
   streamlit st.cache_resource / st.cache_data in app_pages, and app_pages' own module-level LRUs: their
             bounds (max_entries, an LRU's size) are BOUNDS[<their entry's name>] below, never a number
             written where the cache is made; one without a bound says here why it needs none.
@@ -46,6 +47,8 @@ SHARED = {
                               "_real_model/views/head.py"),
     "real_model.found": Cache(16, "(folder, token ids, story kind)", "the intervention that flips an answer (pinned)",
                               "_real_model/found.py"),
+    "recall.train": Cache(16, "(seed, the quick run's settings)", "each rule's result row and its curves, trained "
+                          "to the last planned step in a worker", "_recall_views.py"),
     "start.encode": Cache(4, "(folder, prompt)", "Encoded of the start page's prompt (2 languages)", "start.py"),
     "start.inputs": Cache(16, "(folder, ids, layer)", "dict of one layer's q, k, v, g, beta, ||S_t|| arrays",
                           "start.py"),
@@ -58,6 +61,8 @@ SHARED = {
 BOUNDS = {                    # max_entries of the streamlit caches in app_pages (by name below)
     "figures.shared_figure": 1024,
     "compute.model": 2,
+    "work.models": 2,
+    "work.inputs": 4,
     "compute._scan": 2,
     "compute._describe": 64,
     "live.rooms": 1000,
@@ -88,6 +93,12 @@ STREAMLIT = {
                                "_support/browser.py", ("server_id",)),
     "compute.forward_pool": Cache("one per server", "()", "the SlotPool of forward passes", "_support/compute.py",
                                   ("forward_pool",)),
+    "compute.job_line": Cache("one per server", "()", "the JobLine of heavy jobs and its worker processes",
+                              "_support/compute.py", ("job_line",)),
+    "work.models": Cache(BOUNDS["work.models"], "folder", "a loaded model, in one worker process (each keeps its own)",
+                         "_support/work.py", ("_models",)),
+    "work.inputs": Cache(BOUNDS["work.inputs"], "(folder, ids, layer)", "LayerInputs: one layer's q, k, v, g, beta, "
+                         "in one worker process", "_support/work.py", ("_inputs",)),
     "compute.download_lock": Cache("one per server", "()", "the lock of hub downloads", "_support/compute.py",
                                    ("download_lock",)),
     "about.trained_evidence": Cache("one per trained demo folder", "folder", "the trained demo's gate evidence",

@@ -1,8 +1,11 @@
-"""Streamlit glue for heavy work on the real-model page: one slot pool and a few bounded result caches
-shared by every session, and the cached model loader.
+"""Streamlit glue for heavy work: the line of jobs run in worker processes (run_job), the slot pool and
+bounded result caches shared by every session, and the cached model loader.
 
-GDN_FORWARD_SLOTS (default 1) sets how many forward passes may run at once; the others wait in line
-and see their place ("waiting for a free slot: number 2 in line").
+run_job sends a job (a function of app_pages/_support/work.py and its plain arguments) to the worker
+processes through the server's JobLine (app_pages/_support/jobs.py) and waits, saying the visitor's place
+("2 ahead of you") and an estimate. GDN_WORKERS sets how many workers (default: the CPUs this process may
+use), GDN_QUEUE_CAP how many jobs may wait. cached() computes in this process instead, in one of
+GDN_FORWARD_SLOTS (default 1) slots: the pages whose work is small or shared once per server use it.
 """
 from __future__ import annotations
 
@@ -12,19 +15,85 @@ from collections.abc import Callable
 from pathlib import Path
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from gdn.lru import LRU
 from gdn.qwen35 import load_model
 from gdn.qwen35.analysis import describe, load_stages
 from gdn.qwen35.errors import KINDS, CheckpointError, error_kind
 from gdn.qwen35.sources import Source, folder_stamp, listing_stamp, scan_sources
+from app_pages._support import work
 from app_pages._support.caches import BOUNDS, SHARED
 from app_pages._support.chrome import tr
+from app_pages._support.jobs import JobLine, QueueFull, WorkerLost
 from app_pages._support.pool import PoolTimeout, SlotPool
 from app_pages._support.turn import given_up
+from app_pages._support.workers import Slot, cores
 
 WAIT_SECONDS = 300            # give up waiting for a slot after this long (the user can press Run again)
+QUEUE_CAP = 32                # jobs that may wait for a worker (GDN_QUEUE_CAP): a class of 30 pressing at once
+POLL_S = 0.25                 # how often a waiting page looks at its job (and tells the line it still waits)
 _held = threading.local()     # .slot: this thread holds a pool slot now
+
+
+@st.cache_resource(show_spinner=False)
+def job_line() -> JobLine:
+    """The server's worker processes (started now: a spawn and torch's import take seconds) and their line."""
+    slots = [Slot(i) for i in range(cores())]
+    for slot in slots:
+        slot.warm(work.warm)
+    return JobLine(slots, cap=int(os.environ.get("GDN_QUEUE_CAP", "") or QUEUE_CAP), results=shared_caches())
+
+
+def session_id() -> str:
+    ctx = get_script_run_ctx()
+    return ctx.session_id if ctx is not None else "no-session"
+
+
+def run_job(kind: str, key, fn: Callable, *args, on_progress: Callable[[list], None] | None = None):
+    """fn(*args) in a worker process, its result kept in the shared cache `kind` by key (None: never kept)
+    and shared with every session asking for the same meanwhile. While it waits or runs the page says the
+    visitor's place and an estimate, and on_progress(new reports) gets what the worker reported. A full
+    line or a lost worker is said on the page, which stops there (pressing the button again retries); the
+    job's own error (a ValueError) is raised here."""
+    line, session = job_line(), session_id()
+    try:
+        job = line.submit(session, kind, key, fn, args)
+    except QueueFull:
+        st.error(tr("jobs.full", cap=line.cap), icon=":material/hourglass_disabled:")
+        st.stop()
+    seen, box, said = 0, None, None
+    with given_up():                                # the other runs go on while this one waits
+        while True:
+            finished = job.wait(POLL_S)
+            line.touch(job, session)
+            if on_progress is not None and len(job.progress) > seen:
+                new = job.progress[seen:]
+                seen += len(new)
+                on_progress(new)
+            if finished:
+                break
+            words = wait_words(line.ahead(job), job.state == "running", line.estimate(job))
+            if words != said:
+                box = box or st.empty()
+                box.info(words, icon=":material/hourglass_top:")
+                said = words
+    if box is not None:
+        box.empty()
+    if job.state == "done":
+        return job.result
+    if isinstance(job.error, WorkerLost) or job.state == "cancelled":
+        st.error(tr("jobs.lost"), icon=":material/restart_alt:")
+        st.stop()
+    raise job.error
+
+
+def wait_words(ahead: int, running: bool, seconds: float) -> str:
+    """"2 ahead of you, about 40 s" / "next, about 5 s" / "running, about 20 s left" (rounded up to 5 s)."""
+    about = 5 * int(-(-seconds // 5))
+    if running:
+        return tr("jobs.running", seconds=about)
+    return tr("jobs.ahead", n=ahead, seconds=about) if ahead else tr("jobs.next", seconds=about)
 
 
 @st.cache_resource

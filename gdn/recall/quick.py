@@ -37,9 +37,11 @@ def quick_config(rule: str, **overrides) -> RunConfig:
     return RunConfig(rule=rule, **{**QUICK, **overrides})
 
 
-def run_quick(rules=QUICK_RULES, *, seconds: float | None = None, on_step=None, **overrides) -> dict[str, dict]:
-    """Train the quick models of `rules` together on one thread; seconds bounds the run (every rule stops
-    at the same step). on_step(rule, step, loss, accuracy or None) reports progress, each rule in turn.
+def run_quick(rules=QUICK_RULES, *, seconds: float | None = None, should_stop=None, on_step=None,
+              **overrides) -> dict[str, dict]:
+    """Train the quick models of `rules` together on one thread; seconds bounds the run, and should_stop()
+    ends it early too (every rule stops at the same step: the row's steps_done says where).
+    on_step(rule, step, loss, accuracy or None) reports progress, each rule in turn.
     Returns the result row of each rule. One thread: the caller sets it (python -m gdn.recall does; the
     app starts with OMP_NUM_THREADS=1)."""
     cfgs = in_stack_order([quick_config(r, **overrides) for r in rules])
@@ -59,6 +61,6 @@ def run_quick(rules=QUICK_RULES, *, seconds: float | None = None, on_step=None, 
             for c, loss, acc in zip(cfgs, last_losses, accs):
                 on_step(c.rule, step, loss, acc)
 
-    _, rows = train_stack(cfgs, on_step=stepped, on_eval=evaluated,
-                          should_stop=None if stop_at is None else (lambda: time.perf_counter() > stop_at))
+    stop = lambda: (stop_at is not None and time.perf_counter() > stop_at) or (should_stop is not None and should_stop())
+    _, rows = train_stack(cfgs, on_step=stepped, on_eval=evaluated, should_stop=stop)
     return {c.rule: row for c, row in zip(cfgs, rows)}

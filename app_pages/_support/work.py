@@ -1,0 +1,112 @@
+"""What the worker processes run (app_pages/_support/workers.py): module-level functions of plain arguments
+(a folder, token ids, a layer) that return plain data and numpy arrays, so nothing but those crosses
+between the processes. A worker loads a model once and keeps it, and keeps the last layers' inputs (the
+head and check views ask for one layer many times); both caches are bounded (caches.py).
+
+No streamlit: this module is imported by the workers. The pages call these through compute.run_job.
+"""
+from __future__ import annotations
+
+from gdn.lru import LRU
+from app_pages._support.caches import BOUNDS
+from app_pages._support.workers import report, should_stop
+
+_models = LRU(BOUNDS["work.models"])          # folder -> loaded model, in this worker
+_inputs = LRU(BOUNDS["work.inputs"])          # (folder, ids, layer) -> LayerInputs, in this worker
+
+
+def warm() -> None:
+    """Import what every job needs while the worker starts, not in a visitor's first job."""
+    import gdn.qwen35  # noqa: F401
+    import gdn.recall.quick  # noqa: F401
+
+
+def model(folder: str):
+    m = _models.get(folder)
+    if m is None:
+        from gdn.qwen35 import load_model
+        m = load_model(folder)
+        _models.put(folder, m)
+    return m
+
+
+# -- the real-model page ---------------------------------------------------------------------------------
+
+def gate_run(folder: str, ids: tuple):
+    """GateRun of the prompt: every GDN layer's g, beta [L, T, HV] (the page's Run)."""
+    from gdn.qwen35.analysis import gate_run
+    return gate_run(model(folder), list(ids))
+
+
+def layer_inputs(folder: str, ids: tuple, layer: int):
+    key = (folder, ids, layer)
+    x = _inputs.get(key)
+    if x is None:
+        from gdn.qwen35.analysis import layer_inputs
+        x = layer_inputs(model(folder), list(ids), layer)
+        _inputs.put(key, x)
+    return x
+
+
+def state_norms(folder: str, ids: tuple, layer: int):
+    """||S_t|| of one layer [T, HV]."""
+    from gdn.qwen35.analysis import layer_state_norms
+    return layer_state_norms(layer_inputs(folder, ids, layer))
+
+
+def head_state(folder: str, ids: tuple, layer: int, head: int, t: int):
+    """S_t [K, V] of one head after token t."""
+    from gdn.qwen35.gates import head_state
+    return head_state(*layer_inputs(folder, ids, layer).tensors(), head=head, t=t)
+
+
+def kernel_check(folder: str, ids: tuple, layer: int, head: int) -> dict:
+    from gdn.qwen35.gates import kernels_side_by_side
+    return kernels_side_by_side(*layer_inputs(folder, ids, layer).tensors(), head=head)
+
+
+def predictions(folder: str, ids: tuple, ask: tuple, same_script: bool, overrides: dict):
+    """Top-3 next tokens at every position, under the interventions in overrides (set_alpha / set_beta)."""
+    from gdn.qwen35.predict import predict
+    return predict(model(folder), list(ids), ask=ask, same_script=same_script, **overrides)
+
+
+def prompt_facts(folder: str, ids: tuple, pieces: list, kind: str, same_script: bool):
+    """What a story's hint may say about this prompt (a search over every head and layer: many forwards)."""
+    from gdn.qwen35.demo.hints import prompt_facts
+    return prompt_facts(model(folder), list(ids), pieces, kind, same_script=same_script)
+
+
+# -- the recall page ---------------------------------------------------------------------------------------
+
+def new_curves(rules) -> dict:
+    return {r: {"loss": [], "acc_steps": [], "acc": []} for r in rules}
+
+
+def add_step(curves: dict, rules, step_report: tuple) -> None:
+    """One reported step (step, losses, accuracies or None: one per rule) onto the curves of each rule."""
+    step, losses, accs = step_report
+    for i, r in enumerate(rules):
+        curves[r]["loss"].append(losses[i])
+        if accs is not None:
+            curves[r]["acc_steps"].append(step)
+            curves[r]["acc"].append(accs[i])
+
+
+def train_quick(rules: tuple, seed: int, config: dict) -> dict:
+    """The recall page's quick run to its last planned step (unless its visitor leaves: should_stop), every
+    step reported as (step, losses, accuracies or None), one value per rule. Returns {"rows": each rule's
+    result row, "curves": the curves the reports drew}."""
+    from gdn.recall.quick import run_quick
+    got, curves = {}, new_curves(rules)
+
+    def on_step(rule, step, loss, acc):
+        got[rule] = (step, loss, acc)
+        if all(got.get(r, (None,))[0] == step for r in rules):      # the rules step together: once all have
+            accs = [got[r][2] for r in rules]
+            step_report = (step, [got[r][1] for r in rules], None if accs[0] is None else accs)
+            add_step(curves, rules, step_report)
+            report(step_report)
+
+    rows = run_quick(rules, seed=seed, on_step=on_step, should_stop=should_stop, **config)
+    return {"rows": rows, "curves": curves}
