@@ -27,9 +27,9 @@ def fig_results(acc: np.ndarray, *, rules, widths, pairs, names: dict[str, str],
                 height: int = 400) -> go.Figure:
     """acc: [rules, widths, pairs] best-lr mean accuracy over seeds (NaN: not run); seeds [rules, widths,
     pairs, S] every seed's accuracy at that rate, drawn as small dots beside the mean so a cell whose seeds
-    disagree shows it; status [rules, widths, pairs] of results.STATUSES: an unsettled cell's mean is an
-    open marker. One panel per width, x = pairs; a dashed line where the pairs equal the width (past it a
-    width-d memory holds more pairs than it has dims) and a dotted one at chance."""
+    disagree shows it; status [rules, widths, pairs] of results.STATUSES: a cell not settled, or whose
+    seeds disagree, has an open marker. One panel per width, x = pairs; a dashed line where the pairs equal
+    the width (past it a width-d memory holds more pairs than it has dims) and a dotted one at chance."""
     fig = make_subplots(rows=1, cols=len(widths), subplot_titles=titles, shared_yaxes=True, horizontal_spacing=0.06)
     status = np.full(acc.shape, "settled", dtype=object) if status is None else status
     status_names = status_names or {}
@@ -47,7 +47,7 @@ def fig_results(acc: np.ndarray, *, rules, widths, pairs, names: dict[str, str],
             fig.add_trace(go.Scatter(
                 x=xs, y=acc[i, j] * 100, name=names[rule], legendgroup=rule, showlegend=False, mode="lines+markers",
                 line=dict(color=RULE_COLORS[rule], width=3, dash=RULE_DASH.get(rule)),
-                marker=dict(size=10, symbol=["circle" if st != "unsettled" else "circle-open" for st in status[i, j]],
+                marker=dict(size=10, symbol=["circle" if st in ("settled", "at_chance") else "circle-open" for st in status[i, j]],
                             line=dict(width=2, color=RULE_COLORS[rule])),
                 customdata=np.asarray(pairs, float), text=text,
                 hovertemplate=f"{names[rule]}<br>{labels['pairs']} %{{customdata:.0f}}<br>{labels['accuracy']} "
