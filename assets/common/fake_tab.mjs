@@ -16,7 +16,8 @@ let made = 0;
 // A fresh tab at `href`: globalThis.window / document / CSS set, history.replaceState recorded in `replaced`.
 export function fakeTab(href = "http://app.test/memory_table?lang=en", body = "") {
   const { window, document } = parseHTML(`<!doctype html><html><head></head><body>${body}</body></html>`);
-  delete globalThis.__gdnView;       // linkedom's window writes through to globalThis: a new tab starts empty
+  // linkedom's window writes through to globalThis: a new tab starts without the last one's gdn state
+  for (const name of Object.keys(globalThis)) if (/^_*gdn/.test(name)) delete globalThis[name];
   const replaced = [];
   const location = { href, get search() { return new URL(this.href).search; } };
   Object.defineProperty(window, "location", { value: location, configurable: true });

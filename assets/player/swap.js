@@ -67,7 +67,7 @@ async function load(pick, swap) {
 function drawBar(swap, pick) {
   const { options, label } = swap.data;
   swap.bar.hidden = !label;
-  const sig = options.map((o) => `${o.value}:${o.label}`).join("|");
+  const sig = [label, ...options.map((o) => `${o.value}:${o.label}`)].join("|");   // a new language renames it
   if (!label || swap.bar.dataset.sig === sig) return;
   swap.bar.replaceChildren();
   swap.bar.setAttribute("aria-label", label);
