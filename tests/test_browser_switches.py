@@ -142,3 +142,41 @@ def test_lecture_1280x720_shows_the_figure_and_its_controls_whole(page, app_url,
     page.locator('.gdn-tok-card[data-card="3"]').wait_for(state="visible")
     assert page.locator(".rm-gates").bounding_box()["y"] == top
     assert page.evaluate(BOTTOMS, [".rm-gates"])[0] <= 720
+
+
+LAYER_PAYLOADS = """() => { const tab = window.__gdnView, pick = tab.views.get('pick:real_model_layer');
+  return [...pick.swaps.values()].flatMap(s => s.data.options.map(o => [o.hash, tab.payloads.get(o.hash)])); }"""
+
+
+def test_each_layers_html_reaches_a_tab_once(page, app_url):
+    """Every layer's gates and overview are payloads of their own (app_pages/_support/swap.py): the first run
+    sends each one, and a later run that mounts the swappers again (another view and back, after layer
+    switches) sends their hashes alone. Counted in the bytes the tab's websocket receives."""
+    received = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda frame: received.append(
+        frame if isinstance(frame, bytes) else frame.encode())))
+    page.goto(f"{app_url}/real_model?lang=en")
+    wait_for_app(page)
+    page.wait_for_selector(".gdn-swap-btn")
+    layers = page.evaluate(LAYER_PAYLOADS)                   # [hash, gz] of every layer's gates and overview
+    assert len(layers) >= 4 and all(gz and len(gz) > 500 for _, gz in layers), layers
+    first_run = sum(map(len, received))
+    for button in page.locator(".gdn-swap-btn").all():       # every layer, answered in the browser
+        button.click()
+    last = page.locator(".gdn-swap-btn").last.get_attribute("data-value")
+    page.locator('[data-testid="stButtonGroup"] button').nth(3).click()     # another view (its run hears the pick)
+    page.wait_for_selector(".st-key-real_model_layer")
+    wait_for_app(page)
+    page.locator('[data-testid="stButtonGroup"] button').nth(0).click()     # back to the gates: mounted anew
+    page.wait_for_selector(".gdn-swap-btn")
+    wait_for_app(page)
+    assert page.evaluate(LAYER_PAYLOADS) == layers           # the same payloads, drawn from the tab's copy
+    pressed = page.evaluate("document.querySelector('.gdn-swap-btn[aria-pressed=true]').dataset.value")
+    assert pressed == last and f"real_model_layer={last}" in page.url        # the layer picked last, still shown
+    # each layer's HTML arrived once, in the first run: the two later runs sent no layer's gz again
+    times = {h: sum(frame.count(gz[:300].encode()) for frame in received) for h, gz in layers}
+    assert set(times.values()) == {1}, times
+    later = sum(map(len, received)) - first_run
+    layer_bytes = sum(len(gz) for _, gz in layers)
+    assert later < layer_bytes / 2, (first_run, later, layer_bytes)
+    assert not page.problems, page.problems
