@@ -77,10 +77,10 @@ def findings(cells: dict, config: dict, min_width: int = 32) -> list[Finding]:
     if softmax:                                             # unsettled cells are listed below, not floored here
         out.append(Finding("softmax", {"lo": round(min(c["accuracy"] for c in softmax) * 100, 1)}))
     shown = [(r, d, n) for (r, d, n) in cells if d in widths]
-    unsettled = sorted(k for k in shown if cells[k]["status"] == "unsettled")
-    chance = sorted(k for k in shown if cells[k]["status"] == "at_chance")
-    out.append(Finding("settled", {"settled": len(shown) - len(unsettled) - len(chance), "cells": len(shown),
-                                   "unsettled": unsettled, "chance": chance, "spread": round(SEED_SPREAD * 100),
+    by_status = {s: sorted(k for k in shown if cells[k]["status"] == s) for s in ("unsettled", "split", "at_chance")}
+    out.append(Finding("settled", {"settled": sum(cells[k]["status"] == "settled" for k in shown), "cells": len(shown),
+                                   "unsettled": by_status["unsettled"], "split": by_status["split"],
+                                   "chance": by_status["at_chance"], "spread": round(SEED_SPREAD * 100),
                                    "left": round(LEFT_CHANCE * 100)}))
     return out
 
@@ -92,8 +92,8 @@ def sentence(f: Finding, tr) -> str:
     cells = lambda keys: ", ".join(tr("recall.cell_name", rule=rule(r), d=d, pairs=n) for r, d, n in keys) or tr("recall.none")
     params = dict(f.params)
     if f.key == "settled":
-        key = "settled_all" if not params["unsettled"] and not params["chance"] else "settled_some"
-        params.update(unsettled=cells(params["unsettled"]), chance=cells(params["chance"]))
+        key = "settled_all" if params["settled"] == params["cells"] else "settled_some"
+        params.update(unsettled=cells(params["unsettled"]), split=cells(params["split"]), chance=cells(params["chance"]))
         return tr(f"recall.finding_{key}", **params)
     if "ahead" in params:
         params["ahead"] = rule(params["ahead"])

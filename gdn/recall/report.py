@@ -25,7 +25,7 @@ from gdn.recall.results import (
 )
 from gdn.recall.sweep import learning_rates
 
-MARKS = {"settled": "", "at_chance": " · chance", "unsettled": " · **unsettled**"}
+MARKS = {"settled": "", "split": " · **seeds disagree**", "at_chance": " · chance", "unsettled": " · **unsettled**"}
 
 
 def pct(x: float) -> str:
@@ -74,14 +74,29 @@ def papers_table(cells: dict, config: dict) -> str:
 
 def side_runs(folder: Path) -> dict:
     """The tables of the runs beside the sweep, each from its own results file: the pilot that chose the
-    sweep's settings and a replicate of width 32 (their curves are not shipped, so cells rest on the
-    seeds' final accuracies alone)."""
+    sweep's settings and two shorter runs of width 32 (their curves are not shipped, so cells rest on
+    the seeds' final accuracies alone)."""
     out = {}
-    for name, file in (("pilot", "pilot_results.json"), ("replicate", "replicate32_results.json")):
+    for name, file in (("pilot", "pilot_results.json"), ("shorter", "shorter32_results.json"),
+                       ("replicate", "replicate32_results.json")):
         summary = load(folder / file)
         out[name] = table(best_cells(summary["rows"]), summary["config"])
         out[f"{name}_steps"] = ", ".join(sorted({str(r["steps_done"]) for r in summary["rows"]}))
     return out
+
+
+def across_runs(cells: dict, folder: Path) -> str:
+    """Each width-32 cell the shipped run did not settle, its seeds in every run of width 32 (the shorter
+    runs first): whether more steps brought them together is read here, not claimed in the template."""
+    runs = [(load(folder / file), file) for file in ("replicate32_results.json", "shorter32_results.json")]
+    runs = [(best_cells(summary["rows"]), summary["rows"][0]["steps_done"]) for summary, _ in runs]
+    runs.append((cells, next(c["steps"] for (_, d, _), c in cells.items() if d == 32)))
+    head = "| cell | " + " | ".join(f"{steps} steps" for _, steps in runs) + " |\n|---|" + "---|" * len(runs) + "\n"
+    keys = sorted(k for k, c in cells.items() if k[1] == 32 and c["status"] not in ("settled", "at_chance"))
+    seeds = lambda c: "/".join(pct(a) for a in c["seed_accuracies"]) + MARKS[c["status"]] if c else "–"
+    lines = [f"| {rule} {d}×{n} | " + " | ".join(seeds(run.get((rule, d, n))) for run, _ in runs) + " |"
+             for rule, d, n in keys]
+    return head + "\n".join(lines) + "\n"
 
 
 def report(summary: dict, cells: dict, template: str, folder: Path) -> str:
@@ -93,14 +108,15 @@ def report(summary: dict, cells: dict, template: str, folder: Path) -> str:
         widths=", ".join(map(str, config["widths"])), pairs=", ".join(map(str, config["pairs"])),
         seeds=len(config["seeds"]), batch=config["batch"], seq_len=config["seq_len"], tests=config["test_sequences"],
         lrs="; ".join(f"{r} {', '.join(f'{x:g}' for x in learning_rates(config, r))}" for r in config["rules"]),
-        steps=", ".join(f"{n} at width {d}" for d, n in sorted(steps.items())),
+        steps=", ".join(f"{n} at width {d}" for d, n in sorted(steps.items())), steps_32=steps.get(32, "–"),
         device=stacks[0].get("device", "?"), torch=stacks[0].get("torch", "?"),
         tf32="TF32" if stacks[0].get("tf32") else "full float32",
         stacks="; ".join(f"width {s['d']}: {s['models']} models, {s['calibrated_ms_per_step']:.0f} ms a step, "
                          f"{s['seconds']:.0f} s" for s in stacks),
         spread=round(SEED_SPREAD * 100), window=round(SETTLE_WINDOW * 100), move=round(SETTLE_MOVE * 100),
         left=round(LEFT_CHANCE * 100), table=table(cells, config),
-        findings="\n".join(f"- {sentence(f, en)}" for f in findings(cells, config)), papers=papers_table(cells, config))
+        findings="\n".join(f"- {sentence(f, en)}" for f in findings(cells, config)), papers=papers_table(cells, config),
+        across=across_runs(cells, folder))
     return template.format(**fields, **side_runs(folder))
 
 

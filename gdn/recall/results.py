@@ -3,9 +3,10 @@ pairs), the learning rate whose seeds did best on average (as the papers report 
 accuracy at that rate, and whether the cell can be read as a result:
 
     settled     every seed's curve had stopped moving and the seeds agree (spread <= SEED_SPREAD)
+    split       every seed's curve had stopped moving but the seeds ended apart: the outcome depends on
+                the seed (training longer does not bring them together), so no ranking is read into it
     at chance   no seed ever left chance (its best test accuracy stayed under LEFT_CHANCE)
-    unsettled   anything else: seeds that disagree or curves still climbing; a learner must not read a
-                ranking into it
+    unsettled   anything else: curves still moving at the end; a learner must not read a ranking into it
 
 MQAR is learnt suddenly or not at all, so one seed can sit at chance while its sibling is at 100 %: the
 mean alone would hide that, hence the seeds and the status.
@@ -25,7 +26,8 @@ LEFT_CHANCE = 0.05          # a run whose best test accuracy stays under this ne
 SEED_SPREAD = 0.15          # seeds of a settled cell lie within this of each other
 SETTLE_WINDOW = 0.25        # a settled curve moved by at most SETTLE_MOVE over this last share of training
 SETTLE_MOVE = 0.02
-STATUSES = ("settled", "at_chance", "unsettled")
+STATUSES = ("settled", "split", "at_chance", "unsettled")
+READABLE = ("settled", "at_chance")       # the statuses a ranking may be read from
 
 
 def load(path: Path = RESULTS) -> dict:
@@ -71,8 +73,9 @@ def _status(runs: list[dict], curves: dict | None) -> str:
     if all(max(a for _, a in walk) < LEFT_CHANCE for walk in walks):
         return "at_chance"
     accs = [r["accuracy"] for r in runs]
-    settled = curves is None or all(curve_settled(walk, r["steps_done"]) for walk, r in zip(walks, runs))
-    return "settled" if settled and max(accs) - min(accs) <= SEED_SPREAD else "unsettled"
+    if curves is not None and not all(curve_settled(walk, r["steps_done"]) for walk, r in zip(walks, runs)):
+        return "unsettled"
+    return "settled" if max(accs) - min(accs) <= SEED_SPREAD else "split"
 
 
 def cells_in(folder: Path) -> tuple[dict, dict]:
