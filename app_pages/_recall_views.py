@@ -70,7 +70,7 @@ def results_view() -> None:
     stacks = data["stacks"]
     st.caption(ui.tr("recall.results_caption", tests=cfg["test_sequences"], T=cfg["seq_len"], steps=steps_text(data),
                      seeds=len(cfg["seeds"]), lrs=lrs_text(cfg), batch=cfg["batch"], spread=round(results.SEED_SPREAD * 100),
-                     minutes=max(s["seconds"] for s in stacks) / 60, done=len(data["rows"]), stacks=len(stacks),
+                     minutes=sum(s["seconds"] for s in stacks) / 60, done=len(data["rows"]), stacks=len(stacks),
                      device=stacks[0].get("device", "GPU")))
     st.markdown("\n\n".join(sentence(f, ui.tr) for f in findings(cells, cfg)))
     with st.expander(ui.tr("recall.table_title"), icon=":material/table:"):
