@@ -168,7 +168,6 @@ def teacher_panel(open_demo) -> None:
         show_message()
         return
     st.html(STUDENT_CSS)
-    reachability()
     with st.container(border=True, key="live_teacher"):
         join, board = st.columns([1, 3], gap="medium")
         with join:
@@ -183,14 +182,18 @@ def join_link(code: str) -> str:
     return share_url(public_base(st.context.url).url, "classroom", {"join": code})
 
 
-def reachability() -> None:
-    """Above the room: a warning when phones cannot open the join link (it names this computer), and
-    when GDN_PUBLIC_URL is set but is no address."""
+def reachability() -> bool:
+    """In place of the QR code when phones cannot open the join link (it names this computer): the
+    warning, and how to serve the class on the network. Also says when GDN_PUBLIC_URL is no address.
+    True when the link is unreachable."""
     base = public_base(st.context.url)
     if base.bad:
         st.error(ui.tr("live.bad_public_url", value=plain(base.bad[:80])), icon=":material/link_off:")
     if base.loopback:
         st.warning(ui.tr("live.loopback", host=plain(base.host)), icon=":material/wifi_off:")
+        with st.popover(ui.tr("live.loopback_fix"), icon=":material/help:", width="stretch"):
+            st.markdown(ui.tr("live.loopback_how"))
+    return base.loopback
 
 
 def join_card(code: str, secret: str) -> None:
@@ -205,7 +208,9 @@ def join_card(code: str, secret: str) -> None:
     # Outside the controls' fragment: switching it is a full run, which starts (or stops) the report.
     st.toggle(ui.tr("live.follow"), key="live_follow", help=ui.tr("live.follow_help"), on_change=_follow_switched,
               args=(code, secret))
-    st.image(qr_png(link, scale=5), width=200)
+    room_settings(code, secret)
+    if not reachability():                         # a code no phone can open is no use: the warning instead
+        st.image(qr_png(link, scale=5), width=200)
     st.markdown(ui.tr("live.join_hint"))
     st.code(link, language=None, wrap_lines=True)
 
@@ -257,10 +262,13 @@ def _step(code: str, secret: str, room: Room, direction: int) -> None:
 
 
 def _clicked(code: str, secret: str, room: Room) -> None:
-    """The clicker's key (assets/live/clicker.js): "next" or "back"; blanking never reaches Python."""
+    """The clicker's key (assets/live/clicker.js): {"go": "next" or "back", "round": the round the room
+    showed when it was pressed}. A key pressed on an older round (a message delivered twice, a press
+    while the room redrew) moves nothing: the store's after_round refuses it. Blanking never reaches Python."""
     key = getattr(st.session_state.get("live_clicker"), "key", None)
-    if key in ("next", "back"):
-        _step(code, secret, room, 1 if key == "next" else -1)
+    if not isinstance(key, dict) or key.get("go") not in ("next", "back") or key.get("round") != room.round:
+        return
+    _step(code, secret, room, 1 if key["go"] == "next" else -1)
 
 
 @st.fragment(key="live_controls")
@@ -283,7 +291,7 @@ def controls(code: str, secret: str) -> None:
                  placeholder=ui.tr("live.pick_placeholder"), key=pick_key, on_change=_ask,
                  args=(code, secret, pick_key, room.round))
     # The teacher's buttons under the picker: on a 1280x720 projector they stay above the fold.
-    reveal, ahead, again, settings, close = st.columns([5, 5, 5, 4, 5])
+    reveal, ahead, again, close = st.columns(4)
     reveal.button(ui.tr("live.reveal"), icon=":material/visibility:", type="primary", width="stretch",
                   key="live_reveal", disabled=room.question is None or room.revealed,
                   on_click=_act, args=(store().reveal, code, secret))
@@ -292,20 +300,23 @@ def controls(code: str, secret: str) -> None:
     again.button(ui.tr("live.reset"), icon=":material/restart_alt:", width="stretch", key="live_reset",
                  disabled=room.question is None, on_click=_act, args=(store().reset, code, secret),
                  kwargs={"after_round": room.round})
-    with settings:
-        room_settings(code, secret, room)
     close.button(ui.tr("live.close"), icon=":material/stop_circle:", width="stretch", key="live_close",
                  on_click=_close, args=(code, secret))
-    _clicker(key="live_clicker", on_key_change=_clicked, args=(code, secret, room), width="content", height=0)
+    _clicker(key="live_clicker", data={"round": room.round}, on_key_change=lambda: _clicked(code, secret, room),
+             width="content", height=0)
     show_message()
 
 
-def room_settings(code: str, secret: str, room: Room) -> None:
+def room_settings(code: str, secret: str) -> None:
     """Who may join (the lock, the empty seats freed) and what the clicker does, in a popover."""
     with st.popover(ui.tr("live.room"), icon=":material/tune:", width="stretch", help=ui.tr("live.room_help")):
-        st.session_state["live_lock"] = room.locked
+        if "live_lock" not in st.session_state:          # the store says (a reload, another screen)
+            try:
+                st.session_state["live_lock"] = store().room(code).locked
+            except (LiveError, SQLAlchemyError, OSError):
+                pass
         st.toggle(ui.tr("live.lock"), key="live_lock", help=ui.tr("live.lock_help"),
-                  on_change=lambda: _act(store().lock, code, secret, bool(st.session_state.get("live_lock"))))
+                  on_change=lambda: attempt(store().lock, code, secret, bool(st.session_state.get("live_lock"))))
         st.button(ui.tr("live.drop"), icon=":material/event_seat:", key="live_drop", help=ui.tr("live.drop_help"),
                   on_click=_drop, args=(code, secret))
         st.toggle(ui.tr("live.reveal_first"), key="live_reveal_first", help=ui.tr("live.reveal_first_help"))
@@ -316,7 +327,6 @@ def _drop(code: str, secret: str) -> None:
     dropped = []
     if attempt(lambda: dropped.append(store().drop_empty(code, secret))):
         st.session_state["_live_message"] = ui.tr("live.dropped", n=dropped[0])
-    redraw_room()
 
 
 def _follow_switched(code: str, secret: str) -> None:
@@ -329,6 +339,7 @@ def _follow_switched(code: str, secret: str) -> None:
 
 def _forget_room() -> None:
     st.session_state.pop("_live_room", None)
+    st.session_state.pop("live_lock", None)
     st.session_state["_live_save_host"] = None
 
 

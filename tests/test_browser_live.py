@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from gdn.i18n import t
 from gdn.live.store import Store
 from devtools import class_server
-from devtools.app_server import free_port
+from devtools.app_server import free_port, stays
 from tests.test_deploy import wait_ok
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -139,3 +140,130 @@ def test_a_teacher_and_twelve_phones_through_two_replicas(two_replicas, browser)
     # nginx logs a websocket when it closes: the sessions were spread over both replicas.
     streams = [line for line in (logs / "access.log").read_text().splitlines() if "/_stcore/stream" in line]
     assert len({re.search(r"-> (\S+)", line).group(1) for line in streams}) == 2
+
+
+# --- the room in a lecture hall (issue 40): the public address, the phones' language, the clicker -------------
+LECTURE = {"width": 1280, "height": 720}
+
+
+def start_room(page, url: str, lang: str) -> str:
+    """The teacher's room on the projector (lecture mode, 1280x720), its first question asked: the code."""
+    page.goto(f"{url}/classroom?lang={lang}&mode=lecture")
+    button(page, "live_start").click(timeout=90_000)
+    code = page.locator(".gdn-live-code").get_attribute("data-code", timeout=30_000)
+    button(page, "live_next").click()
+    page.wait_for_selector(".st-key-live_pick_1", timeout=20_000)
+    return code
+
+
+def same_picture(shown: bytes, made: bytes) -> bool:
+    """The QR code the page shows (Streamlit re-encodes it: a JPEG) is the one made for `made`: the same
+    black and white modules, pixel by pixel, in all but 1 % of the pixels (another link differs in ~half)."""
+    import io
+
+    from PIL import Image
+    a = Image.open(io.BytesIO(shown)).convert("L")
+    b = Image.open(io.BytesIO(made)).convert("L").resize(a.size)
+    differ = sum(abs((x > 127) - (y > 127)) for x, y in zip(a.tobytes(), b.tobytes()))
+    return differ <= 0.01 * a.size[0] * a.size[1]
+
+
+@pytest.fixture(scope="module")
+def public_server(tmp_path_factory):
+    """The app with GDN_PUBLIC_URL set, on its own store: (its URL, the store)."""
+    from devtools.app_server import start_server
+    db = str(tmp_path_factory.mktemp("public") / "class.db")
+    env = {"GDN_CLASS_DB": db, "GDN_PUBLIC_URL": "http://class.example.test:8600/"}
+    with start_server(env=env) as (url, _):
+        yield url, Store(db)
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_join_link_and_qr_use_the_public_address_and_loopback_is_warned(public_server, browser, app_url, lang):
+    from app_pages._support.share import qr_png
+    url, _ = public_server
+    context = browser.new_context(viewport=LECTURE)
+    page = context.new_page()
+    code = start_room(page, url, lang)
+    link = page.locator('[data-testid="stCode"]').first.inner_text().strip()
+    assert link == f"http://class.example.test:8600/classroom?join={code}"          # no language in it
+    qr = page.locator('[data-testid="stImage"] img').first.get_attribute("src")
+    shown = page.request.get(url + qr if qr.startswith("/") else qr).body()
+    assert same_picture(shown, qr_png(link, scale=5))
+    assert not same_picture(shown, qr_png(f"http://127.0.0.1:8501/classroom?join={code}", scale=5))
+    assert page.locator('[data-testid="stAlertContentWarning"]').count() == 0
+    page.goto(f"{app_url}/classroom?lang={lang}&mode=lecture")                       # loopback, nothing set
+    button(page, "live_start").click(timeout=90_000)
+    warning = page.locator('[data-testid="stAlertContentWarning"]').first
+    warning.wait_for(timeout=30_000)
+    assert warning.inner_text().strip().endswith(t("live.loopback", lang, host="127.0.0.1"))   # after its icon
+    box = warning.bounding_box()
+    assert box["y"] + box["height"] <= LECTURE["height"]                            # on the first screen
+    button(page, "live_close").click()
+    context.close()
+
+
+@pytest.mark.browser
+def test_an_english_phone_reads_english_on_a_chinese_projector_and_switches(public_server, browser):
+    url, store = public_server
+    teacher = browser.new_context(viewport=LECTURE, locale="zh-CN")
+    code = start_room(teacher.new_page(), url, "zh")
+    contexts = [teacher]
+    for locale, lang in (("en-US", "en"), ("zh-CN", "zh")):
+        phone = browser.new_context(**PHONE, locale=locale)
+        contexts.append(phone)
+        page = phone.new_page()
+        page.goto(f"{url}/classroom?join={code}")                                    # the link as the QR gives it
+        page.wait_for_selector(".st-key-live_opt_1_0 button", timeout=90_000)
+        question = t("classroom.q_alpha_zero", lang).split("$")[0][:12]
+        assert question in page.inner_text(".st-key-live_student")
+        assert t("live.title", lang, code=code) in page.inner_text("body")
+    other = "zh" if lang == "en" else "en"                                          # the last phone switches
+    page.locator(".st-key-live_lang").get_by_role("radio", name={"zh": "简体中文", "en": "English"}[other]).click()
+    page.wait_for_function("(q) => document.body.innerText.includes(q)",
+                           arg=t("classroom.q_alpha_zero", other).split("$")[0][:12], timeout=20_000)
+    assert store.room(code).seats == 2
+    for context in contexts:
+        context.close()
+
+
+@pytest.mark.browser
+def test_the_clicker_runs_the_room_and_never_scrolls_the_projector(tabs, app_url, app_log):
+    """PageDown / → next (a reveal first when chosen), PageUp / ← back, B blanks; the page stays where it is;
+    one press moves one question; Close logs no traceback."""
+    page = tabs.open(LECTURE)
+    mark = len(app_log.lines)
+    code = start_room(page, app_url, "en")
+    store = Store.from_env()                                       # the shared server's store (same environment)
+    at = lambda: (store.room(code).round, store.room(code).question)
+    scrolled = "() => [window.scrollY, document.querySelector('[data-testid=\"stMain\"]').scrollTop]"
+    assert page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight") > LECTURE["height"]
+    page.locator("h1").click()                                     # the teacher clicked the page, not a control
+    before = page.evaluate(scrolled)
+    for key, want in (("PageDown", (2, "beta_zero")), ("ArrowRight", (3, "no_error")),
+                      ("PageUp", (4, "beta_zero")), ("ArrowLeft", (5, "alpha_zero"))):
+        page.keyboard.press(key)
+        page.wait_for_selector(f".st-key-live_pick_{want[0]}", timeout=20_000)
+        assert at() == want, key
+        assert page.evaluate(scrolled) == before, key              # the projector did not scroll
+    assert stays(page, "document.querySelector('[class*=\"st-key-live_pick_\"]').className", 2000)
+    assert at() == (5, "alpha_zero")                               # one press, one question
+    page.keyboard.press("b")
+    assert page.locator("#gdn-live-blank").is_visible()
+    page.keyboard.press("b")
+    assert page.locator("#gdn-live-blank").count() == 0 and at()[0] == 5
+    page.get_by_role("button", name=t("live.room", "en")).click()
+    page.get_by_text(t("live.reveal_first", "en")).click()
+    page.keyboard.press("Escape")
+    page.locator("h1").click()
+    page.keyboard.press("PageDown")                                # first the reveal ...
+    page.wait_for_selector(".gdn-tally .opt.right", timeout=20_000)
+    assert at() == (5, "alpha_zero") and store.room(code).revealed
+    page.keyboard.press("PageDown")                                # ... then the next question
+    page.wait_for_selector(".st-key-live_pick_6", timeout=20_000)
+    assert at() == (6, "beta_zero") and page.evaluate(scrolled) == before
+    button(page, "live_close").click()
+    page.wait_for_selector(".st-key-live_start button", timeout=20_000)
+    page.wait_for_timeout(1500)                                    # the bars' last tick, had it still run
+    assert "Traceback" not in app_log.since(mark), app_log.since(mark)[-2000:]

@@ -172,10 +172,11 @@ def test_the_join_link_uses_the_public_address_and_loopback_is_warned(class_db, 
     code = re.search(r'data-code="(\w+)"', projector_html(at)).group(1)
     assert at.code[0].value == f"http://127.0.0.1:8501/classroom?join={code}"     # no language in it
     assert t("live.loopback", lang, host="127.0.0.1").replace("\\", "") in [w.value.replace("\\", "") for w in at.warning]
+    assert "GDN_PUBLIC_URL=http://" in " ".join(m.value for m in at.markdown)        # and how to serve the network
     monkeypatch.setenv("GDN_PUBLIC_URL", "https://class.example.org/gdn/")
     at.run()
     assert at.code[0].value == f"https://class.example.org/gdn/classroom?join={code}"
-    assert not [w for w in at.warning if "0.0.0.0" in w.value]
+    assert not [w for w in at.warning if "127.0.0.1" in w.value.replace("\\", "")]
     monkeypatch.setenv("GDN_PUBLIC_URL", "class.example.org")                    # no scheme: said, not used
     at.run()
     assert at.code[0].value.startswith("http://127.0.0.1:8501/") and "GDN_PUBLIC_URL" in at.error[0].value

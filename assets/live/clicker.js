@@ -1,7 +1,8 @@
 // The presenter's clicker on the teacher's room: a clicker is a keyboard that sends PageDown / PageUp
 // (some send → / ←, and B or "." to blank the screen). On the room those keys run the class: next
 // question, back, blank. Never a scroll: the keys are taken (preventDefault) before the page sees them.
-// Next and back go to Python as a trigger ("next" / "back"); the blank screen is drawn here, no run.
+// Next and back go to Python as a trigger, {go: "next" | "back", round: the round the room showed}, so a
+// press delivered twice or read against a newer round moves nothing; the blank screen is drawn here, no run.
 
 const KEYS = { PageDown: "next", ArrowRight: "next", PageUp: "back", ArrowLeft: "back", b: "blank", B: "blank",
                ".": "blank" };
@@ -44,14 +45,15 @@ export function onKey(event, state) {
     return;
   }
   blank(doc, false);
-  state.send("key", what);
+  state.send("key", { go: what, round: state.round });
 }
 
-export default function ({ setTriggerValue }) {
+export default function ({ data, setTriggerValue }) {
   // One listener per tab, reading the latest trigger: the room's fragment draws this component again
   // after every click, and a listener per draw would send each key twice.
   const state = (window.__gdnClicker ??= { doc: document, handler: null });
   state.send = setTriggerValue;
+  state.round = data ? data.round : null;
   if (!state.handler) {
     state.handler = (event) => onKey(event, state);
     window.addEventListener("keydown", state.handler, true);

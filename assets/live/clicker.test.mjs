@@ -35,11 +35,11 @@ test("PageDown and → are next, PageUp and ← back, B and . blank; other keys 
 
 test("a clicker key is taken from the page (no scroll) and sent once; B blanks and lifts the screen", () => {
   const sent = [];
-  const state = { doc: page(), send: (name, value) => sent.push([name, value]) };
+  const state = { doc: page(), round: 3, send: (name, value) => sent.push([name, value]) };
   const down = key("PageDown");
   onKey(down, state);
   assert.ok(down.prevented && down.stopped);
-  assert.deepEqual(sent, [["key", "next"]]);
+  assert.deepEqual(sent, [["key", { go: "next", round: 3 }]]);
   onKey(key("PageDown", { repeat: true }), state);                          // held down: still no scroll, no 2nd move
   assert.equal(sent.length, 1);
   onKey(key("b"), state);
@@ -50,7 +50,7 @@ test("a clicker key is taken from the page (no scroll) and sent once; B blanks a
   onKey(key("b"), state);
   onKey(key("PageUp"), state);                                              // moving on lifts the blank too
   assert.equal(state.doc.getElementById("gdn-live-blank"), null);
-  assert.deepEqual(sent.at(-1), ["key", "back"]);
+  assert.deepEqual(sent.at(-1), ["key", { go: "back", round: 3 }]);
   const space = key(" ");
   onKey(space, state);
   assert.ok(!space.prevented);
@@ -64,11 +64,11 @@ test("one listener per tab, however often the room draws the component; unmounti
     removeEventListener: (type, fn) => listeners.splice(listeners.indexOf(fn), 1),
   };
   const sent = [];
-  clicker({ setTriggerValue: () => sent.push("old") });
-  const cleanup = clicker({ setTriggerValue: (name, value) => sent.push(value) });
+  clicker({ data: { round: 1 }, setTriggerValue: () => sent.push("old") });
+  const cleanup = clicker({ data: { round: 2 }, setTriggerValue: (name, value) => sent.push(value) });
   assert.equal(listeners.length, 1);
   listeners[0](key("ArrowRight"));
-  assert.deepEqual(sent, ["next"]);                                         // the latest draw's trigger
+  assert.deepEqual(sent, [{ go: "next", round: 2 }]);                       // the latest draw's trigger and round
   cleanup();
   assert.equal(listeners.length, 0);
 });
