@@ -2,6 +2,7 @@
 no cluster, no network), and the pieces fit together: the Service selects the Deployment's pods, the
 Ingress routes to the Service with cookie affinity, the HPA scales the Deployment on CPU, the probes
 ask the app's health endpoint, and the store's URL comes from a Secret."""
+import re
 from pathlib import Path
 
 import kubernetes_validate
@@ -64,3 +65,57 @@ def test_the_pieces_fit_together():
     kustomization = yaml.safe_load((K8S / "kustomization.yaml").read_text())
     assert "secret.example.yaml" not in kustomization["resources"]   # the example secret is never applied
     assert {(K8S / r).exists() for r in kustomization["resources"]} == {True}
+
+
+def test_the_pods_can_start_and_are_locked_down():
+    """The kubelet checks runAsNonRoot only against a numeric user: the image's USER is a number, the same
+    one the Deployment runs as; no privilege escalation, no capabilities, the runtime's seccomp profile, and
+    a read-only root filesystem with every path the app writes (HOME, /tmp) on an emptyDir."""
+    docker = (ROOT / "deploy" / "Dockerfile").read_text(encoding="utf-8")
+    user = re.search(r"^USER (\S+)$", docker, flags=re.M).group(1)
+    uid = user.split(":")[0]
+    assert uid.isdigit() and int(uid) > 0, user
+    assert f"--uid {uid}" in docker                                     # the account exists in the image
+    pod = manifests()["Deployment"]["spec"]["template"]["spec"]
+    assert pod["securityContext"]["runAsNonRoot"] is True and pod["securityContext"]["runAsUser"] == int(uid)
+    assert pod["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}
+    container = pod["containers"][0]
+    guard = container["securityContext"]
+    assert guard["allowPrivilegeEscalation"] is False and guard["readOnlyRootFilesystem"] is True
+    assert guard["capabilities"]["drop"] == ["ALL"]
+    scratch = {v["name"] for v in pod["volumes"] if "emptyDir" in v}
+    writable = [m["mountPath"] for m in container["volumeMounts"] if m["name"] in scratch]
+    home = next(e["value"] for e in container["env"] if e["name"] == "HOME")
+    assert "/tmp" in writable and any(home == p or home.startswith(p + "/") for p in writable)
+    assert re.search(r"HOME=/tmp\b", docker)                           # the image alone writes there too
+
+
+def test_probes_hold_under_load_and_a_disruption_budget_keeps_a_pod():
+    """Health answered in 1.10 s on a loaded replica (issue 40): every probe waits at least 5 s, so one
+    slow answer never restarts or unreadies a pod; a slow first start has its startup probe."""
+    m = manifests()
+    container = m["Deployment"]["spec"]["template"]["spec"]["containers"][0]
+    for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+        assert container[probe]["timeoutSeconds"] >= 5, probe
+    assert container["startupProbe"]["periodSeconds"] * container["startupProbe"]["failureThreshold"] >= 120
+    pdb = m["PodDisruptionBudget"]
+    pods = m["Deployment"]["spec"]["template"]["metadata"]["labels"]
+    assert pdb["spec"]["selector"]["matchLabels"].items() <= pods.items()
+    assert 1 <= pdb["spec"]["minAvailable"] < m["HorizontalPodAutoscaler"]["spec"]["minReplicas"]
+    assert "pdb.yaml" in yaml.safe_load((K8S / "kustomization.yaml").read_text())["resources"]
+
+
+def test_the_ingress_speaks_tls_and_the_join_links_name_its_host():
+    """The teacher's secret and the votes cross the websockets: TLS on the Ingress (cert-manager or a
+    Secret), http redirected, the affinity cookie Secure; GDN_PUBLIC_URL is https on the same host."""
+    m = manifests()
+    ingress, container = m["Ingress"], m["Deployment"]["spec"]["template"]["spec"]["containers"][0]
+    hosts = {rule["host"] for rule in ingress["spec"]["rules"]}
+    tls = ingress["spec"]["tls"]
+    assert hosts <= {h for entry in tls for h in entry["hosts"]} and all(e["secretName"] for e in tls)
+    notes = ingress["metadata"]["annotations"]
+    assert notes.get("cert-manager.io/cluster-issuer") or notes.get("cert-manager.io/issuer")
+    assert notes["nginx.ingress.kubernetes.io/ssl-redirect"] == "true"
+    assert notes["nginx.ingress.kubernetes.io/session-cookie-secure"] == "true"
+    public = next(e["value"] for e in container["env"] if e["name"] == "GDN_PUBLIC_URL")
+    assert public.startswith("https://") and public.removeprefix("https://").split("/")[0] in hosts
