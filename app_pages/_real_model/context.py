@@ -14,12 +14,12 @@ from pathlib import Path
 
 import numpy as np
 
-from gdn.qwen35.analysis import GateRun, layer_inputs, layer_state_norms
+from gdn.qwen35.analysis import GateRun
 from gdn.qwen35.demo.stories import answer_slots
 from gdn.qwen35.gates import head_summary
-from gdn.qwen35.predict import Predictions, predict
+from gdn.qwen35.predict import Predictions
 from gdn.units import fmt_count
-from app_pages._support import compute, ui
+from app_pages._support import compute, ui, work
 
 LABELS = ("token", "layer", "head", "norm", "key", "value", "guess")      # real_model.lbl_<name>: axis / hover words
 
@@ -139,16 +139,17 @@ class ViewContext:
     def alpha(self) -> np.ndarray:
         return np.exp(self.g)                                             # [T, H]
 
-    # -- computed on first use, in the shared caches -------------------------------------------
-    def inputs(self):
-        """The chosen layer's q, k, v, g, beta (LayerInputs): one forward pass up to the layer."""
-        return compute.cached("real_model.inputs", (self.folder, self.ids, self.layer),
-                              lambda: layer_inputs(self.model, list(self.ids), self.layer))
+    # -- computed in a worker process on first use, kept in the shared caches ----------------------
+    def head_inputs(self) -> dict[str, np.ndarray]:
+        """The chosen head's q, k [T, K], v [T, V], g, beta [T] (LayerInputs.head)."""
+        return compute.run_job("real_model.inputs", (self.folder, self.ids, self.layer, self.head), work.head_inputs,
+                               self.folder, self.ids, self.layer, self.head)
 
     @property
     def norms(self) -> np.ndarray:
         """||S_t|| of the chosen layer [T, H]."""
-        return compute.cached("real_model.norms", (self.folder, self.ids, self.layer), lambda: layer_state_norms(self.inputs()))
+        return compute.run_job("real_model.norms", (self.folder, self.ids, self.layer), work.state_norms, self.folder,
+                               self.ids, self.layer)
 
     @property
     def slots(self) -> list[tuple[int, int]]:
@@ -158,8 +159,8 @@ class ViewContext:
     def predictions(self, **overrides) -> Predictions:
         """Top-3 next tokens at every position (cached per prompt and intervention, shared by all sessions)."""
         key = (self.folder, self.ids, repr(sorted((k, sorted(v.items(), key=repr)) for k, v in overrides.items())))
-        return compute.cached("real_model.pred", key, lambda: predict(self.model, list(self.ids), ask=tuple(self.slots),
-                                                                 same_script=self.demo, **overrides))
+        return compute.run_job("real_model.pred", key, work.predictions, self.folder, self.ids, tuple(self.slots),
+                               self.demo, overrides)
 
     def piece(self, token_id: int) -> str:
         return self.model.tokenizer.piece(int(token_id))        # part of a character: its bytes, ⟨e4 b8⟩

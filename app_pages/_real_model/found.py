@@ -9,19 +9,19 @@ layer 3, and no single head flips either.
 """
 from __future__ import annotations
 
-from gdn.qwen35.demo.hints import PromptFacts, prompt_facts
+from gdn.qwen35.demo.hints import PromptFacts
 from gdn.qwen35.demo.stories import STORIES, Story
 from app_pages._real_model.context import Loaded
 from app_pages._real_model.presets import preset_text
-from app_pages._support import compute, ui
+from app_pages._support import compute, ui, work
 
 HINT_STORY = {"recall": "stop_writing", "switch": "never_forget"}   # a preset's hint -> the story it tells
 
 
 def facts_for(loaded: Loaded, ids: tuple, pieces: list[str], kind: str) -> PromptFacts:
     """What the hint of STORIES[kind] may say about this prompt (ids, pieces): searched once per server."""
-    return compute.cached("real_model.found", (loaded.folder, tuple(ids), kind), pin=True,
-                          compute=lambda: prompt_facts(loaded.model, list(ids), pieces, kind, same_script=loaded.demo))
+    return compute.run_job("real_model.found", (loaded.folder, tuple(ids), kind), work.prompt_facts, loaded.folder,
+                           tuple(ids), list(pieces), kind, loaded.demo, pin=True)
 
 
 def story_for(loaded: Loaded, ids: tuple, pieces: list[str], kind: str) -> Story | None:

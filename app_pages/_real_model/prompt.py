@@ -6,13 +6,12 @@ import hashlib
 
 import streamlit as st
 
-from gdn.qwen35.analysis import gate_run
 from gdn.qwen35.tokenizer import DEFAULT_MAX_TOKENS, trim_prompt
 from app_pages._real_model import keys
 from app_pages._real_model.context import Loaded, Request, Trace
 from app_pages._real_model.fail import fail
 from app_pages._real_model.presets import is_preset_text, preset_text, presets_for
-from app_pages._support import compute, ui
+from app_pages._support import compute, ui, work
 
 MAX_UPLOAD_BYTES = 200_000     # prompt files; the server refuses more than server.maxUploadSize (1 MB) first
 UPLOAD_TYPES = (".txt", ".md")
@@ -117,7 +116,8 @@ def trimmed_words(removed: dict[str, dict[str, int]]) -> str:
 
 
 def trace(loaded: Loaded, request: Request) -> Trace:
-    """Tokenize the request and run every GDN layer's gates (shared caches; the presets pinned)."""
+    """Tokenize the request (here: the tokenizer is quick) and run every GDN layer's gates in a worker process
+    (shared caches: a prompt runs once per server; the presets pinned)."""
     if not request.text.strip():
         fail(ui.tr("real_model.empty_detail"), "empty")
     n_bytes = len(request.text.encode("utf-8"))
@@ -141,7 +141,7 @@ def trace(loaded: Loaded, request: Request) -> Trace:
         st.warning(ui.tr("real_model.truncated", total=enc.n_total, kept=len(enc.ids)), icon=":material/content_cut:")
     ids = tuple(enc.ids)
     try:
-        run = compute.cached("real_model.run", (loaded.folder, ids), lambda: gate_run(model, list(ids)), pin=pin)
+        run = compute.run_job("real_model.run", (loaded.folder, ids), work.gate_run, loaded.folder, ids, pin=pin)
     except ValueError as e:                                 # e.g. a model without a GDN layer, typed in as a folder
         fail(e)
     return Trace(enc=enc, run=run)

@@ -16,7 +16,11 @@
     swap.py         one of several HTML views Python drew, picked in the browser (the real model's layer)
     pack.py         what player, explorer and swap are sent (JSON, gzip, base64) and the JS they run
     payload.py      a packed payload goes to a tab once, then by its hash alone
-    compute.py      the shared slot pool, bounded result caches and the cached model loader
+    compute.py      heavy jobs from the pages (run_job: place in line, estimate), the shared slot pool,
+                    bounded result caches and the cached model loader
+    jobs.py         the fair line of heavy jobs shared by every session: a cap, one job per session and per key
+    workers.py      the worker processes (one per core the server may use) that run the jobs
+    work.py         what the workers run: model passes and the recall page's training, plain data in and out
     caches.py       every cache of the app and the library: bound, key, owner (one list)
     pool.py         SlotPool itself (plain threading, unit-tested without streamlit)
     turn.py         one script run at a time runs Python (app.py holds the turn); waiting work gives it up

@@ -37,7 +37,7 @@ class Cache:
 SHARED = {
     "real_model.encode": Cache(16, "(folder, sha256 of the prompt, max_tokens)", "Encoded: ids, pieces", "_real_model/prompt.py"),
     "real_model.run": Cache(8, "(folder, token ids)", "GateRun: g, beta [L, T, H] of every GDN layer", "_real_model/prompt.py"),
-    "real_model.inputs": Cache(2, "(folder, ids, layer)", "LayerInputs: one layer's q, k, v, g, beta (the biggest)",
+    "real_model.inputs": Cache(8, "(folder, ids, layer, head)", "one head's q, k, v, g, beta as numpy (the replay)",
                                "_real_model/context.py"),
     "real_model.norms": Cache(16, "(folder, ids, layer)", "||S_t|| [T, H]", "_real_model/context.py"),
     "real_model.pred": Cache(32, "(folder, ids, repr of the intervention)", "Predictions: top-3 [T, 3], gates",

@@ -50,15 +50,16 @@ def session_id() -> str:
     return ctx.session_id if ctx is not None else "no-session"
 
 
-def run_job(kind: str, key, fn: Callable, *args, on_progress: Callable[[list], None] | None = None):
+def run_job(kind: str, key, fn: Callable, *args, on_progress: Callable[[list], None] | None = None,
+            pin: bool = False):
     """fn(*args) in a worker process, its result kept in the shared cache `kind` by key (None: never kept)
     and shared with every session asking for the same meanwhile. While it waits or runs the page says the
     visitor's place and an estimate, and on_progress(new reports) gets what the worker reported. A full
     line or a lost worker is said on the page, which stops there (pressing the button again retries); the
-    job's own error (a ValueError) is raised here."""
+    job's own error (a ValueError) is raised here. pin: keep the result pinned (the example prompts)."""
     line, session = job_line(), session_id()
     try:
-        job = line.submit(session, kind, key, fn, args)
+        job = line.submit(session, kind, key, fn, args, pin=pin)
     except QueueFull:
         st.error(tr("jobs.full", cap=line.cap), icon=":material/hourglass_disabled:")
         st.stop()

@@ -64,6 +64,7 @@ class Job:
     finished_at: float | None = None
     done: threading.Event = field(default_factory=threading.Event)
     stopping: bool = False        # told to stop early (nobody watches): its result is not kept
+    pin: bool = False             # its result is pinned in the kept results
 
     def wait(self, timeout: float | None = None) -> bool:
         return self.done.wait(timeout)
@@ -92,9 +93,10 @@ class JobLine:
         threading.Thread(target=self._watch, daemon=True, name="gdn-job-line").start()
 
     # -- what the pages call -----------------------------------------------------------------------
-    def submit(self, session: str, kind: str, key, fn: Callable, args: tuple = ()) -> Job:
+    def submit(self, session: str, kind: str, key, fn: Callable, args: tuple = (), pin: bool = False) -> Job:
         """The job of (kind, key) for this session: a kept result (a finished job), the one already in
-        the line, or a new one at its end. key None: a job of its own, never shared nor kept."""
+        the line, or a new one at its end. key None: a job of its own, never shared nor kept. pin: keep
+        the result out of the LRU's reach (gdn/lru.py: the example prompts everyone opens first)."""
         with self._lock:
             kept = self.results[kind].get(key) if key is not None and kind in self.results else None
             if kept is not None:
@@ -110,7 +112,7 @@ class JobLine:
             if job is None:
                 if len(self._line) >= self.cap:
                     raise QueueFull(f"{len(self._line)} jobs are waiting already (the line holds {self.cap})")
-                job = Job(next(self._ids), kind, key, fn, args)
+                job = Job(next(self._ids), kind, key, fn, args, pin=pin)
                 self._line.append(job)
                 self._jobs[job.id] = job
                 if key is not None:
@@ -214,7 +216,7 @@ class JobLine:
                     took = time.monotonic() - job.started_at
                     self._took[job.kind] = took if job.kind not in self._took else 0.7 * self._took[job.kind] + 0.3 * took
                     if job.key is not None and job.kind in self.results:
-                        self.results[job.kind].put(job.key, job.result)
+                        self.results[job.kind].put(job.key, job.result, pin=job.pin)
                     self._finish(job, "done")
             self._dispatch()
 

@@ -22,10 +22,12 @@ def warm() -> None:
 
 
 def model(folder: str):
+    """The model of a folder the server has checked and loaded already (source.load): the worker does not
+    check it again against the allowed roots, which the server's environment may have changed since."""
     m = _models.get(folder)
     if m is None:
         from gdn.qwen35 import load_model
-        m = load_model(folder)
+        m = load_model(folder, allow_any_folder=True)
         _models.put(folder, m)
     return m
 
@@ -46,6 +48,11 @@ def layer_inputs(folder: str, ids: tuple, layer: int):
         x = layer_inputs(model(folder), list(ids), layer)
         _inputs.put(key, x)
     return x
+
+
+def head_inputs(folder: str, ids: tuple, layer: int, head: int) -> dict:
+    """One value head's q, k [T, K], v [T, V], g, beta [T] as numpy (the replay's window)."""
+    return layer_inputs(folder, ids, layer).head(head)
 
 
 def state_norms(folder: str, ids: tuple, layer: int):

@@ -62,7 +62,16 @@ def _start(cancel, progress) -> None:
 
 def _run(job_id: int, fn: Callable, args: tuple):
     _mine.job = job_id
-    return fn(*args)
+    try:
+        return fn(*args)
+    except ValueError as e:
+        # sent back as itself when it can be rebuilt from its message (ValueError) or says how (CheckpointError's
+        # __reduce__); another subclass would fail to unpickle and break the executor: a plain copy goes instead
+        if type(e) is ValueError or "__reduce__" in type(e).__dict__:
+            raise
+        raise ValueError(str(e)) from None
+    except Exception as e:
+        raise RuntimeError(f"{type(e).__name__}: {e}") from None
 
 
 def should_stop() -> bool:

@@ -41,6 +41,9 @@ class CheckpointError(ValueError):
         super().__init__(message)
         self.kind = kind
 
+    def __reduce__(self):          # pickled with its kind: a worker process sends it back to the page
+        return type(self), (self.kind, str(self))
+
 
 def error_kind(error: object) -> str:
     """The kind of a loader error: a CheckpointError's own, "other" for anything else."""

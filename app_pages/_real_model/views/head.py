@@ -7,11 +7,11 @@ import streamlit as st
 
 from gdn.figures.real_model import fig_head_detail, fig_head_params, fig_kernel_outputs, fig_state_block
 from gdn.ops import CHUNK_SIZE
-from gdn.qwen35.gates import KERNEL_RTOL, head_state, kernels_side_by_side, top_block
+from gdn.qwen35.gates import KERNEL_RTOL, top_block
 from gdn.units import fmt_diff
 from app_pages._real_model import keys
 from app_pages._real_model.context import ViewContext
-from app_pages._support import compute, ui
+from app_pages._support import compute, ui, work
 
 TABLE_DIMS = 16                # the state table shows this many key dims x value dims (largest first)
 
@@ -27,8 +27,8 @@ def metrics(c: ViewContext) -> None:
 
 def state_block(c: ViewContext, t: int) -> None:
     """The largest TABLE_DIMS x TABLE_DIMS block of S_t after token t (0-based) and how much of S it holds."""
-    S = compute.cached("real_model.state", (c.folder, c.ids, c.layer, c.head, t),
-                       lambda: head_state(*c.inputs().tensors(), head=c.head, t=t))
+    S = compute.run_job("real_model.state", (c.folder, c.ids, c.layer, c.head, t), work.head_state, c.folder, c.ids,
+                        c.layer, c.head, t)
     n = min(TABLE_DIMS, *S.shape)
     rows, cols, block = top_block(S, n)
     fig = fig_state_block(block, rows, cols, layer=c.layer, head=c.head, token=t + 1, labels=c.labels, font_size=c.fs,
@@ -63,7 +63,7 @@ def check(c: ViewContext) -> None:
     ui.note(ui.tr("real_model.check_explain", layer=c.layer, C=CHUNK_SIZE))
     check_key = (c.folder, c.ids, c.layer, c.head)
     if st.button(ui.tr("real_model.check_run", layer=c.layer, head=c.head), key=keys.CHECK):
-        compute.cached("real_model.check", check_key, lambda: kernels_side_by_side(*c.inputs().tensors(), head=c.head))
+        compute.run_job("real_model.check", check_key, work.kernel_check, *check_key)
     result = compute.shared_caches()["real_model.check"].get(check_key)
     if result is None:
         return

@@ -23,7 +23,7 @@ def replay(c: ViewContext) -> None:
     st.caption(ui.tr("real_model.replay_window", a=w_start + 1, b=w_start + w_len,
                      text=ui.plain("".join(c.tokens[w_start:w_start + w_len]))))
     if st.button(ui.tr("real_model.replay_go"), key=keys.REPLAY, type="primary", icon=":material/movie:"):
-        h = c.inputs().head(c.head)
+        h = c.head_inputs()
         st.session_state["memory_replay"] = replay_payload(
             title=ui.tr("real_model.replay_title", model=c.loaded.name, layer=c.layer, head=c.head, a=w_start + 1,
                         b=w_start + w_len), tokens=c.tokens, start=w_start, length=w_len, dims=dims, **h)
