@@ -80,7 +80,56 @@ def main() -> int:
     model.to("cuda")
     gpu = model.trace(torch.tensor(ids, device="cuda"))
     check("trained model logits, GPU vs CPU", rel(gpu.logits.cpu(), cpu.logits), 1e-4)
+    check_packed_and_options(check)
     return 1 if failures else 0
+
+
+def check_packed_and_options(check) -> None:
+    """cu_seqlens and fla's input forms on the GPU (the Triton path): three packed sequences against three
+    separate calls in float32 and against the float64 recurrence, B equal sequences against their packing,
+    every launch shape of the walk, the in-kernel gate and beta, and V-first states."""
+    from gdn.ops import fused
+    from gdn.ops.options import gdn_gate
+    bounds = [0, 300, 301, 1000]
+    q, k, v, g, beta, _ = inputs(1, 1000, 2, 4, 128, 128)
+    S0 = torch.randn(3, 4, 128, 128, dtype=torch.float64, device="cuda")
+    kw = dict(output_final_state=True, use_qk_l2norm_in_kernel=True)
+    f32 = [x.float() for x in (q, k, v, g, beta, S0)]
+    cu = torch.tensor(bounds, device="cuda")
+    for columns, warps in fused.WALK_SHAPES:
+        saved = fused.WALK_SHAPES
+        fused.WALK_SHAPES = ((columns, warps),)
+        o, S = chunk_gated_delta_rule(*f32[:3], g=f32[3], beta=f32[4], initial_state=f32[5], cu_seqlens=cu, **kw)
+        fused.WALK_SHAPES = saved
+        parts = [chunk_gated_delta_rule(*(x[:, a:b] for x in f32[:3]), g=f32[3][:, a:b], beta=f32[4][:, a:b],
+                                        initial_state=f32[5][n:n + 1], **kw) for n, (a, b) in enumerate(zip(bounds, bounds[1:]))]
+        o_sep, S_sep = torch.cat([p[0] for p in parts], 1), torch.cat([p[1] for p in parts])
+        same = max(float((o - o_sep).abs().max()), float((S - S_sep).abs().max()))
+        check(f"packed float32 (walk {columns} columns, {warps} warps) vs separate float32 calls, max abs", same, 1e-6)
+        ref = [recurrent_gated_delta_rule(*(x[:, a:b] for x in (q, k, v)), g=g[:, a:b], beta=beta[:, a:b],
+                                          initial_state=S0[n:n + 1], **kw) for n, (a, b) in enumerate(zip(bounds, bounds[1:]))]
+        o_ref, S_ref = torch.cat([r[0] for r in ref], 1), torch.cat([r[1] for r in ref])
+        check(f"packed float32 (walk {columns} columns) vs float64 recurrence", max(rel(o, o_ref), rel(S, S_ref)), 1e-6)
+    o64, S64 = chunk_gated_delta_rule(q, k, v, g=g, beta=beta, initial_state=S0, cu_seqlens=cu.cpu(), **kw)
+    check("packed float64 (torch path) vs float64 recurrence", max(rel(o64, o_ref), rel(S64, S_ref)), 1e-10)
+    # B = 4 equal sequences and the same tokens packed: one function
+    qb, kb, vb, gb, bb, Sb = [x.float() for x in inputs(4, 250, 2, 4, 128, 128, seed=3)]
+    o, S = chunk_gated_delta_rule(qb, kb, vb, g=gb, beta=bb, initial_state=Sb, **kw)
+    flat = lambda x: x.reshape(1, -1, *x.shape[2:])
+    o_p, S_p = chunk_gated_delta_rule(*map(flat, (qb, kb, vb)), g=flat(gb), beta=flat(bb), initial_state=Sb,
+                                      cu_seqlens=torch.arange(5, device="cuda") * 250, **kw)
+    check("B = 4 vs the same 4 sequences packed, max abs", max(float((o.reshape(o_p.shape) - o_p).abs().max()),
+                                                               float((S - S_p).abs().max())), 1e-6)
+    # fla's input forms, against the plain call with the forms applied by hand
+    a, logits = torch.randn_like(f32[3]), torch.randn_like(f32[4])
+    A_log, dt_bias = torch.randn(4, device="cuda"), torch.randn(4, device="cuda")
+    o, S = chunk_gated_delta_rule(*f32[:3], g=a, beta=logits, initial_state=f32[5].transpose(-1, -2), cu_seqlens=cu,
+                                  use_gate_in_kernel=True, A_log=A_log, dt_bias=dt_bias, use_beta_sigmoid_in_kernel=True,
+                                  state_v_first=True, **kw)
+    o_ref, S_ref = chunk_gated_delta_rule(*f32[:3], g=gdn_gate(a, A_log, dt_bias), beta=torch.sigmoid(logits),
+                                          initial_state=f32[5], cu_seqlens=cu, **kw)
+    check("gate, beta sigmoid and V-first in the kernel vs by hand, max abs",
+          max(float((o - o_ref).abs().max()), float((S.transpose(-1, -2) - S_ref).abs().max())), 1e-6)
 
 
 if __name__ == "__main__":
