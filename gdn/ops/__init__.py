@@ -9,6 +9,9 @@
                    installed); fused_kernels.py: those kernels
     state_scan.py  state_norm_scan: ||S_t|| per token and head without building S_t
     inputs.py      shape and value validation, L2 norm, working dtype
+    varlen.py      cu_seqlens: N sequences packed in a batch of one, one initial and final state each
+    options.py     fla's input forms: use_gate_in_kernel (A_log, dt_bias), use_beta_sigmoid_in_kernel
+                   (allow_neg_eigval), state_v_first
     fla.py         flash-linear-attention's chunk kernel when it can run here (optional, CUDA only)
 """
 from gdn.ops.chunk import CHUNK_SIZE, FLUSH, chunk_gated_delta_rule
