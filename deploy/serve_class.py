@@ -1,9 +1,11 @@
 """The class server's supervisor (deploy/serve-class.sh runs it): N Streamlit replicas on free local ports
-and nginx in front of them on 127.0.0.1:PORT (deploy/nginx.conf), in the foreground, standard library only.
+and nginx in front of them on HOST:PORT (deploy/nginx.conf; HOST 127.0.0.1 unless --host says otherwise,
+e.g. 0.0.0.0 for the phones of a room's network), in the foreground, standard library only.
 
 What an operator can count on:
-- nothing starts unless it can work: --replicas below 1, a busy port or a missing nginx end it at once,
-  with a message and a non-zero exit;
+- nothing starts unless it can work: --replicas below 1, a port something listens on or a missing nginx
+  end it at once, with a message and a non-zero exit. The port is checked by connecting to it, so a
+  restart right after a class (its connections in TIME_WAIT on the port) starts at once;
 - every replica must answer its health check; one that does not is reported with the tail of its log,
   and if none does the server stops (exit 1) instead of printing "serving on" in front of 502s;
 - a replica that dies (a crash, the OOM killer, kill -9) is restarted on its port, after a backoff
@@ -13,11 +15,16 @@ What an operator can count on:
 - logs stay in the folder named at start: replica-<i>.log (appended across restarts), nginx's
   error.log and access.log, supervisor.log (every start, failure and restart, time-stamped).
 
+- the replicas and nginx die with the supervisor, even when it is killed with SIGKILL: each is started
+  with PR_SET_PDEATHSIG (Linux), and nginx runs as one process (master_process off), so no worker of it
+  is left behind holding the port.
+
 Each child runs in its own session (process group), so stopping it stops everything it started.
 """
 from __future__ import annotations
 
 import argparse
+import ctypes
 import os
 import shutil
 import signal
@@ -42,13 +49,29 @@ def log_tail(path: Path, lines: int = TAIL_LINES) -> str:
     return "\n".join("    " + line for line in text) or "    (the log is empty)"
 
 
-def port_free(port: int) -> bool:
+def port_taken(host: str, port: int) -> bool:
+    """Whether something listens on host:port: a connection is accepted. Not a test bind: connections
+    that ended a moment ago (TIME_WAIT, after a class) refuse a bind for a minute, but not nginx, which
+    binds with SO_REUSEADDR."""
     with socket.socket() as s:
+        s.settimeout(2)
+        return s.connect_ex(("127.0.0.1" if host in ("0.0.0.0", "") else host, port)) == 0
+
+
+PR_SET_PDEATHSIG = 1            # <linux/prctl.h>
+
+
+def dying_with(parent: int):
+    """For Popen's preexec_fn: the child gets SIGKILL when `parent` (this supervisor) dies, however it
+    dies; if it died already, before the call, the child leaves at once."""
+    def arrange() -> None:
         try:
-            s.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):         # not Linux: Ctrl-C and SIGTERM still stop everything
+            return
+        if os.getppid() != parent:
+            os._exit(1)
+    return arrange
 
 
 def free_port() -> int:
@@ -119,7 +142,8 @@ class Supervisor:
                "--browser.gatherUsageStats", "false"]
         with open(self.logs / f"replica-{i}.log", "ab") as out:    # appended: a restart keeps the crash's log
             self.replicas[i] = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
-                                                stdin=subprocess.DEVNULL, start_new_session=True)
+                                                stdin=subprocess.DEVNULL, start_new_session=True,
+                                                preexec_fn=dying_with(os.getpid()))
         self.started_at[i] = time.monotonic()
         self.say(f"replica {i}: pid {self.replicas[i].pid} on 127.0.0.1:{self.ports[i]}")
 
@@ -162,18 +186,20 @@ class Supervisor:
             os.chmod(self.logs / sub, 0o777)
         upstreams = "\n".join(f"        server 127.0.0.1:{p} max_fails=1 fail_timeout=5s;" for p in self.ports)
         conf = (ROOT / "deploy" / "nginx.conf").read_text(encoding="utf-8")
-        conf = conf.replace("@PREFIX@", str(self.logs)).replace("@LISTEN@", f"127.0.0.1:{self.args.port}")
+        conf = conf.replace("@PREFIX@", str(self.logs)).replace("@LISTEN@", f"{self.args.host}:{self.args.port}")
         (self.logs / "nginx.conf").write_text(conf.replace("@UPSTREAMS@", upstreams), encoding="utf-8")
+        # One process (master_process off): a master's workers are its children, not ours, and would
+        # outlive a supervisor killed with SIGKILL, still serving on the port.
         self.nginx = subprocess.Popen([nginx, "-p", str(self.logs), "-e", str(self.logs / "error.log"),
-                                       "-c", str(self.logs / "nginx.conf"), "-g", "daemon off;"],
-                                      stdin=subprocess.DEVNULL, start_new_session=True)
+                                       "-c", str(self.logs / "nginx.conf"), "-g", "daemon off; master_process off;"],
+                                      stdin=subprocess.DEVNULL, start_new_session=True,
+                                      preexec_fn=dying_with(os.getpid()))
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
             if self.nginx.poll() is not None:
                 break
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", self.args.port)) == 0:
-                    return True
+            if port_taken(self.args.host, self.args.port):
+                return True
             time.sleep(0.1)
         self.say(f"nginx did not start (exit code {self.nginx.poll()}); the end of its error.log:\n"
                  f"{log_tail(self.logs / 'error.log')}")
@@ -205,7 +231,7 @@ class Supervisor:
                 self.say(f"replica {i}: starting it again in {self.restart_at[i] - time.monotonic():.0f} s")
         if self.stopping or not self.start_nginx(nginx):
             return 0 if self.stopping else 1
-        self.say(f"serving on http://127.0.0.1:{self.args.port} ({len(ok)} of {self.args.replicas} replicas "
+        self.say(f"serving on http://{self.args.host}:{self.args.port} ({len(ok)} of {self.args.replicas} replicas "
                  f"healthy; logs in {self.logs})")
         while not self.stopping:
             code = self.nginx.poll()
@@ -234,9 +260,11 @@ class Supervisor:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="serve-class.sh", description="Serve the app to a class: N replicas "
-                                     "behind nginx on 127.0.0.1:PORT.")
+                                     "behind nginx on HOST:PORT.")
     parser.add_argument("--replicas", type=int, default=3)
     parser.add_argument("--port", type=int, default=8600)
+    parser.add_argument("--host", default="127.0.0.1", help="the address nginx listens on: 0.0.0.0 for the "
+                        "room's network (then set GDN_PUBLIC_URL to the address phones reach)")
     parser.add_argument("--cpus-per-replica", type=int, default=0, help="pin replica i to CPUs i*K..i*K+K-1 (taskset)")
     parser.add_argument("--health-timeout", type=float, default=60.0, help="seconds a replica has to answer (60)")
     parser.add_argument("--logs", type=Path, help="the folder for the logs (default: a new gdn-class.* temp folder)")
@@ -248,9 +276,9 @@ def main(argv: list[str] | None = None) -> int:
     if not 0 < args.port < 65536:
         print(f"--port {args.port}: not a TCP port (1-65535)", file=sys.stderr)
         return 2
-    if not port_free(args.port):
-        print(f"port {args.port} on 127.0.0.1 is already in use (another class server, or a worker of one that "
-              f"died?); stop that process or pick another --port", file=sys.stderr)
+    if port_taken(args.host, args.port):
+        print(f"port {args.port} on {args.host} is in use: something listens there (another class server?); "
+              f"stop that process or pick another --port", file=sys.stderr)
         return 1
     nginx = shutil.which("nginx") or "/usr/sbin/nginx"
     if not os.access(nginx, os.X_OK):

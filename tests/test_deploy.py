@@ -122,3 +122,66 @@ def test_three_replicas_behind_nginx_share_a_class(class_server, browser):
         contexts.append(context)
     for context in contexts:
         context.close()
+
+
+def listening(port: int) -> bool:
+    """Whether anything accepts a connection on 127.0.0.1:port."""
+    import socket
+    with socket.socket() as s:
+        s.settimeout(1)
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def time_wait_on(port: int) -> int:
+    """Connections in TIME_WAIT whose local port is `port` (/proc/net/tcp: state 06)."""
+    rows = Path("/proc/net/tcp").read_text().splitlines()[1:]
+    return sum(1 for r in rows if r.split()[1].endswith(f":{port:04X}") and r.split()[3] == "06")
+
+
+@pytest.mark.browser                  # starts the class server itself
+def test_the_class_server_restarts_on_its_port_right_after_a_class():
+    """A class's connections to nginx end in TIME_WAIT on the server's port (nginx closes them first); a
+    restart at once must take the port (a listening check, not a bind that TIME_WAIT blocks)."""
+    port = free_port()
+    proc, lines = class_server_process.serving(1, port)
+    for _ in range(40):                                   # traffic: each request on its own connection
+        request = urllib.request.Request(f"http://127.0.0.1:{port}/_stcore/health", headers={"Connection": "close"})
+        assert urllib.request.urlopen(request, timeout=10).status == 200
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=30) == 0 and not listening(port)
+    assert time_wait_on(port) > 0                         # the situation of issue 40, here for real
+    again, lines = class_server_process.serving(1, port)  # at once: no waiting out TIME_WAIT
+    try:
+        assert wait_ok(f"http://127.0.0.1:{port}/_stcore/health", 30)
+        third = class_server_process.serve("--replicas", "1", "--port", str(port))   # a live server: refused
+        assert third.wait(timeout=30) == 1 and "is in use" in third.stderr.read()
+    finally:
+        again.send_signal(signal.SIGINT)
+        again.wait(timeout=30)
+
+
+@pytest.mark.browser
+def test_kill_9_of_the_supervisor_leaves_nothing_serving():
+    """The replicas and nginx die with their supervisor (PR_SET_PDEATHSIG): kill -9 of serve-class.sh
+    leaves no orphan answering on the port, and no replica."""
+    port = free_port()
+    proc, lines = class_server_process.serving(2, port)
+    replicas = [int(m.group(1)) for m in (re.search(r"pid (\d+)", line) for line in lines) if m]
+    logs = Path(re.search(r"logs in (\S+)\)", lines[-1]).group(1))
+    nginx = int((logs / "nginx.pid").read_text())
+    assert listening(port) and len(replicas) == 2
+    os.kill(proc.pid, signal.SIGKILL)                     # the supervisor (bash exec'd it: the same pid)
+    proc.wait(timeout=10)
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline and (listening(port) or any(alive(p) for p in [nginx, *replicas])):
+        time.sleep(0.2)
+    assert not listening(port), "something still answers on the class server's port"
+    assert not [p for p in [nginx, *replicas] if alive(p)]
+
+
+def alive(pid: int) -> bool:
+    """A process that exists and is not a zombie waiting for its parent."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
