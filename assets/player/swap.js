@@ -82,18 +82,15 @@ function drawBar(swap, pick) {
   swap.bar.dataset.sig = sig;
 }
 
-// The HTML of the option `value` in `options`, or undefined when it is not (yet) unpacked.
-function htmlOf(pick, options, value) {
-  const option = options.find((o) => o.value === value);
-  return option && pick.html.get(option.hash);
-}
-
+// Paint the picked option's HTML (once unpacked); swap.shown is the hash of the HTML on screen, so the same
+// layer of another trace or language is painted anew.
 function paint(pick, swap) {
-  const html = htmlOf(pick, swap.data.options, pick.value);
+  const option = swap.data.options.find((o) => o.value === pick.value);
+  const html = option && pick.html.get(option.hash);
   if (html === undefined) return;
-  if (swap.shown !== pick.value) {
+  if (swap.shown !== option.hash) {
     swap.body.innerHTML = html;
-    swap.shown = pick.value;
+    swap.shown = option.hash;
   }
   for (const b of swap.bar.querySelectorAll("button")) b.setAttribute("aria-pressed", String(b.dataset.value === pick.value));
 }

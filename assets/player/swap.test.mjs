@@ -81,3 +81,11 @@ test("Python hears the pick on a click outside, not on a page link; a new seq fr
   await until(() => document.querySelector("#g .gdn-swap-name").textContent === "Story");
   assert.equal(text("g"), "gates 5");
 });
+
+test("another trace's options under the same values are painted anew, on the layer the tab shows", async () => {
+  const { mount, text, pick } = await mounted();
+  pick("2");
+  const next = (v) => ({ value: v, label: v, hash: `new-${v}`, gz: packed(`<p>new prompt ${v}</p>`) });
+  mount(data("gates", { options: LAYERS.map(next) }));
+  await until(() => text("g") === "new prompt 2");
+});
