@@ -130,6 +130,11 @@ for min_programs in (10 ** 6, 0):
         errors.append([rel(o[:, a:b], o1) if b > a else 0.0, rel(S[n:n + 1], S1)])
     report["packed"][fused.walk_launch(8, 64)[0]] = errors
 fused.WALK_MIN_PROGRAMS = 128
+fused.DOUBLING_SOLVE = True
+o, S = fused.fused_chunk_forward(q, k, v, g, beta, S0.reshape(B * HV, K, V).clone(), chunk_size=64, scale=K ** -0.5, l2norm=True)
+o_ref, S_ref = reference(q, k, v, True)
+report["doubling"] = [rel(o, o_ref), rel(S.view_as(S_ref), S_ref)]
+fused.DOUBLING_SOLVE = False
 
 # chunk_gated_delta_rule takes this path without autograd, and the torch path under it
 calls = []
@@ -216,6 +221,12 @@ def test_packed_sequences_match_separate_recurrences(report):
     for errors in packed.values():
         assert len(errors) == 4 and errors[1][0] == 0.0    # the empty sequence: no output, its state passed on
         assert max(max(pair) for pair in errors) < 1e-5
+
+
+def test_the_doubling_solve_is_the_same_inverse(report):
+    """The UT solve's diagonal blocks as a product of squarings (fused.DOUBLING_SOLVE) instead of
+    forward substitution: the same function (the interpreter computes in float32 throughout)."""
+    assert max(report["doubling"]) < 1e-5
 
 
 def test_where_it_runs(report):
