@@ -1,10 +1,13 @@
 """A live class under load, through the real app: N students vote through deploy/serve-class.sh --replicas R.
 
 Every student is a websocket client speaking Streamlit's own protocol (as bench/load_ws.py): it opens
-/classroom?join=CODE on nginx, sends its browser id the way the page's localStorage component does,
-then does what a phone's frontend does: reruns the student fragment every 1 s (run_every) until the
-lesson ends and, at a random moment, taps an option (a button trigger); a quarter of the students
-change their answer once. Students join over the first half of the window, as a room scans a QR code.
+/classroom?join=CODE on nginx, reports its localStorage the way the page's component does (no seat yet:
+the server mints one and sends it back, and the client keeps it for its reconnects, as the browser's
+localStorage does), then does what a phone's frontend does: reruns the student fragment every 1 s
+(run_every) until the lesson ends and, at a random moment, taps an option (a button trigger); a quarter
+of the students change their answer once. Students join over the first half of the window, as a room
+scans a QR code, all from one address (127.0.0.1 through nginx: a class behind one NAT), so the seat
+mint's rate per address (gdn/live/store.py: MINT_BURST, MINT_PER_S) applies to the whole class.
 A vote counts as acknowledged when the fragment run that handled the tap shows "Your answer is in"
 (the app draws it only after the store committed the vote).
 
@@ -12,6 +15,9 @@ The teacher is one more websocket session, connected straight to replica 0 (so t
 never the teacher's): it presses "Start a live session" and "Next question" like the browser would,
 then reruns the projector's bars fragment every 0.5 s and reads "<n> answers" from what the app draws.
 
+    joining         a student's first page request -> its phone shows the question's buttons (it has a
+                    seat); p50 / p95 / max, and the first request to the last student seated: the whole
+                    class behind one address, within the mint's rate
     projector lag   a vote's acknowledgement -> the first projector frame whose count includes it
                     (counts only grow within a round: the k-th acknowledged first vote is in every frame
                     showing >= k answers); p50 / p95 over all first votes. Twice: the app's projector
@@ -61,7 +67,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 from streamlit.proto.WidgetStates_pb2 import WidgetState  # noqa: E402
 
-from gdn.live.store import Store  # noqa: E402
+from gdn.live.store import MINT_BURST, MINT_PER_S, Store  # noqa: E402
 from bench.load_classroom import percentile  # noqa: E402
 from devtools import class_server as class_server_process  # noqa: E402
 from devtools.app_server import free_port  # noqa: E402
@@ -80,6 +86,7 @@ class Session:
         self.fragment = ""                        # the fragment that drew the last element of a fragment run
         self.fragment_of: dict[str, str] = {}     # the fragment of each widget (by key) and of "bars"
         self.bodies: list[str] = []               # html / markdown / alert bodies of the last run
+        self.seat: str | None = None              # the seat the server asked the browser to keep
 
     async def run(self, widgets=(), fragment: bool | str = False, timeout: float = 120.0) -> list[str]:
         """fragment: False (a full run), True (the fragment seen last: a phone's one fragment) or a
@@ -106,6 +113,8 @@ class Session:
                 if getattr(inner, "id", ""):
                     self.widgets[inner.id.rsplit("-", 1)[-1]] = inner.id
                     self.fragment_of[inner.id.rsplit("-", 1)[-1]] = fwd.delta.fragment_id
+                if '"seat"' in getattr(inner, "json", "") and '"token"' in inner.json:
+                    self.seat = json.loads(inner.json)["seat"]["token"] or self.seat   # localStorage keeps it
                 if getattr(inner, "body", ""):
                     self.bodies.append(inner.body)
                     if "gdn-live-count" in inner.body:
@@ -116,10 +125,10 @@ class Session:
     def trigger(self, key: str) -> WidgetState:
         return WidgetState(id=self.widgets[key], trigger_value=True)
 
-    def identity(self, voter: str) -> WidgetState:
-        """What the localStorage component reports: this browser's id."""
+    def identity(self, code: str, seat: str | None) -> WidgetState:
+        """What the localStorage component reports: the seat this browser kept for the room, if any."""
         wid = next(w for k, w in self.widgets.items() if k.endswith("live_identity"))
-        return WidgetState(id=wid, json_value=json.dumps({"voter": voter, "host": None}))
+        return WidgetState(id=wid, json_value=json.dumps({"seats": {code: seat} if seat else {}, "host": None}))
 
 
 async def teacher(direct_url: str, out: dict, stop: asyncio.Event) -> None:
@@ -152,7 +161,7 @@ async def store_projector(out: dict, stop: asyncio.Event) -> None:
 
 
 async def student(i: int, nginx_url: str, out: dict, rng: random.Random) -> None:
-    voter, n_options = secrets.token_hex(16), out["n_options"]
+    seat, n_options = None, out["n_options"]
     plan = [rng.randrange(n_options)] + ([rng.randrange(n_options)] if i % 4 == 0 else [])   # a quarter change
     joins = time.monotonic() + rng.uniform(0, out["window"] / 2)
     start = joins + rng.uniform(3, out["window"] / 2)
@@ -160,16 +169,23 @@ async def student(i: int, nginx_url: str, out: dict, rng: random.Random) -> None
     end = time.monotonic() + out["window"] + 8          # the phone stays open after its last tap
     done = 0
     await asyncio.sleep(joins - time.monotonic())
+    joined_at = time.monotonic()
+    out["join_start"].append(joined_at)
     while done < len(plan) or time.monotonic() < end:
         try:
             async with websockets.connect(nginx_url, subprotocols=["streamlit"], max_size=None,
                                           open_timeout=60) as ws:
                 s = Session(ws, f"lang=en&join={out['code']}")
                 await s.run()
-                await s.run([s.identity(voter)])          # the component's report: a full rerun
+                await s.run([s.identity(out["code"], seat)])     # the component's report: a full rerun
                 while done < len(plan) or time.monotonic() < end:
                     t0 = time.monotonic()
-                    if done < len(plan) and t0 >= taps[done]:
+                    seat = s.seat or seat
+                    seated = "live_opt_1_0" in s.widgets
+                    if seated and i not in out["seated"]:
+                        out["seated"][i] = t0
+                        out["waited"].append(t0 - joined_at)
+                    if seated and done < len(plan) and t0 >= taps[done]:
                         bodies = await s.run([s.trigger(f"live_opt_1_{plan[done]}")], fragment=True)
                         mark = f"Your answer is in: {'ABCDEFGH'[plan[done]]}."     # this tap's answer, not the last one's
                         if any(mark in b for b in bodies):
@@ -182,6 +198,7 @@ async def student(i: int, nginx_url: str, out: dict, rng: random.Random) -> None
                     out["polls"] += 1
                     await asyncio.sleep(max(0.0, FOLLOW_S - (time.monotonic() - t0)))
         except (TimeoutError, OSError, websockets.ConnectionClosed, KeyError, StopIteration) as e:
+            seat = seat or (s.seat if "s" in locals() else None)
             out["reconnects"].append(f"{type(e).__name__}")      # the replica died: reconnect, tap again
             await asyncio.sleep(rng.uniform(0.2, 1.0))
 
@@ -210,7 +227,7 @@ async def calibrate(direct_url: str, db: str, pid: int, runs: int = 20) -> tuple
     async with websockets.connect(direct_url, subprotocols=["streamlit"], max_size=None) as ws:
         s = Session(ws, f"lang=en&join={code}")
         await s.run()
-        await s.run([s.identity(secrets.token_hex(16))])
+        await s.run([s.identity(code, None)])
         for fragment in (False, True):
             c0 = cpu_seconds(pid)
             for _ in range(runs):
@@ -221,7 +238,7 @@ async def calibrate(direct_url: str, db: str, pid: int, runs: int = 20) -> tuple
 
 async def class_run(nginx: str, replicas_at, students: int, window: float, kill: bool, db: str = "") -> dict:
     out = {"frames": [], "acks": [], "refused": [], "reconnects": [], "ready": asyncio.Event(), "window": window,
-           "n_options": 4, "polls": 0, "store_frames": [], "db": db}
+           "n_options": 4, "polls": 0, "store_frames": [], "db": db, "join_start": [], "seated": {}, "waited": []}
     out["join_cpu"], out["poll_cpu"] = await calibrate(f"ws://{replicas_at[1][1]}/_stcore/stream", db, replicas_at[1][0])
     cpu0 = {pid: cpu_seconds(pid) for pid, _ in replicas_at}
     stop = asyncio.Event()
@@ -278,6 +295,12 @@ def one_store(label: str, db: str, students: int, replicas: int, window: float, 
     print(f"  votes acknowledged: {len(out['acks'])} ({len(final)} students, {len(out['acks']) - len(final)} changes); "
           f"reconnects {len(out['reconnects'])}; taps not acknowledged (tapped again) {len(out['refused'])} "
           f"{sorted(set(out['refused']))[:3]}")
+    waited = out["waited"]
+    print(f"  joining (all from one address, the mint's burst {MINT_BURST} then {MINT_PER_S:g}/s): "
+          f"{len(out['seated'])} of {students} seated; first request -> seated p50 {percentile(waited, 50):.1f} s, "
+          f"p95 {percentile(waited, 95):.1f} s, max {max(waited, default=float('nan')):.1f} s; the whole class "
+          f"seated {max(out['seated'].values(), default=float('nan')) - min(out['join_start']):.1f} s after the "
+          f"first phone came")
     print(f"  projector lag: p50 {percentile(lag, 50):.2f} s, p95 {percentile(lag, 95):.2f} s, max {max(lag):.2f} s "
           f"(n={len(lag)}, {len(out['frames'])} projector frames); the store read directly: p50 "
           f"{percentile(store_lag, 50):.2f} s, p95 {percentile(store_lag, 95):.2f} s")
@@ -299,7 +322,7 @@ def _hammer(db: str, seconds: float, seed: int) -> tuple[int, int]:
             code, secret = store.create_room()
             store.ask(code, secret, "alpha_zero", 4)
             seated = 0
-        store.vote(code, secrets.token_hex(16), 1, rng.randrange(4))
+        store.vote(code, store.join(code, secrets.token_hex(6)), 1, rng.randrange(4))   # a seat each (own address)
         votes, seated = votes + 1, seated + 1
     reads, end = 0, time.monotonic() + seconds
     while time.monotonic() < end:
@@ -314,7 +337,8 @@ def throughput(label: str, db: str, seconds: float = 5.0, writers: int = 4) -> N
     with ProcessPoolExecutor(writers) as pool:
         results = list(pool.map(_hammer, [db] * writers, [seconds] * writers, range(writers)))
     votes, reads = sum(r[0] for r in results), sum(r[1] for r in results)
-    print(f"{label}: {writers} processes, {seconds:g} s each phase: {votes / seconds:.0f} votes/s committed, "
+    print(f"{label}: {writers} processes, {seconds:g} s each phase: {votes / seconds:.0f} new students/s (a seat "
+          f"and a vote each) committed, "
           f"{reads / seconds:.0f} projector snapshots/s")
 
 
