@@ -132,7 +132,8 @@ def train(seed: int, progress, chart) -> dict:
             chart.plotly_chart(training_figure(curves), key=f"recall_live_{step}", theme=None)
 
     trained = compute.run_job("recall.train", (seed, tuple(sorted(QUICK.items()))), work.train_quick,
-                              QUICK_RULES, seed, dict(QUICK), on_progress=on_progress)
+                              QUICK_RULES, seed, dict(QUICK), on_progress=on_progress,
+                              on_fail=lambda: st.session_state.pop("recall_train_pending", None))
     progress.empty()
     return trained
 

@@ -21,6 +21,15 @@ server and shared by every session).
 
 One real-model session disconnects right after pressing Run (a student closing the tab); the rest must
 still finish. Prints p50 / p95, the server's peak RSS and how busy its CPUs were. 127.0.0.1 only.
+
+Heavy work pressed at once (issue 38): --train N sessions open the recall page and press Train together
+(seeds 0..N-1), --burst makes the --real sessions press Run together too (no ramp, one Run each, after a
+lone Run is timed), and the memory-page loads are counted apart while any of those waits or runs and
+while none does. --verify then trains each seed alone (python -m gdn.recall --quick) and compares its
+accuracies with what the page said:
+
+    python bench/load_ws.py --sessions 6 --real 0 --train 4 --duration 150 --ramp 0 --server-cpus 0-1 --verify
+    python bench/load_ws.py --sessions 10 --real 5 --burst --duration 40 --ramp 0 --server-cpus 0-1
 """
 from __future__ import annotations
 
@@ -122,7 +131,11 @@ async def browse_session(uri: str, out: dict, rng: random.Random) -> None:
                 await s.rerun(MEMORY_QUERY, page="memory_table", widgets=[s.relay(rng.randint(1, 5), "write")])
             else:
                 await s.rerun(MEMORY_QUERY if what == "memory_table" else "lang=en", page=what)
-            out["scrub" if what == "scrub" else "load"].append(await s.until(finished, out["timeout"]))
+            heavy = out["heavy"] > 0                    # a training or a Run waits or runs meanwhile
+            took = await s.until(finished, out["timeout"])
+            out["scrub" if what == "scrub" else "load"].append(took)
+            if what == "memory_table":
+                out["memory_busy" if heavy and out["heavy"] > 0 else "memory_idle"].append(took)
             await asyncio.sleep(out["think"])           # a student reads the page before the next click
 
 
@@ -152,32 +165,105 @@ async def real_session(uri: str, i: int, out: dict, abandon: bool, rng: random.R
             await asyncio.sleep(started + REAL_EVERY_S - time.monotonic())
 
 
+TRAIN_DONE = re.compile(r"Seed (\d+), all steps trained, (\d+) s waited: linear attention (\d+) %, DeltaNet (\d+) %")
+TRAIN_CUT = re.compile(r"Seed (\d+): stopped at step (\d+) of (\d+)")         # the page before issue 38
+
+
+async def train_session(uri: str, seed: int, out: dict, go: asyncio.Event, ready: list) -> None:
+    """Open the recall page, wait for every trainer to have it open, press Train with this seed together
+    with them, and wait for the result: its text, seconds, and whether the page said the place in line."""
+    async with websockets.connect(uri, subprotocols=["streamlit"], max_size=None) as ws:
+        s = Session(ws)
+        query = f"lang=en&recall_seed={seed}"
+        await s.rerun(query, page="recall")
+        await s.until(finished, out["timeout"])
+        ready.append(seed)
+        await go.wait()
+        got, told = [], []
+
+        def done(kind, body):
+            told.append("ahead of you" in body)
+            if TRAIN_DONE.search(body) or TRAIN_CUT.search(body):
+                got.append(body)
+                return True
+            return False
+        out["heavy"] += 1
+        try:
+            await s.rerun(query, page="recall", widgets=[s.trigger("recall_train")])
+            seconds = await s.until(done, out["timeout"])
+        finally:
+            out["heavy"] -= 1
+        out["train"].append({"seed": seed, "seconds": seconds, "text": got[0], "told_place": any(told)})
+
+
+async def burst_run(uri: str, i: int, out: dict, go: asyncio.Event | None, ready: list, key: str) -> None:
+    """One Run with a prompt of its own (pressed when `go` is set, with the others): seconds to its result."""
+    async with websockets.connect(uri, subprotocols=["streamlit"], max_size=None) as ws:
+        s = Session(ws)
+        await s.rerun("lang=en", page="real_model")
+        await s.until(finished, out["timeout"])
+        ready.append(i)
+        if go is not None:
+            await go.wait()
+        mark = f"{out['n_tokens'][i]} tokens through"
+        prompt = WidgetState(id=s.widgets["real_model_prompt_edit"], string_value=out["prompt"](i))
+        out["heavy"] += 1
+        try:
+            await s.rerun("lang=en", page="real_model", widgets=[prompt, s.trigger("real_model_run")])
+            out[key].append(await s.until(lambda _, body: mark in body, out["timeout"]))
+        finally:
+            out["heavy"] -= 1
+        await s.until(finished, out["timeout"])
+
+
+async def pressed_together(make, n: int) -> list:
+    """n sessions made by make(i, go, ready) press at the same moment, once all have their page open."""
+    go, ready = asyncio.Event(), []
+    tasks = [asyncio.ensure_future(make(i, go, ready)) for i in range(n)]
+    while len(ready) < n and not any(t.done() for t in tasks):
+        await asyncio.sleep(0.05)
+    go.set()
+    return tasks
+
+
 async def warm_up(uri: str, timeout: float) -> None:
     """One visit to every page before the clock starts: a class meets a server that has drawn each page
     once (each example's frames are built once per server, then shared)."""
     async with websockets.connect(uri, subprotocols=["streamlit"], max_size=None) as ws:
         s = Session(ws)
-        for page in ("memory_table", "compare", "start", "real_model"):
+        for page in ("memory_table", "compare", "start", "real_model", "recall"):
             await s.rerun(MEMORY_QUERY if page == "memory_table" else "lang=en", page=page)
             await s.until(finished, timeout)
 
 
 async def run(base: str, sessions: int, real: int, timeout: float, think: float, duration: float,
-              ramp: float, pid: int | None = None) -> dict:
+              ramp: float, pid: int | None = None, train: int = 0, burst: bool = False) -> dict:
     from gdn.qwen35 import load_tokenizer
     from gdn.qwen35.sources import TRAINED_PATH
     tok = load_tokenizer(TRAINED_PATH)
     prompt = lambda i: f"the tiger is red . session {i} asks : ask tiger ? " * (20 + i)
     out = {"load": [], "scrub": [], "real": [], "first_real": [], "told_line": 0, "abandoned": 0, "failed": [],
            "timeout": timeout, "think": think, "prompt": prompt, "ramp": ramp, "end": time.monotonic() + duration,
-           "n_tokens": [len(tok.encode(model_text(prompt(i)), max_tokens=512).ids) for i in range(real)]}
+           "heavy": 0, "memory_idle": [], "memory_busy": [], "train": [], "burst": [], "lone_run": [],
+           "n_tokens": [len(tok.encode(model_text(prompt(i)), max_tokens=512).ids) for i in range(real + 1)]}
     uri = base.replace("http", "ws") + "/_stcore/stream"
     await warm_up(uri, timeout)
     out["cpu0"] = cpu_seconds(pid) if pid else 0.0       # the server's own CPU from here on: the class's load
     out["end"] = time.monotonic() + duration
     rng = random.Random(0)
-    tasks = [browse_session(uri, out, rng) for _ in range(sessions - real)]
-    tasks += [real_session(uri, i, out, abandon=i == 0, rng=rng) for i in range(real)]
+    if burst and real:                                   # a lone Run first (prompt `real`: cached by nobody)
+        await burst_run(uri, real, out, None, [], "lone_run")
+        out["end"] = time.monotonic() + duration
+    tasks = [asyncio.ensure_future(browse_session(uri, out, rng)) for _ in range(sessions - real)]
+    if burst:
+        await asyncio.sleep(min(5.0, duration / 4))     # idle page loads first
+        tasks += await pressed_together(lambda i, go, ready: burst_run(uri, i, out, go, ready, "burst"), real)
+    else:
+        tasks += [asyncio.ensure_future(real_session(uri, i, out, abandon=i == 0, rng=rng)) for i in range(real)]
+    if train:
+        if not burst:
+            await asyncio.sleep(min(5.0, duration / 4))
+        tasks += await pressed_together(lambda i, go, ready: train_session(uri, i, out, go, ready), train)
     for result in await asyncio.gather(*tasks, return_exceptions=True):
         if isinstance(result, BaseException):
             out["failed"].append(f"{type(result).__name__}: {str(result)[:100]}")
@@ -205,6 +291,38 @@ def busy(cpus: set[int]) -> tuple[int, int]:
     return b, t
 
 
+def report_trainings(done: list[dict], verify: bool, cpus: set[int]) -> None:
+    """Each training's wait and result; with verify, the same seed trained alone (one process per seed, on
+    the server's CPUs, after the server stopped) must give the same accuracies."""
+    print(f"  trainings: {len(done)} finished, told their place in line: {sum(d['told_place'] for d in done)}")
+    alone = lone_trainings([d["seed"] for d in done], cpus) if verify else {}
+    for d in sorted(done, key=lambda d: d["seed"]):
+        m, cut = TRAIN_DONE.search(d["text"]), TRAIN_CUT.search(d["text"])
+        shown = f"linear {m.group(3)} %, DeltaNet {m.group(4)} %" if m else f"CUT at step {cut.group(2)}"
+        line = f"    seed {d['seed']}: {d['seconds']:.0f} s, {shown}"
+        if d["seed"] in alone:
+            lin, dn = alone[d["seed"]]
+            same = m is not None and (int(m.group(3)), int(m.group(4))) == (round(lin * 100), round(dn * 100))
+            line += f"; alone: linear {lin * 100:.0f} %, DeltaNet {dn * 100:.0f} % ({'same' if same else 'DIFFERENT'})"
+        print(line)
+
+
+def lone_trainings(seeds: list[int], cpus: set[int]) -> dict[int, tuple[float, float]]:
+    """python -m gdn.recall --quick --seed N for each seed, as many at once as there are CPUs."""
+    import subprocess
+    from concurrent.futures import ThreadPoolExecutor
+    root = Path(__file__).resolve().parents[1]
+
+    def one(seed):
+        text = subprocess.run(["taskset", "-c", ",".join(map(str, sorted(cpus))), sys.executable, "-m", "gdn.recall",
+                               "--quick", "--seed", str(seed)], capture_output=True, text=True, cwd=root,
+                              env={**os.environ, "OMP_NUM_THREADS": "1"}, check=True).stdout
+        acc = dict(re.findall(r"^(\w+)\s+accuracy ([\d.]+)", text, re.M))
+        return seed, (float(acc["linear"]), float(acc["deltanet"]))
+    with ThreadPoolExecutor(len(cpus)) as pool:
+        return dict(pool.map(one, seeds))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sessions", type=int, default=30)
@@ -218,6 +336,9 @@ def main() -> None:
     ap.add_argument("--think", type=float, default=2.0, help="seconds between an answer and the next click")
     ap.add_argument("--duration", type=float, default=90.0, help="seconds of browsing (real-model runs: one a minute)")
     ap.add_argument("--ramp", type=float, default=20.0, help="sessions arrive spread over this many seconds")
+    ap.add_argument("--train", type=int, default=0, help="sessions that press the recall page's Train together")
+    ap.add_argument("--burst", action="store_true", help="the --real sessions press Run together, once each")
+    ap.add_argument("--verify", action="store_true", help="train each --train seed alone afterwards and compare")
     ap.add_argument("--root", default="", help="serve another checkout of the repository (a before, e.g. a git "
                                                "worktree of main)")
     a = ap.parse_args()
@@ -237,7 +358,7 @@ def main() -> None:
         threading.Thread(target=lambda: [peak.append(rss_of_tree(pid) if pid else 0)
                                          for _ in iter(lambda: stop.wait(0.5), True)], daemon=True).start()
         b0, t0_j, t0, c0 = *busy(server_cpus), time.perf_counter(), time.process_time()
-        out = asyncio.run(run(base, a.sessions, a.real, a.timeout, a.think, a.duration, a.ramp, pid))
+        out = asyncio.run(run(base, a.sessions, a.real, a.timeout, a.think, a.duration, a.ramp, pid, a.train, a.burst))
         b1, t1_j = busy(server_cpus)
         own = cpu_seconds(pid) - out["cpu0"] if pid else None
         stop.set()
@@ -251,6 +372,14 @@ def main() -> None:
     print(f"  page load or scrub:          {f(out['load'] + out['scrub'])}")
     print(f"  real model, first figure:    {f(out['first_real'])}")
     print(f"  real model, Run -> result:   {f(out['real'])}; told their place in line: {out['told_line']}")
+    print(f"  memory page, nothing heavy:  {f(out['memory_idle'])}")
+    print(f"  memory page, heavy work on:  {f(out['memory_busy'])}")
+    if out["lone_run"]:
+        slowest = max(out["burst"], default=float("nan"))
+        print(f"  Runs pressed together:       {f(out['burst'])}, slowest {slowest:.2f} s = "
+              f"{slowest / out['lone_run'][0]:.1f}x a lone Run ({out['lone_run'][0]:.2f} s)")
+    if out["train"]:
+        report_trainings(out["train"], a.verify, server_cpus)
     print(f"  failed sessions: {len(out['failed'])} {out['failed'][:3]}")
     # the client is one Python process: past about 70 % of its core its own queue shows up in every latency
     print(f"  client CPU: {client_cpu:.1f} s, {100 * client_cpu / wall:.0f}% of one core")

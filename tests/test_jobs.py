@@ -122,3 +122,64 @@ def test_a_jobs_own_error_reaches_its_visitor(line):
     job = line.submit("a", "boom", None, fail, ("no GDN layer in this model",))
     assert job.wait(WAIT) and job.state == "failed"
     assert isinstance(job.error, ValueError) and "no GDN layer" in str(job.error)
+
+
+def test_a_training_in_a_worker_equals_a_lone_run_for_its_seed(line):
+    """The recall page's job (work.train_quick) in a worker gives what run_quick gives here for the seed,
+    every planned step, and the steps it reported draw the curves it returns."""
+    import torch
+
+    from gdn.recall.quick import QUICK, QUICK_RULES, run_quick
+    from app_pages._support import work
+    config = {**QUICK, "steps": 6, "eval_every": 3, "test_sequences": 8}
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)                           # as in a worker
+    try:
+        lone = run_quick(QUICK_RULES, seed=5, **config)
+    finally:
+        torch.set_num_threads(threads)
+    job = line.submit("trainer", "train", None, work.train_quick, (QUICK_RULES, 5, config))
+    while not job.wait(0.1):                           # watched meanwhile, as a page does
+        line.touch(job, "trainer")
+    assert job.state == "done", job.error
+    rows, curves = job.result["rows"], job.result["curves"]
+    for rule in QUICK_RULES:
+        same = ("accuracy", "final_loss", "curve", "loss_curve", "steps_done", "seed")
+        assert {k: rows[rule][k] for k in same} == {k: lone[rule][k] for k in same}
+        assert rows[rule]["steps_done"] == 6
+    redrawn = work.new_curves(QUICK_RULES)
+    for step_report in job.progress:
+        work.add_step(redrawn, QUICK_RULES, step_report)
+    assert [r[0] for r in job.progress] == [1, 2, 3, 4, 5, 6] and redrawn == curves
+    assert curves["deltanet"]["acc"] == [a for _, a in rows["deltanet"]["curve"]]
+
+
+def test_a_visitor_whose_worker_is_killed_mid_training_is_told_and_can_train_again(monkeypatch):
+    """The recall page as a visitor sees it: the worker training for them dies, the page says so in their
+    language (no traceback), and pressing Train again trains in a fresh worker."""
+    import threading
+
+    from gdn.i18n import t
+    from gdn.recall import quick
+    from app_pages._support import compute
+    from tests.apptest import open_app
+    monkeypatch.setitem(quick.QUICK, "steps", 100_000)         # runs until killed
+    monkeypatch.setitem(quick.QUICK, "test_sequences", 8)
+    at = open_app("en", page="app_pages/recall.py")
+    line = compute.job_line()                                 # the server's line (cache_resource: shared)
+
+    def kill_when_training():
+        wait_until(lambda: any(j.kind == "recall.train" and j.progress for j in line._running.values()))
+        i = next(i for i, j in line._running.items() if j.kind == "recall.train")
+        os.kill(line.slots[i].pids()[0], signal.SIGKILL)
+    killer = threading.Thread(target=kill_when_training)
+    killer.start()
+    at.button(key="recall_train").click().run(timeout=WAIT)
+    killer.join()
+    assert not at.exception and at.error[0].value == t("jobs.lost", "en")
+    assert not at.success and "recall_quick_run" not in at.session_state
+    assert "recall_train_pending" not in at.session_state         # the next rerun does not retrain unasked
+    monkeypatch.setitem(quick.QUICK, "steps", 4)
+    at.button(key="recall_train").click().run(timeout=WAIT)
+    assert not at.exception and not at.error
+    assert all(r["steps_done"] == 4 for r in at.session_state["recall_quick_run"]["rows"].values())

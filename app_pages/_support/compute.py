@@ -51,18 +51,19 @@ def session_id() -> str:
 
 
 def run_job(kind: str, key, fn: Callable, *args, on_progress: Callable[[list], None] | None = None,
-            pin: bool = False):
+            on_fail: Callable[[], None] | None = None, pin: bool = False):
     """fn(*args) in a worker process, its result kept in the shared cache `kind` by key (None: never kept)
     and shared with every session asking for the same meanwhile. While it waits or runs the page says the
     visitor's place and an estimate, and on_progress(new reports) gets what the worker reported. A full
     line or a lost worker is said on the page, which stops there (pressing the button again retries); the
-    job's own error (a ValueError) is raised here. pin: keep the result pinned (the example prompts)."""
+    job's own error (a ValueError) is raised here. on_fail() runs before the page stops (a page forgets its
+    pending job there, so the next rerun does not start it again unasked). pin: keep the result pinned."""
     line, session = job_line(), session_id()
     try:
         job = line.submit(session, kind, key, fn, args, pin=pin)
     except QueueFull:
         st.error(tr("jobs.full", cap=line.cap), icon=":material/hourglass_disabled:")
-        st.stop()
+        stop(on_fail)
     seen, box, said = 0, None, None
     with given_up():                                # the other runs go on while this one waits
         while True:
@@ -85,8 +86,16 @@ def run_job(kind: str, key, fn: Callable, *args, on_progress: Callable[[list], N
         return job.result
     if isinstance(job.error, WorkerLost) or job.state == "cancelled":
         st.error(tr("jobs.lost"), icon=":material/restart_alt:")
-        st.stop()
+        stop(on_fail)
+    if on_fail is not None:
+        on_fail()
     raise job.error
+
+
+def stop(on_fail: Callable[[], None] | None) -> None:
+    if on_fail is not None:
+        on_fail()
+    st.stop()
 
 
 def wait_words(ahead: int, running: bool, seconds: float) -> str:

@@ -133,6 +133,10 @@ class Slot:
         """Start the process now (spawning and importing torch take seconds) and run fn in it."""
         return self.executor.submit(_run, -1, fn, args)
 
+    def pids(self) -> list[int]:
+        """The worker's process id, once started (tests kill it)."""
+        return list(self.executor._processes or ())      # concurrent.futures' own record of its processes
+
     def replace(self) -> None:
         """A fresh worker after this one died (its executor is broken for good)."""
         self.shutdown()
