@@ -35,7 +35,7 @@ def seq(view_id: str, position) -> int:
     if state.get(f"_view_synced_{view_id}") != position:
         state[f"_view_seq_{view_id}"] = state.get(f"_view_seq_{view_id}", 0) + 1
         state[f"_view_synced_{view_id}"] = position
-    return state[f"_view_seq_{view_id}"]
+    return state.get(f"_view_seq_{view_id}", 0)          # 0: heard from the browser before Python drew it
 
 
 def heard(view_id: str, position) -> None:
