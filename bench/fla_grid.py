@@ -55,6 +55,10 @@ def ours_as_fla(q, k, v, g, beta, scale=None, initial_state=None, output_final_s
     if kwargs.get("cu_seqlens_cpu") is not None:              # the same offsets, already on the host: no sync
         kwargs["cu_seqlens"] = kwargs["cu_seqlens_cpu"]
     same = {name: kwargs[name] for name in SAME_NAME if name in kwargs}
+    if not same.get("use_beta_sigmoid_in_kernel"):
+        # fla takes a given beta up to 2 unasked (allow_neg_eigval only doubles its sigmoid); ours checks
+        # [0, 1] unless allow_neg_eigval widens it (gdn.ops.options)
+        same["allow_neg_eigval"] = True
     return chunk_gated_delta_rule(q, k, v, g=g, beta=beta, scale=scale, initial_state=initial_state,
                                   output_final_state=output_final_state, **same)
 

@@ -164,8 +164,7 @@ def test_all_options_together_with_packed_sequences():
     (dict(B=1, cu_seqlens=torch.tensor([0, 5, 20]), state=3), "one per sequence of cu_seqlens"),
     (dict(use_gate_in_kernel=True), "needs A_log"),
     (dict(use_gate_in_kernel=True, A_log=torch.zeros(3)), r"A_log must be \[HV\]"),
-    (dict(allow_neg_eigval=True), "needs use_beta_sigmoid_in_kernel"),
-], ids=["B2", "not-from-0", "decreasing", "float", "2-D", "wrong-N-states", "no-A_log", "A_log-shape", "neg-eigval"])
+], ids=["B2", "not-from-0", "decreasing", "float", "2-D", "wrong-N-states", "no-A_log", "A_log-shape"])
 def test_bad_options_raise_clear_errors(kernel, change, message):
     change = dict(change)
     B, n_states = change.pop("B", 2), change.pop("state", None)
@@ -175,8 +174,20 @@ def test_bad_options_raise_clear_errors(kernel, change, message):
         kernel(q, k, v, g=g, beta=beta, initial_state=S0, **change)
 
 
-def test_beta_above_one_is_refused_without_allow_neg_eigval():
-    q, k, v, g, beta, _ = make_inputs(1, 10, 1, 1, 4, 4, seed=14)
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_allow_neg_eigval_widens_the_range_of_a_given_beta(kernel):
+    """Without the sigmoid, allow_neg_eigval accepts beta up to 2 (and computes with it as given); without
+    the flag such a beta is refused, and above 2 it is refused either way."""
+    q, k, v, g, beta, S0 = make_inputs(1, 30, 1, 2, 4, 4, seed=14)
+    k = k / k.norm(dim=-1, keepdim=True)
+    wide = beta * 1.4 + 0.6                                             # in [0.6, 2.0]
     with pytest.raises(ValueError, match=r"beta must lie in \[0, 1\]"):
-        chunk_gated_delta_rule(q, k, v, g=g, beta=beta * 1.5 + 0.6)
-    assert math.isfinite(float(chunk_gated_delta_rule(q, k, v, g=g, beta=beta)[0].sum()))
+        kernel(q, k, v, g=g, beta=wide)
+    with pytest.raises(ValueError, match=r"beta must lie in \[0, 2\]"):
+        kernel(q, k, v, g=g, beta=wide + 0.5, allow_neg_eigval=True)
+    o, S = kernel(q, k, v, g=g, beta=wide, initial_state=S0, output_final_state=True, allow_neg_eigval=True)
+    o_ref, S_ref = recurrent_gated_delta_rule(q, k, v, g=g, beta=wide, initial_state=S0, output_final_state=True,
+                                              validate=False)
+    torch.testing.assert_close(o, o_ref, rtol=1e-10, atol=1e-10)
+    torch.testing.assert_close(S, S_ref, rtol=1e-10, atol=1e-10)
+    assert math.isfinite(float(o.sum()))

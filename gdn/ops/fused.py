@@ -75,9 +75,9 @@ RECIPES[torch.float16] = RECIPES[torch.bfloat16]
 # The walk's launch shapes, widest first: (state columns per program, warps). It has few programs at B = 1
 # (heads x V / 16 = 128 on 132 multiprocessors, see "Measured"); with more sequences, fewer and fuller
 # programs (see walk_launch). The output has one program per chunk as well: 64 columns.
-WALK_SHAPES = ((64, 8), (32, 4), (16, 4))
+WALK_SHAPES = ((32, 4), (16, 4))
 WALK_MIN_PROGRAMS = 128
-OUTPUT_COLUMNS = 64
+OUTPUT_SHAPE = (64, 4)     # (state columns per program, warps)
 # The UT solve's diagonal blocks by a product of 3 squarings (6 products) instead of forward substitution (15)
 DOUBLING_SOLVE = False
 PREP_WARPS = 4             # 8 took 8 % longer in bfloat16, 8 % in float32 (T = 32768)
@@ -168,10 +168,10 @@ def fused_chunk_forward(q, k, v, g, beta, S, *, chunk_size: int, scale: float, l
                                                 GROUP=HV // HK, VARLEN=varlen, PREC=prec, INTERPRET=INTERPRETED,
                                                 num_warps=warps, num_stages=2)
     o = torch.empty(v.shape, dtype=v.dtype, device=v.device)
-    out_columns = min(OUTPUT_COLUMNS, V)
+    out_columns, out_warps = min(OUTPUT_SHAPE[0], V), OUTPUT_SHAPE[1]
     if n:
         kernels.output_kernel[(n, HV, V // out_columns)](q, k, g, states, new_v, o, starts, stops, scale, **rows,
                                                          C=C, K=K, V=V, BV=out_columns, GROUP=HV // HK,
-                                                         VARLEN=varlen, L2NORM=l2norm, PREC=prec, num_warps=4,
-                                                         num_stages=3)
+                                                         VARLEN=varlen, L2NORM=l2norm, PREC=prec,
+                                                         num_warps=out_warps, num_stages=3)
     return o, S_end

@@ -3,8 +3,11 @@
     use_gate_in_kernel          g is Qwen3.5's raw gate input a [B, T, HV]; the kernel forms the log decay
                                 g = -exp(A_log) * softplus(a + dt_bias) <= 0 itself (alpha = exp(g))
     use_beta_sigmoid_in_kernel  beta is given as logits [B, T, HV]; the kernel takes sigmoid(beta), or
-                                2 * sigmoid(beta) with allow_neg_eigval (beta in (0, 2): the step's
-                                eigenvalue 1 - beta |k|^2 may then be negative, DeltaProduct's trick)
+                                2 * sigmoid(beta) with allow_neg_eigval
+    allow_neg_eigval            beta may lie in [0, 2], not only [0, 1]: the step's eigenvalue 1 - beta |k|^2
+                                may then be negative (Grazzi et al. 2024). fla accepts such a beta unasked
+                                (it checks nothing) and refuses the flag without the sigmoid; ours checks
+                                beta against [0, 1] unless the flag widens it, with or without the sigmoid
     state_v_first               initial and final states laid out [.., V, K] instead of [.., K, V]
 
 They are applied once, in torch, before either kernel runs (validate() then screens the results), so
@@ -25,12 +28,12 @@ class Options:
     A_log: torch.Tensor | None = None            # [HV]  the decay rate's log, per value head
     dt_bias: torch.Tensor | None = None          # [HV]  added to a before the softplus
     use_beta_sigmoid_in_kernel: bool = False
-    allow_neg_eigval: bool = False               # beta = 2 sigmoid(logits), only with the sigmoid
+    allow_neg_eigval: bool = False               # beta in [0, 2]; with the sigmoid, beta = 2 sigmoid(logits)
     state_v_first: bool = False
 
     @property
     def beta_max(self) -> float:
-        """The largest beta the value screen accepts: 2 when allow_neg_eigval doubles the sigmoid."""
+        """The largest beta the value screen accepts: 2 with allow_neg_eigval."""
         return 2.0 if self.allow_neg_eigval else 1.0
 
 
@@ -51,8 +54,6 @@ def check_options(opts: Options, HV: int) -> None:
         for name, x in (("A_log", opts.A_log), ("dt_bias", opts.dt_bias)):
             if x is not None and tuple(x.shape) != (HV,):
                 raise ValueError(f"{name} must be [HV] = ({HV},), got shape {tuple(x.shape)}")
-    if opts.allow_neg_eigval and not opts.use_beta_sigmoid_in_kernel:
-        raise ValueError("allow_neg_eigval=True needs use_beta_sigmoid_in_kernel=True (it doubles the sigmoid)")
 
 
 def apply_options(g, beta, initial_state, opts: Options):
