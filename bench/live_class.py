@@ -87,13 +87,14 @@ class Session:
         self.fragment_of: dict[str, str] = {}     # the fragment of each widget (by key) and of "bars"
         self.bodies: list[str] = []               # html / markdown / alert bodies of the last run
         self.seat: str | None = None              # the seat the server asked the browser to keep
+        self.page_hash = ""                       # the page's script hash, as a browser sends it back
 
     async def run(self, widgets=(), fragment: bool | str = False, timeout: float = 120.0) -> list[str]:
         """fragment: False (a full run), True (the fragment seen last: a phone's one fragment) or a
         widget key / "bars" (the fragment that drew it)."""
         msg = BackMsg()
         state = msg.rerun_script
-        state.query_string, state.page_name = self.query, "classroom"
+        state.query_string, state.page_name, state.page_script_hash = self.query, "classroom", self.page_hash
         state.fragment_id = (self.fragment_of[fragment] if isinstance(fragment, str) else
                              self.fragment if fragment else "")
         state.widget_states.widgets.extend(widgets)
@@ -103,6 +104,8 @@ class Session:
             fwd = ForwardMsg()
             fwd.ParseFromString(await asyncio.wait_for(self.ws.recv(), timeout))
             kind = fwd.WhichOneof("type")
+            if kind == "navigation" and fwd.navigation.page_script_hash:
+                self.page_hash = fwd.navigation.page_script_hash    # a rerun the app asks for keeps the page
             if kind == "script_finished":
                 return self.bodies
             if kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
@@ -167,18 +170,19 @@ async def student(i: int, nginx_url: str, out: dict, rng: random.Random) -> None
     start = joins + rng.uniform(3, out["window"] / 2)
     taps = [start + k * rng.uniform(2, 6) for k in range(len(plan))]
     end = time.monotonic() + out["window"] + 8          # the phone stays open after its last tap
+    give_up = end + 120                                 # a phone never seated, or its taps never in: reported
     done = 0
     await asyncio.sleep(joins - time.monotonic())
     joined_at = time.monotonic()
     out["join_start"].append(joined_at)
-    while done < len(plan) or time.monotonic() < end:
+    while (done < len(plan) or time.monotonic() < end) and time.monotonic() < give_up:
         try:
             async with websockets.connect(nginx_url, subprotocols=["streamlit"], max_size=None,
                                           open_timeout=60) as ws:
                 s = Session(ws, f"lang=en&join={out['code']}")
                 await s.run()
                 await s.run([s.identity(out["code"], seat)])     # the component's report: a full rerun
-                while done < len(plan) or time.monotonic() < end:
+                while (done < len(plan) or time.monotonic() < end) and time.monotonic() < give_up:
                     t0 = time.monotonic()
                     seat = s.seat or seat
                     seated = "live_opt_1_0" in s.widgets
@@ -216,6 +220,16 @@ def class_server(replicas: int, db: str):
         proc.wait(timeout=60)
 
 
+async def report_progress(out: dict, students: int, stop: asyncio.Event) -> None:
+    """Every 10 s on stderr: how many came, are seated and were acknowledged (a long run shows it lives)."""
+    t0 = time.monotonic()
+    while not stop.is_set():
+        await asyncio.sleep(10)
+        print(f"  [{time.monotonic() - t0:.0f} s] {len(out['join_start'])} of {students} came, {len(out['seated'])} "
+              f"seated, {len(out['acks'])} votes acknowledged, {len(out['reconnects'])} reconnects",
+              file=sys.stderr, flush=True)
+
+
 async def calibrate(direct_url: str, db: str, pid: int, runs: int = 20) -> tuple[float, float]:
     """Replica CPU seconds of one phone's full page run (a join) and of one fragment run (a poll), one
     client alone on an otherwise idle replica: the unit costs of the capacity model."""
@@ -247,6 +261,7 @@ async def class_run(nginx: str, replicas_at, students: int, window: float, kill:
     store_task = asyncio.create_task(store_projector(out, stop))
     rng = random.Random(0)
     tasks = [asyncio.create_task(student(i, nginx, out, rng)) for i in range(students)]
+    progress = asyncio.create_task(report_progress(out, students, stop))
     if kill:
         await asyncio.sleep(window / 2)                    # mid-vote
         out["killed_cpu"] = cpu_seconds(replicas_at[-1][0]) - cpu0[replicas_at[-1][0]]
@@ -257,6 +272,7 @@ async def class_run(nginx: str, replicas_at, students: int, window: float, kill:
     stop.set()
     await teacher_task
     await store_task
+    progress.cancel()
     out["cpu"] = out.get("killed_cpu", 0.0) + sum(cpu_seconds(pid) - cpu0[pid] for pid, _ in replicas_at[:-1 if kill else None])
     return out
 
