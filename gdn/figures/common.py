@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import copy
+import re
 
 import numpy as np
 import plotly.graph_objects as go
@@ -93,6 +94,47 @@ def wrapped(text: str, em: float = 6.0) -> str:
                 joined = piece
             line = joined
     return "<br>".join(lines + [line])
+
+
+NARROWEST_PX = 980       # a plot area's width on the narrowest screen it is shown on (a 1280 px projector's column)
+
+
+def _broken(text: str, px: float, font_size: int) -> str:
+    """text in lines of at most about px: before its parenthesis (either width) if both parts fit, else at
+    spaces, greedily; a title's words and numbers never split."""
+    m = re.search(r"\s*[(（]", text)
+    if m and max(text_px(text[:m.start()], font_size), text_px(text[m.end() - 1:], font_size)) <= px:
+        return f"{text[:m.start()]}<br>{text[m.end() - 1:]}"
+    lines, line = [], ""
+    for word in text.split(" "):
+        if line and text_px(f"{line} {word}", font_size) > px:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    return "<br>".join(lines + [line])
+
+
+def fitted_titles(titles: list[str], font_size: int, spacing: float) -> tuple[list[str], int]:
+    """Subplot titles side by side, each broken into lines where it is wider than the distance between
+    neighbouring panels' centres on the narrowest screen, so neighbours never run into each other; and how
+    many lines were added at most (the top margin's extra room). spacing: make_subplots' horizontal_spacing."""
+    n = max(len(titles), 1)
+    px = NARROWEST_PX * (1 + spacing) / n          # text_px over-estimates Latin text: air enough
+    out = [t if text_px(t, font_size) <= px else _broken(t, px, font_size) for t in titles]
+    return out, max((t.count("<br>") for t in out), default=0)
+
+
+def legend_rows(names: list[str], font_size: int, width_px: float, symbol_px: float = 44) -> int:
+    """About how many rows a horizontal legend of these entries takes in width_px (Plotly fills a row, then
+    starts the next), each entry its text and its symbol; text_px over-estimates, so this rarely falls short."""
+    rows, used = 1, 0.0
+    for name in names:
+        w = text_px(name, font_size) + symbol_px
+        if used and used + w > width_px:
+            rows, used = rows + 1, 0.0
+        used += w
+    return rows
 
 
 def horizontal_titles(fig: go.Figure, font_size: int, automargin: bool = True) -> go.Figure:

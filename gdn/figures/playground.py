@@ -13,6 +13,7 @@ from gdn.figures.common import (
     base_layout,
     from_skeleton,
     horizontal_titles,
+    legend_rows,
     log_ticks,
     text_px,
     wrapped,
@@ -20,10 +21,19 @@ from gdn.figures.common import (
 from gdn.lessons.compare import rule_of
 
 PART_COLORS = ("#f59e0b", "#8b5cf6", "#94a3b8", "#0f172a", "#14b8a6")
+CHART_EM = 34           # the capacity chart's narrowest width beside its sliders, in font sizes (1280 px lecture: ~770 px)
+ROW_EM = 1.9            # a legend row's height, in font sizes
 
 
-def _legend_top(fig: go.Figure) -> go.Figure:
-    return fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.08, x=0))
+def _legends_top(fig: go.Figure, rules: list[str], parts: list[str], font_size: int, height: int) -> tuple[go.Figure, int]:
+    """Two legends in the figure's top rows, over the subplot titles, never on them: the rules' lines, then
+    the split's bars under them (one legend at a fixed height above the plots ran into the titles once it
+    wrapped); and the top margin that holds their rows and the titles under them."""
+    width = CHART_EM * font_size
+    first, second = legend_rows(rules, font_size, width), legend_rows(parts, font_size, width)
+    row = dict(orientation="h", xref="container", yref="container", x=0, xanchor="left", yanchor="top")
+    fig.update_layout(legend=dict(row, y=1), legend2=dict(row, y=1 - first * ROW_EM * font_size / height))
+    return fig, round(font_size * (ROW_EM * (first + second) + 2.2))
 
 
 def widest(labels: list[str], font_size: int) -> int:
@@ -56,7 +66,7 @@ def fig_capacity(Ns: np.ndarray, curves: dict[str, np.ndarray], K: int, N_sel: i
         fig.update_yaxes(tickformat=".0%", title_text=labels["error"], rangemode="tozero", row=1, col=1)
         for j, name in enumerate(split_labels):
             ys = split[j]
-            fig.add_trace(go.Bar(x=[rule_titles[r] for r in curves], y=ys, name=name, marker_color=PART_COLORS[j + 2],
+            fig.add_trace(go.Bar(x=[rule_titles[r] for r in curves], y=ys, name=name, marker_color=PART_COLORS[j + 2], legend="legend2",
                                  text=[f"{y:.0%}" for y in ys], textposition="outside", constraintext="none", cliponaxis=False,
                                  textfont=dict(size=font_size - 2)),
                           row=1, col=2)
@@ -65,8 +75,9 @@ def fig_capacity(Ns: np.ndarray, curves: dict[str, np.ndarray], K: int, N_sel: i
         fig.update_xaxes(tickangle=0, tickvals=names, ticktext=[wrapped(n) for n in names], row=1, col=2)
         fig.update_layout(barmode="group")
         fig.update_annotations(font_size=font_size + 1)
-        fig = _legend_top(base_layout(fig, height=height, font_size=font_size)).update_layout(
-            margin=dict(l=70, r=20, t=110, b=max(60, 3 * font_size + 14)))
+        fig, margin_top = _legends_top(base_layout(fig, height=height, font_size=font_size),
+                                       [rule_titles[r] for r in curves], list(split_labels), font_size, height)
+        fig.update_layout(margin=dict(l=70, r=20, t=margin_top, b=max(60, 3 * font_size + 14)))
         return horizontal_titles(fig, font_size)
 
     key = ("capacity", tuple(np.asarray(Ns).tolist()), tuple(curves), tuple(sorted(rule_titles.items())),

@@ -7,7 +7,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from gdn.figures.common import DIVERGING, base_layout, horizontal_titles, log_ticks, symmetric_range
+from gdn.figures.common import DIVERGING, base_layout, fitted_titles, horizontal_titles, log_ticks, symmetric_range
 from gdn.units import cell_text
 
 RULE_COLORS = {"softmax": "#6b7280", "linear": "#dc2626", "decay": "#d97706", "deltanet": "#2563eb", "gdn": "#059669"}
@@ -29,7 +29,10 @@ def fig_results(acc: np.ndarray, *, rules, widths, pairs, names: dict[str, str],
     pairs, S] every seed's accuracy at that rate, drawn as small dots beside the mean so a cell whose seeds
     disagree shows it; status [rules, widths, pairs] of results.STATUSES: a cell not settled, or whose
     seeds disagree, has an open marker. One panel per width, x = pairs; a dashed line where the pairs equal
-    the width (past it a width-d memory holds more pairs than it has dims) and a dotted one at chance."""
+    the width (past it a width-d memory holds more pairs than it has dims) and a dotted one at chance.
+    A title wider than its panel on a 1280 px projector is broken into lines (three widths at 22 px ran into
+    each other), the top margin growing by the lines added."""
+    titles, extra_lines = fitted_titles(titles, font_size, spacing=0.06)
     fig = make_subplots(rows=1, cols=len(widths), subplot_titles=titles, shared_yaxes=True, horizontal_spacing=0.06)
     status = np.full(acc.shape, "settled", dtype=object) if status is None else status
     status_names = status_names or {}
@@ -70,7 +73,7 @@ def fig_results(acc: np.ndarray, *, rules, widths, pairs, names: dict[str, str],
     fig.update_annotations(font_size=font_size)
     fig.update_layout(legend=dict(orientation="h", yref="container", y=1, yanchor="top", x=0, xanchor="left"))
     fig = base_layout(fig, height=height, font_size=font_size).update_layout(
-        margin=dict(l=60, t=legend_top(font_size, len(rules)), b=50))
+        margin=dict(l=60, t=legend_top(font_size, len(rules)) + round(1.25 * font_size * extra_lines), b=50))
     return horizontal_titles(fig, font_size)
 
 
