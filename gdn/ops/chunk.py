@@ -42,8 +42,8 @@ is precomputed for every chunk, the states are scanned with one matmul per chunk
 replayed from a CUDA graph), and the new values and outputs are then batched again. The FLOP count
 of the scan is the same (2 K^2 V per chunk and head, as 4 c K V with c = K / 2). With Triton on
 CUDA (and without autograd) none of this torch path runs: gdn.ops.fused computes the same WY form in
-three Triton kernels, with the state walked through the chunks in registers (on an H200, 1.25-1.8x faster
-than this torch path for float32 inputs and 2.8-3.4x for bfloat16, T 4096 and 32768, B 1 and 8).
+three Triton kernels, with the state walked through the chunks in registers (on an H200, 1.4-1.7x faster
+than this torch path for float32 inputs and 2.7-4.0x for bfloat16, T 4096 and 32768, B 1 and 8).
 
 Half precision. For bfloat16 (or float16) inputs off the CPU, one product with a [K, *] side, the
 state read W S (2 of the 13 MFLOP per chunk and head at c = 64, K = V = 128), reads half factors and

@@ -41,7 +41,16 @@ Measured on an H200 (B = 1, H = 16, K = V = 128, T = 32768, triton.testing.do_be
 the whole call (input checks included) against fla in alternating rounds. The launch shapes below are
 what Triton's autotuning chose (walk: 16 columns, 2 stages; output: 64 columns, 3 stages) or what was
 timed against the alternative (prep: 4 warps); fixed, so the first call compiles three kernels instead
-of timing a dozen.
+of timing a dozen. The walk's width alone depends on the batch: at B = 8 (T 4096 / 32768, float32) 32
+columns per program took 2.13x / 2.58x fla's time where 16 took 2.41x / 2.97x (64: 2.2x / 2.6-2.7x, 128:
+2.2x / 2.7x), while at B = 1 16 columns stay best (1.58x at T 32768; 32: 1.84x): walk_launch picks the
+widest block that still launches WALK_MIN_PROGRAMS programs. At B = 8 every kernel is throughput-bound
+and each costs ~3x fla's counterpart (TF32X3's three passes); bench/README.md has the profile.
+
+Batches and packed sequences: B sequences of T tokens and N sequences packed by cu_seqlens (gdn.ops.varlen)
+are one case to the kernels, rows of [B*T] tokens cut into chunks that never cross a sequence's end. Equal
+lengths need no table (chunk i is chunk i % n of sequence i // n); packed ones read each chunk's first row
+and its sequence's end from a chunk table (chunk_table), built on the host from the offsets.
 
 Where it runs: on CUDA with Triton (or Triton's CPU interpreter, for the tests) without autograd, for one
 beta per head, chunk lengths of 16 to 64 and K, V of 16 to 128 (powers of two: tl.arange and tl.dot need
