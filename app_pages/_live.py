@@ -320,7 +320,7 @@ def room_settings(code: str, secret: str) -> None:
         st.button(ui.tr("live.drop"), icon=":material/event_seat:", key="live_drop", help=ui.tr("live.drop_help"),
                   on_click=_drop, args=(code, secret))
         st.toggle(ui.tr("live.reveal_first"), key="live_reveal_first", help=ui.tr("live.reveal_first_help"))
-        st.caption(ui.tr("live.clicker"))
+        st.markdown(ui.tr("live.clicker"))          # not a caption: lecture mode hides those
 
 
 def _drop(code: str, secret: str) -> None:
