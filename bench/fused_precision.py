@@ -29,6 +29,12 @@ float64 and rounded once to float32: the tensor cores' own accumulation error (~
     python bench/fused_precision.py --heads 4 --T 1024   # seconds; the four validation errors hold to 1e-5
     python bench/fused_precision.py --decay-shift 6      # long memory (see below)
     python bench/fused_precision.py --configs validate --tf32 rna
+    python bench/fused_precision.py --doubling           # the UT solve's diagonal blocks by squarings
+
+The doubling solve (fused.DOUBLING_SOLVE: 6 [C,C] products for the diagonal blocks instead of forward
+substitution's 15, prep 14.2 -> 9.5 MFLOP per chunk and head) leaves every error as it was: "Kd scaled, all
+rna" (the bfloat16 kernels) 1.72e-3 / 1.82e-3 with fast / slow gates and "all x3" 1.66e-3 / 1.76e-3, with
+or without it (T 1024, 4 heads, truncating TF32; 2026-12-03).
 
 Errors are relative Frobenius distances of the bfloat16 output from gdn.ops.chunk run in float64 on
 the same (rounded) inputs: bench/bench_kernels.py's make_inputs with q, k, v in bfloat16 (g, beta
@@ -182,15 +188,26 @@ def chunk_decays(g: torch.Tensor):
     return Gamma, flushed(g.cumsum(-1)), flushed(D[..., C - 1, :])
 
 
+# The UT solve's diagonal blocks as fused.DOUBLING_SOLVE computes them (--doubling): a product of squarings
+DOUBLING = [False]
+
+
 def unit_lower_inverse(A: torch.Tensor, how: dict, rna: bool) -> torch.Tensor:
     """(I + strict_lower(A))^-1 in PREC 2's blocked order (fused_kernels._unit_lower_inverse)."""
     ri, rj = torch.arange(C)[:, None], torch.arange(C)[None, :]
     X = torch.eye(C, dtype=A.dtype).expand(A.shape).clone()
     same_block = ri // BLOCK == rj // BLOCK
     A_diag = torch.where(same_block, A, 0.0)
-    for r in range(1, BLOCK):
+    mm = lambda a, b: product(a, b, how["solve_diag"], rna)
+    if DOUBLING[0]:                                  # (I + A)^-1 = (I - A)(I + A^2)(I + A^4)(I + A^8), A^16 = 0
+        A2 = mm(A_diag, A_diag)
+        A4 = mm(A2, A2)
+        X = X - A_diag
+        for power in (A2, A4, mm(A4, A4)):
+            X = X + mm(X, power)
+    for r in range(1, BLOCK if not DOUBLING[0] else 1):
         step = ri % BLOCK == r
-        X = torch.where(step, X - product(torch.where(step, A_diag, 0.0), X, how["solve_diag"], rna), X)
+        X = torch.where(step, X - mm(torch.where(step, A_diag, 0.0), X), X)
     for b in range(1, C // BLOCK):
         in_b = ri // BLOCK == b
         above = product(torch.where(in_b & (rj < b * BLOCK), A, 0.0), X, how["solve_above"], rna)
@@ -354,8 +371,10 @@ def main(argv=None):
     p.add_argument("--decay-shift", type=float, default=2.0,
                    help="g = -softplus(randn - shift): 2 keeps ~5 tokens in memory, 6 ~250 (make_inputs)")
     p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--doubling", action="store_true", help="the UT solve's diagonal blocks as fused.DOUBLING_SOLVE")
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
+    DOUBLING[0] = args.doubling
     q, k, v, g, beta = make_inputs(1, args.T, args.heads, 128, "cpu", seed=args.seed, decay_shift=args.decay_shift)
     q, k, v = (x.to(torch.bfloat16) for x in (q, k, v))
     ref = chunk_gated_delta_rule(*(x.double() for x in (q, k, v, g, beta)), chunk_size=C,
