@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The class-capacity runs of issues 24 and 28 in one go, on a machine with at least 10 cores (one H200 host:
+# The class-capacity runs of issues 24, 28 and 38 in one go, on a machine with at least 10 cores (one H200 host:
 # 16): the live class with 200 phones through 4 replicas on both stores, then one replica pinned to CPUs 0-1
 # serving 60 sessions measured directly, through deploy/serve-class.sh's nginx on CPUs of its own, and
-# through nginx sharing the replica's CPUs (the proxy path's costs, told apart). Results in OUT (default
+# through nginx sharing the replica's CPUs (the proxy path's costs, told apart); and the replica with heavy
+# work pressed at once: REAL Runs and TRAIN recall trainings (each checked against the seed trained
+# alone). Results in OUT (default
 # bench/out-class/). Needs the app's requirements, nginx and PostgreSQL's initdb/pg_ctl on PATH (or Debian's
 # /usr/lib/postgresql/*/bin).
 #
@@ -13,6 +15,7 @@ OUT="${1:-bench/out-class}"; mkdir -p "$OUT"
 CLIENT_CPU="${CLIENT_CPU:-8}"; NGINX_CPUS="${NGINX_CPUS:-4-5}"
 STUDENTS="${STUDENTS:-200}"; REPLICAS="${REPLICAS:-4}"; WINDOW="${WINDOW:-30}"
 SESSIONS="${SESSIONS:-60}"; REAL="${REAL:-5}"; DURATION="${DURATION:-65}"; RAMP="${RAMP:-15}"
+TRAIN="${TRAIN:-5}"; TRAIN_DURATION="${TRAIN_DURATION:-200}"   # trainings pressed together, browsing meanwhile
 py="${PYTHON:-$(command -v python || command -v python3)}"
 export PYTHONUNBUFFERED=1 PYTHON="$py"
 say() { echo "[$(date -u +%T)] $*" | tee -a "$OUT/steps.txt"; }
@@ -34,6 +37,10 @@ via_nginx() {   # $1: CPUs of the supervisor and nginx, $2: a name, $3: nginx's 
     load --url "http://127.0.0.1:$3" 2>&1 | tee "$OUT/load_$2.txt"
     kill -INT "$pid"; wait "$pid"
 }
+say "capacity with heavy work (issue 38): $SESSIONS sessions, $REAL pressing Run together, $TRAIN pressing Train together"
+timeout -s INT $((TRAIN_DURATION + 900)) "$py" bench/load_ws.py --sessions "$SESSIONS" --real "$REAL" --burst \
+    --train "$TRAIN" --verify --timeout 900 --think 2 --duration "$TRAIN_DURATION" --ramp "$RAMP" --server-cpus 0-1 \
+    --client-cpus "$CLIENT_CPU" 2>&1 | tee "$OUT/load_heavy.txt"
 say "capacity through nginx on CPUs $NGINX_CPUS (the replica on 0-1)"
 via_nginx "$NGINX_CPUS" nginx_own_cpus 8600
 say "capacity through nginx on the replica's CPUs 0-1"

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 LEASE_S = 6.0                 # a job is kept this long after its last watcher's last touch
 TICK_S = 0.5                  # how often the line looks for jobs nobody watches
-FIRST_GUESS_S = {"default": 5.0}   # a kind's expected duration before one has been measured
+FIRST_GUESS_S = {"default": 5.0, "recall.train": 60.0}   # a kind's expected seconds before one was measured
 
 
 class QueueFull(RuntimeError):

@@ -10,8 +10,10 @@ broken pool), so only its own visitor notices, and `replace()` starts a fresh on
 process boundary as pickled plain data and numpy arrays; a worker keeps what it loads (models, a layer's
 inputs) in its own bounded caches (app_pages/_support/work.py) for as long as it lives.
 
-Workers run at a lower priority (WORKER_NICE): on a box as small as the class's replica (2 cores) a page
-load of the server process then goes first, and a training only waits while a page is being built.
+Workers run at a lower priority (WORKER_NICE, GDN_WORKER_NICE): on a box as small as the class's replica
+(2 cores) a page load of the server process then goes first, and a training waits only while a page is
+being built. Not lower than that: on a machine shared with other busy processes, a worker at nice 10 got
+a tenth of their share and a training took minutes.
 No streamlit here: the worker processes import this module.
 """
 from __future__ import annotations
@@ -25,7 +27,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
-WORKER_NICE = 10
+WORKER_NICE = int(os.environ.get("GDN_WORKER_NICE", "") or 5)     # above the server's 0: its pages go first
 CPU_MAX = Path("/sys/fs/cgroup/cpu.max")         # cgroup v2: "<quota> <period>" or "max <period>"
 
 _ctx = multiprocessing.get_context("spawn")      # never fork a process with threads and torch in it
