@@ -114,7 +114,7 @@ def chunk_gated_delta_rule(q, k, v, g, beta, *, chunk_size=CHUNK_SIZE, scale=Non
     if initial_state is None:
         S = torch.zeros(n_states, HV, K, V, dtype=dtype, device=v.device)
     else:
-        S = initial_state.to(dtype).clone()
+        S = initial_state.to(dtype).clone(memory_format=torch.contiguous_format)   # a V-first state arrives transposed
     scale = K ** -0.5 if scale is None else scale
     if fused_available(q, v, beta, S, chunk_size) and not grads_needed(q, k, v, g, beta, S):
         o, S = fused_chunk_forward(q, k, v, g, beta, S.view(n_states * HV, K, V), chunk_size=chunk_size,

@@ -166,7 +166,7 @@ def prepare(q, k, v, g, beta, *, scale, initial_state, use_qk_l2norm_in_kernel, 
     if initial_state is None:
         state = torch.zeros(B, HV, K, V, dtype=dtype, device=v.device)
     else:
-        state = initial_state.to(dtype).clone()
+        state = initial_state.to(dtype).clone(memory_format=torch.contiguous_format)
     return KernelInputs(
         q=q.transpose(1, 2), k=k.transpose(1, 2),                  # [B, HV, T, K]
         v=v.to(dtype).transpose(1, 2),                             # [B, HV, T, V]
