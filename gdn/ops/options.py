@@ -10,8 +10,9 @@
                                 beta against [0, 1] unless the flag widens it, with or without the sigmoid
     state_v_first               initial and final states laid out [.., V, K] instead of [.., K, V]
 
-They are applied once, in torch, before either kernel runs (validate() then screens the results), so
-autograd reaches A_log, dt_bias and the logits like any other input. Each is a pass over a [B, T, HV]
+"In kernel" is fla's name: fla fuses them into its Triton kernels; ours applies them once, in torch,
+before either kernel runs (the value checks then screen the results), so autograd reaches A_log, dt_bias
+and the logits like any other input. Each is a pass over a [B, T, HV]
 tensor (or a transpose of the state): small next to the kernel's passes over [B, T, HV, V].
 """
 from __future__ import annotations

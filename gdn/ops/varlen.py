@@ -7,7 +7,9 @@ sequences is the case cu_seqlens = [0, T, 2T, ..., BT] (the same memory as [1, B
 the Triton path (gdn.ops.fused) treats every batch.
 
 The offsets are read to the host once (a sync on a GPU, as fla's own chunk indexing does): the number
-of chunks sets how many programs the Triton kernels launch.
+of chunks sets how many programs the Triton kernels launch. The torch path (a CPU, float64, per-channel
+beta, autograd) runs the sequences one call each (per_sequence): exact and simple, but a Python loop, so
+a batch of many short sequences under autograd pays one call's overhead per sequence.
 """
 from __future__ import annotations
 
@@ -36,7 +38,7 @@ def sequence_bounds(cu_seqlens: torch.Tensor, B: int, T: int) -> list[int]:
 def per_sequence(kernel, q, k, v, g, beta, bounds: list[int], initial_state, **kw):
     """Run `kernel` (either gated-delta-rule kernel, values already checked) on each packed sequence
     alone and put the pieces back: o [1, T, HV, V] and the final states [N, HV, K, V]. Every piece is
-    a slice (no copy) and autograd sees plain cat and stack."""
+    a slice (no copy) and autograd sees a plain cat."""
     outs, states = [], []
     for n, (start, stop) in enumerate(zip(bounds, bounds[1:])):
         part = slice(start, stop)
