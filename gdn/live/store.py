@@ -41,7 +41,19 @@ from pathlib import Path
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
-SCHEMA_VERSION = 2           # 2: rooms.locked, gdn_mints (seats minted by the server)
+from gdn.live.tables import (  # noqa: F401  (metadata, schema_info, SCHEMA_VERSION: read here by the tests too)
+    CODE_LENGTH,
+    SCHEMA_VERSION,
+    members,
+    metadata,
+    migrate,
+    mints,
+    rooms,
+    schema_info,
+    seats,
+    votes,
+)
+
 ROOM_LIFETIME_S = 12 * 3600
 MAX_STUDENTS = 500
 VOTE_WINDOW_S = 10.0            # rate limit: at most VOTES_PER_WINDOW votes per browser per window
@@ -49,7 +61,6 @@ VOTES_PER_WINDOW = 10
 MINT_BURST = 60                 # seats one address may take at once (a class arriving together) ...
 MINT_PER_S = 4.0                # ... then this many a second: 200 behind one NAT join within 35 s
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"     # no 0/O, 1/I/L: read off a projector
-CODE_LENGTH = 6
 VOTER_ID = re.compile(r"[A-Za-z0-9_-]{8,64}")
 
 
@@ -92,53 +103,6 @@ class Locked(LiveError):
 
 class TooManySeats(LiveError):
     reason = "mint"             # this address took seats faster than MINT_PER_S
-
-
-metadata = sa.MetaData()
-schema_info = sa.Table("gdn_schema", metadata, sa.Column("version", sa.Integer, nullable=False))
-rooms = sa.Table(
-    "gdn_rooms", metadata,
-    sa.Column("code", sa.String(CODE_LENGTH), primary_key=True),
-    sa.Column("teacher_hash", sa.String(64), nullable=False),
-    sa.Column("created_at", sa.Float, nullable=False),
-    sa.Column("expires_at", sa.Float, nullable=False),
-    sa.Column("question", sa.String(40)),                 # the live question's id (gdn.lessons.classroom), or none
-    sa.Column("n_options", sa.Integer, nullable=False, default=0),
-    sa.Column("round", sa.Integer, nullable=False, default=0),
-    sa.Column("revealed", sa.Boolean, nullable=False, default=False),
-    sa.Column("closed", sa.Boolean, nullable=False, default=False),
-    sa.Column("view", sa.Text),                           # follow-me: the teacher's view as JSON, or none
-    sa.Column("locked", sa.Boolean, nullable=False, default=False),   # no new seats
-)
-# Seats taken, its own row so that counting a new student never write-locks the room row.
-seats = sa.Table(
-    "gdn_seats", metadata,
-    sa.Column("code", sa.String(CODE_LENGTH), primary_key=True),
-    sa.Column("taken", sa.Integer, nullable=False, default=0),
-)
-members = sa.Table(
-    "gdn_members", metadata,
-    sa.Column("code", sa.String(CODE_LENGTH), primary_key=True),
-    sa.Column("voter", sa.String(32), primary_key=True),   # sha256(code:voter id), cut
-    sa.Column("window_start", sa.Float, nullable=False),
-    sa.Column("window_votes", sa.Integer, nullable=False),
-)
-# The seat mint's token bucket per (room, address): `tokens` seats left at time `at`.
-mints = sa.Table(
-    "gdn_mints", metadata,
-    sa.Column("code", sa.String(CODE_LENGTH), primary_key=True),
-    sa.Column("address", sa.String(32), primary_key=True),  # sha256(code:address), cut
-    sa.Column("tokens", sa.Float, nullable=False),
-    sa.Column("at", sa.Float, nullable=False),
-)
-votes = sa.Table(
-    "gdn_votes", metadata,
-    sa.Column("code", sa.String(CODE_LENGTH), primary_key=True),
-    sa.Column("round", sa.Integer, primary_key=True),
-    sa.Column("voter", sa.String(32), primary_key=True),
-    sa.Column("choice", sa.Integer, nullable=False),
-    sa.Column("at", sa.Float, nullable=False),
-)
 
 
 def retried(method):
@@ -236,21 +200,12 @@ class Store:
 
     # --- schema -----------------------------------------------------------------------------------
     def _migrate(self) -> None:
-        """Create the tables on first use and record the schema version; refuse a newer schema. Every
-        replica runs this at start; the lock makes the first one create and the others wait."""
+        """Create the tables on first use, or bring an older schema up to this one (tables.migrate).
+        Every replica runs this at start; the lock makes the first one create and the others wait."""
         with self.writer.begin() as conn:
             if not self.is_sqlite:
                 conn.execute(sa.text("SELECT pg_advisory_xact_lock(72817)"))   # any fixed number
-            metadata.create_all(conn)
-            found = conn.execute(sa.select(schema_info.c.version)).scalar()
-            if found is None:
-                conn.execute(schema_info.insert().values(version=SCHEMA_VERSION))
-            elif found > SCHEMA_VERSION:
-                raise RuntimeError(f"the class store has schema version {found}; this app knows up to "
-                                   f"{SCHEMA_VERSION}: update the app")
-            elif found < 2:                  # 1 -> 2: the lock (gdn_mints is new: create_all made it)
-                conn.execute(sa.text("ALTER TABLE gdn_rooms ADD COLUMN locked BOOLEAN NOT NULL DEFAULT FALSE"))
-                conn.execute(schema_info.update().values(version=2))
+            migrate(conn)
 
     # --- the teacher ------------------------------------------------------------------------------
     def create_room(self) -> tuple[str, str]:
