@@ -8,8 +8,8 @@ win it back after each message it sends: with 60 sessions on 2 cores an answer's
 class's answers wait"). app.py holds the turn for its whole run, so the loop shares the lock with one
 script, not a dozen; the runs wait in line instead, each as short as it is alone.
 
-Work that waits gives the turn up meanwhile (given_up): a forward pass in its slot or waiting for one
-(compute.in_slot), a download. A run that has waited TURN_WAIT_S for its turn runs anyway, alongside the
+Work that waits gives the turn up meanwhile (given_up): a job in a worker process or in line for one
+(compute.run_job), a forward pass in its slot or waiting for one (compute.in_slot), a download. A run that has waited TURN_WAIT_S for its turn runs anyway, alongside the
 holder, as every run did before: a very long or stuck run slows the class down, never stops it.
 """
 from __future__ import annotations
