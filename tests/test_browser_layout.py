@@ -1,10 +1,15 @@
 """Every page teaches on one screen: its main figure starts in the first screen with at least 300 px (or all
 of a smaller figure) showing, at 1440x900 and in lecture mode at 1920x1080 and 1280x720; lecture text is projector-sized;
 in-app page switches keep the language even when the browser's own language is another."""
+import numpy as np
 import pytest
 
+from gdn.figures.playground import fig_capacity
+from gdn.figures.recall import fig_results
+from gdn.i18n import t
+from gdn.lessons import playground as ex
 from app_pages._support.path import PATH
-from devtools.app_server import wait_for_app
+from devtools.app_server import wait_for_app, wait_until_settled
 from tests.page_tour import NO_MAIN_CHART
 from tests.page_tour import SCREENS as tour_screens
 from tests.test_browser_classroom import MIN_BODY_PX, MIN_CHART_PX
@@ -85,3 +90,90 @@ def test_a_language_switch_relabels_the_chosen_options(page, app_url):
     page.wait_for_function("document.querySelector('h1').innerText.startsWith('The memory table')", timeout=20_000)
     wait_for_app(page)
     assert "Write two pairs" in shown() and "写入" not in shown()
+
+
+# ---- projector text and figure labels ------------------------------------------------------------------
+
+MIN_LECTURE_PX = 16
+# Every visible text node under `root` whose element's font is smaller than the bound: [px, tag.class, text].
+# Sub- and superscripts and KaTeX's inner boxes are set smaller by typography, not by our CSS: left out.
+SMALL_TEXT = """([root, bound]) => { const out = [], start = document.querySelector(root);
+  if (!start) return [['missing', root, '']];
+  const walk = document.createTreeWalker(start, NodeFilter.SHOW_TEXT);
+  while (walk.nextNode()) { const node = walk.currentNode, e = node.parentElement;
+    if (!e || !node.textContent.replace(/[\\u200b\\s]/g, '') || e.closest('sub, sup, .katex')) continue;
+    const r = e.getBoundingClientRect(), cs = getComputedStyle(e);
+    if (!r.width || !r.height || cs.visibility === 'hidden') continue;
+    const px = parseFloat(cs.fontSize);
+    if (px < bound) out.push([px, `${e.tagName}.${e.className.baseVal ?? e.className}`, node.textContent.trim().slice(0, 40)]); }
+  return out; }"""
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_lecture_text_is_16px_or_more_at_1280x720(tabs, app_url, lang):
+    """A 1280x720 projector in lecture mode: no text on any page is under 16 px, whether above the fold or
+    not: the start page's layer diagram (its text was 12.7 px), the compare page at the query stage (its
+    readouts and tables), and the real model's hover card once a token is pointed at (13.5 px)."""
+    page = tabs.open({"width": 1280, "height": 720})
+    misses = []
+    for stop in PATH:
+        page.goto(f"{app_url}/{stop.address}?lang={lang}&mode=lecture")
+        wait_for_app(page, chart=stop.url_path not in NO_MAIN_CHART)
+        if stop.url_path == "start":
+            page.wait_for_selector(".gdn-block .blk-box")
+        if stop.url_path == "compare":                       # the query stage: the readouts beside the grid
+            page.locator(".st-key-compare_player .gdn-stages .gdn-stage").nth(4).click()
+            page.wait_for_selector(".gdn-readouts")
+        wait_until_settled(page)
+        misses += [(stop.url_path, *s) for s in page.evaluate(SMALL_TEXT, ['[data-testid="stMain"]', MIN_LECTURE_PX])]
+        if stop.url_path == "real_model":                    # the card fills in when a token is pointed at
+            before = page.inner_text(".gdn-tok-slot")
+            page.locator(".gdn-swap td[data-tok]").nth(5).hover()
+            page.wait_for_function("([s, b]) => document.querySelector(s).innerText !== b", arg=[".gdn-tok-slot", before])
+            misses += [("real_model card", *s) for s in page.evaluate(SMALL_TEXT, [".gdn-tok-slot", MIN_LECTURE_PX])]
+    assert not misses, "\n".join(map(str, misses))
+
+
+FIGURE_BOXES = """() => { const box = e => e.getBoundingClientRect();
+  const titles = [...document.querySelectorAll('g.annotation text')].map(e => [e.textContent, box(e)]);
+  const legends = [...document.querySelectorAll('g.legend')].map(e => ['legend', box(e)]);
+  const all = [...titles, ...legends].map(([n, r]) => [n, r.left, r.top, r.right, r.bottom]);
+  const hits = [];
+  for (let i = 0; i < all.length; i++) for (let j = i + 1; j < all.length; j++) {
+    const [a, b] = [all[i], all[j]];           // a line box's leading (~0.2 em) may reach into the next line's
+    if (a[1] < b[3] - 4 && b[1] < a[3] - 4 && a[2] < b[4] - 4 && b[2] < a[4] - 4) hits.push([a[0], b[0]]); }
+  return {hits, n: all.length}; }"""
+
+
+def _boxes_of(browser, fig, width: int) -> dict:
+    """The figure drawn alone at `width` px (plotly.js inline: no network), its annotations' and legends' boxes."""
+    tab = browser.new_page(viewport={"width": width, "height": 900})
+    try:
+        tab.set_content(fig.to_html(include_plotlyjs=True, full_html=True, config={"responsive": True}))
+        tab.wait_for_selector("g.annotation text")
+        return tab.evaluate(FIGURE_BOXES)
+    finally:
+        tab.close()
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_panel_titles_and_legends_clear_each_other_on_a_projector(browser, lang):
+    """At lecture size (22 px) in the width a 1280 px projector gives them: the recall results with three
+    widths (their titles ran into each other, "per la") and the playground's capacity figure (its legend
+    sat on its subplot titles): no title, axis title or legend overlaps another."""
+    rules, widths, pairs = ["softmax", "linear", "deltanet", "gdn"], [16, 32, 64], [8, 16, 32, 64]
+    acc = np.random.default_rng(0).uniform(0.2, 1.0, (len(rules), len(widths), len(pairs)))
+    labels = {k: t(f"recall.{k}", lang) for k in ("pairs", "accuracy", "accuracy_pct")} | {"seeds_list": "{seeds}"}
+    results = fig_results(acc, rules=rules, widths=widths, pairs=pairs, names={r: t(f"recall.rule_{r}", lang) for r in rules},
+                          titles=[t("recall.width_panel", lang, d=d) for d in widths], labels=labels, font_size=22, height=520)
+    got = _boxes_of(browser, results, 1060)
+    assert got["n"] >= 4 and not got["hits"], got
+    Ns = np.array(ex.CAPACITY_NS)
+    curves = {r: ex.capacity_curve(r, 32, 32, alpha=0.99 if r == "gated" else 1.0, Ns=tuple(Ns)) for r in ex.RULES}
+    split = [t(f"playground.cap_{s}", lang) for s in ("all", "recent", "oldest")]
+    cap_labels = {"curve_title": t("playground.cap_curve_title", lang), "split_title": t("playground.cap_split_title", lang, N=256),
+                  "knee": t("playground.cap_knee", lang, K=32), "N": t("playground.cap_x", lang), "error": t("playground.cap_error", lang)}
+    capacity = fig_capacity(Ns, curves, 32, 256, rule_titles={r: t(f"playground.rule_{r}", lang) for r in ex.RULES},
+                            split_labels=split, labels=cap_labels, font_size=22, height=520)
+    got = _boxes_of(browser, capacity, 770)
+    assert got["n"] >= 4 and not got["hits"], got
