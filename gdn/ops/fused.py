@@ -83,10 +83,13 @@ RECIPES = {torch.float32: Recipe(products=1, refine=True, half_w=False),
 RECIPES[torch.float16] = RECIPES[torch.bfloat16]
 # The walk's launch shapes, widest first: (state columns per program, warps). It has few programs at B = 1
 # (heads x V / 16 = 128 on 132 multiprocessors, see "Measured"); with more sequences, fewer and fuller
-# programs (see walk_launch). The output has one program per chunk as well: 64 columns.
+# programs (see walk_launch). The output has one program per chunk and 128 state columns, so a head's
+# scores Q K^T are formed once, not once per 64 columns: on the H200 in float32 (fla 0.6.0 in the same
+# rounds) (128, 8) took 0.91-0.93x the time of (64, 4) at B = 1 and 8, T 4096 and 32768 (fp32 at B = 8:
+# 2.08x and 2.39x fla, from 2.24x and 2.61x); bfloat16 was not timed before the device time ran out.
 WALK_SHAPES = ((32, 4), (16, 4))
 WALK_MIN_PROGRAMS = 128
-OUTPUT_SHAPE = (64, 4)     # (state columns per program, warps)
+OUTPUT_SHAPE = (128, 8)    # (state columns per program, warps)
 # The UT solve's diagonal blocks by a product of 3 squarings (6 products) instead of forward substitution (15)
 DOUBLING_SOLVE = False
 PREP_WARPS = 4             # 8 took 8 % longer in bfloat16, 8 % in float32 (T = 32768)
