@@ -145,7 +145,8 @@ def option_words(ex, language: str) -> list[str]:
 def _start() -> None:
     try:
         code, secret = store().create_room()
-    except (SQLAlchemyError, OSError) as error:
+    except (SQLAlchemyError, OSError, ValueError) as error:      # ValueError: GDN_CLASS_MINT malformed
+        LOG.warning("live class: the store cannot open a room: %s", error)
         st.session_state["_live_message"] = explain(error)
         return
     st.session_state["_live_room"] = st.session_state["_live_save_host"] = {"code": code, "secret": secret}

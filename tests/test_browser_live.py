@@ -4,6 +4,7 @@ nginx, all writing one SQLite store. Every vote is counted once on the projector
 replaces the old one, the phones follow the teacher, and a student has no way to the teacher's controls."""
 import re
 import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -168,12 +169,15 @@ def same_picture(shown: bytes, made: bytes) -> bool:
     return differ <= 0.01 * a.size[0] * a.size[1]
 
 
+BURST, PER_S = 4, 0.5           # the seat mint of public_server: small, so that a test can exhaust it
+
+
 @pytest.fixture(scope="module")
 def public_server(tmp_path_factory):
     """The app with GDN_PUBLIC_URL set, on its own store: (its URL, the store)."""
     from devtools.app_server import start_server
     db = str(tmp_path_factory.mktemp("public") / "class.db")
-    env = {"GDN_CLASS_DB": db, "GDN_PUBLIC_URL": "http://class.example.test:8600/"}
+    env = {"GDN_CLASS_DB": db, "GDN_PUBLIC_URL": "http://class.example.test:8600/", "GDN_CLASS_MINT": f"{BURST},{PER_S}"}
     with start_server(env=env) as (url, _):
         yield url, Store(db)
 
@@ -267,3 +271,52 @@ def test_the_clicker_runs_the_room_and_never_scrolls_the_projector(tabs, app_url
     page.wait_for_selector(".st-key-live_start button", timeout=20_000)
     page.wait_for_timeout(1500)                                    # the bars' last tick, had it still run
     assert "Traceback" not in app_log.since(mark), app_log.since(mark)[-2000:]
+
+
+@pytest.mark.browser
+def test_one_client_minting_seats_casts_no_more_than_the_mint_rate(public_server, browser):
+    """The vote stuffer of issue 40, on the app: a client that opens the join link afresh again and again
+    (a new session, nothing kept, as a script or a private window would) and taps each time. Its votes stay
+    within the mint's burst + rate x time; a real student joins and votes right after it."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    import websockets
+
+    from bench.live_class import Session
+    url, store = public_server
+    code, secret = store.create_room()
+    store.ask(code, secret, "alpha_zero", 4)
+
+    async def one(seconds: float, t0: float) -> int:
+        tries = 0
+        while time.monotonic() - t0 < seconds:
+            async with websockets.connect(url.replace("http", "ws") + "/_stcore/stream", subprotocols=["streamlit"],
+                                          max_size=None) as ws:
+                s = Session(ws, f"lang=en&join={code}")
+                await s.run()
+                await s.run([s.identity(code, None)])                 # no seat kept: the server mints one
+                await s.run(fragment=True)
+                if "live_opt_1_0" in s.widgets:
+                    await s.run([s.trigger("live_opt_1_0")], fragment=True)
+                tries += 1
+        return tries
+
+    async def stuff(seconds: float) -> tuple[int, float]:               # four at once, as a script would
+        t0 = time.monotonic()
+        tries = await asyncio.gather(*(one(seconds, t0) for _ in range(4)))
+        return sum(tries), time.monotonic() - t0
+
+    with ThreadPoolExecutor(1) as pool:                               # playwright's loop runs in this thread
+        tries, took = pool.submit(asyncio.run, stuff(8.0)).result()
+    allowed = BURST + PER_S * took
+    cast, seats = store.snapshot(code)[1][0], store.room(code).seats
+    assert tries > allowed + 2, (tries, took)                         # it tried faster than the rate ...
+    assert BURST <= cast <= seats <= allowed + 1, (cast, seats, allowed)   # ... and got no more than the rate
+    phone = browser.new_context(**PHONE)
+    page = phone.new_page()
+    page.goto(f"{url}/classroom?join={code}")                         # a real student, same address
+    page.wait_for_selector(".st-key-live_opt_1_0 button", timeout=60_000)
+    tap(page, 2, 1)
+    assert store.snapshot(code)[1][2] == 1
+    phone.close()

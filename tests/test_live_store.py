@@ -264,6 +264,27 @@ def test_one_client_minting_seats_casts_no_more_than_the_mint_rate(location):
     assert store.snapshot(code)[1][2] == 2
 
 
+def test_the_mint_rate_is_the_operators_to_set(location, monkeypatch):
+    assert live.mint_rate("") is None and live.mint_rate(" 120, 6 ") == (120.0, 6.0)
+    for bad in ("60", "a,b", "0,4", "60,0", "60,-1", "1,2,3"):
+        with pytest.raises(ValueError, match="GDN_CLASS_MINT"):
+            live.mint_rate(bad)
+    clock = Clock()
+    monkeypatch.setenv("GDN_CLASS_DB", location)
+    monkeypatch.setenv("GDN_CLASS_MINT", "2,0.5")
+    store = Store.from_env()
+    store.clock = clock
+    code, _ = store.create_room()
+    store.join(code, "192.0.2.9")
+    store.join(code, "192.0.2.9")
+    with pytest.raises(TooManySeats):
+        store.join(code, "192.0.2.9")
+    clock.now += 2.0                                       # one seat back at 0.5 a second
+    store.join(code, "192.0.2.9")
+    with pytest.raises(TooManySeats):
+        store.join(code, "192.0.2.9")
+
+
 def test_two_hundred_students_behind_one_address_join_within_a_minute(location):
     clock = Clock()
     store = Store(location, clock=clock)

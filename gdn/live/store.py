@@ -156,6 +156,21 @@ def engine_url(location: str) -> str:
     return f"sqlite:///{path}"
 
 
+def mint_rate(text: str) -> tuple[float, float] | None:
+    """GDN_CLASS_MINT: "" (the defaults) or "BURST,PER_S", e.g. "120,6"; anything else is a ValueError
+    that says what to write."""
+    if not text.strip():
+        return None
+    try:
+        burst, per_s = (float(x) for x in text.split(","))
+    except ValueError:
+        burst = per_s = -1.0
+    if not (burst >= 1 and per_s > 0):
+        raise ValueError(f"GDN_CLASS_MINT={text!r}: write BURST,PER_S, e.g. 60,4 (seats one address takes at "
+                         f"once, then per second)")
+    return burst, per_s
+
+
 def _hash(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
@@ -169,7 +184,9 @@ def normalize_code(code: str) -> str:
 
 
 class Store:
-    def __init__(self, location: str, clock: Callable[[], float] = time.time):
+    def __init__(self, location: str, clock: Callable[[], float] = time.time, mint: tuple[float, float] | None = None):
+        """mint: (burst, seats per second) per address; default (MINT_BURST, MINT_PER_S)."""
+        self.mint = mint
         self.url = engine_url(location)
         self.clock = clock
         self.is_sqlite = self.url.startswith("sqlite")
@@ -192,7 +209,9 @@ class Store:
 
     @classmethod
     def from_env(cls) -> Store:
-        return cls(default_location())
+        """The store at GDN_CLASS_DB; GDN_CLASS_MINT="BURST,PER_S" sets the seat mint's rate (a larger
+        class behind one address, or a test)."""
+        return cls(default_location(), mint=mint_rate(os.environ.get("GDN_CLASS_MINT", "")))
 
     def dispose(self) -> None:
         self.reader.dispose()
@@ -313,7 +332,8 @@ class Store:
                 raise Locked(code)
             bucket = conn.execute(sa.select(mints).where(mints.c.code == code, mints.c.address == where)
                                   .with_for_update()).first()
-            tokens = MINT_BURST if bucket is None else min(MINT_BURST, bucket.tokens + (now - bucket.at) * MINT_PER_S)
+            burst, per_s = self.mint or (MINT_BURST, MINT_PER_S)
+            tokens = burst if bucket is None else min(burst, bucket.tokens + (now - bucket.at) * per_s)
             if tokens < 1:
                 raise TooManySeats(code)
             took = conn.execute(seats.update().where(seats.c.code == code, seats.c.taken < MAX_STUDENTS)
