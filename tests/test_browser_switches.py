@@ -167,16 +167,18 @@ def test_each_layers_html_reaches_a_tab_once(page, app_url):
     page.locator('[data-testid="stButtonGroup"] button').nth(3).click()     # another view (its run hears the pick)
     page.wait_for_selector(".st-key-real_model_layer")
     wait_for_app(page)
+    before_gates = sum(map(len, received))
     page.locator('[data-testid="stButtonGroup"] button').nth(0).click()     # back to the gates: mounted anew
     page.wait_for_selector(".gdn-swap-btn")
     wait_for_app(page)
+    gates_again = sum(map(len, received)) - before_gates
     assert page.evaluate(LAYER_PAYLOADS) == layers           # the same payloads, drawn from the tab's copy
     pressed = page.evaluate("document.querySelector('.gdn-swap-btn[aria-pressed=true]').dataset.value")
     assert pressed == last and f"real_model_layer={last}" in page.url        # the layer picked last, still shown
-    # each layer's HTML arrived once, in the first run: the two later runs sent no layer's gz again
+    # each layer's HTML arrived once, in the first run: the two later runs sent no layer's gz again, and the
+    # gates drawn again cost the first run's bytes less (nearly) all of the layers'
     times = {h: sum(frame.count(gz[:300].encode()) for frame in received) for h, gz in layers}
     assert set(times.values()) == {1}, times
-    later = sum(map(len, received)) - first_run
     layer_bytes = sum(len(gz) for _, gz in layers)
-    assert later < layer_bytes / 2, (first_run, later, layer_bytes)
+    assert gates_again + 0.9 * layer_bytes < first_run, (first_run, gates_again, layer_bytes)
     assert not page.problems, page.problems
