@@ -118,9 +118,10 @@ def _cast(code: str, round_: int, choice: int) -> None:
 
 
 def _vote(code: str, round_: int, choice: int) -> None:
+    before = seat_of(code)
     if attempt(_cast, code, round_, choice, student=True):
         st.session_state["_live_mine"] = (code, round_, choice)
-    if "_live_save_seat" in st.session_state:
+    if seat_of(code) != before:
         st.rerun(scope="app")                     # a new seat: the whole page, so the browser keeps it
 
 

@@ -107,6 +107,8 @@ class Session:
             if kind == "navigation" and fwd.navigation.page_script_hash:
                 self.page_hash = fwd.navigation.page_script_hash    # a rerun the app asks for keeps the page
             if kind == "script_finished":
+                if fwd.script_finished == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                    continue                      # the app asked for a rerun (st.rerun): its answer follows
                 return self.bodies
             if kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
                 element = fwd.delta.new_element
