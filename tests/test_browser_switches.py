@@ -182,3 +182,26 @@ def test_each_layers_html_reaches_a_tab_once(page, app_url):
     layer_bytes = sum(len(gz) for _, gz in layers)
     assert gates_again + 0.9 * layer_bytes < first_run, (first_run, gates_again, layer_bytes)
     assert not page.problems, page.problems
+
+
+def test_a_page_link_after_a_layer_pick_switches_in_one_run(page, app_url):
+    """A page link is no click to flush on (assets/common/view.js, leaves): the pick's own run would race the
+    page switch. One run goes, the switch's, with no pick relayed; the tab keeps the pick, and the next
+    click outside a view on the real-model page tells Python."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+
+    page.goto(f"{app_url}/real_model?lang=en")
+    wait_for_app(page)
+    page.wait_for_selector(".gdn-swap-btn")
+    page.locator(".gdn-swap-btn").last.click()
+    sent = count_sent(page)
+    page.locator('[data-testid="stTopNavLink"][href$="/memory_table"]').click()
+    page.wait_for_selector(".gdn-player-figure td")
+    wait_for_app(page)
+    messages = [BackMsg.FromString(f if isinstance(f, bytes) else f.encode()) for f in sent]
+    reruns = [m for m in messages if m.WhichOneof("type") == "rerun_script"]
+    assert len(reruns) == 1, len(reruns)
+    assert not [w for w in reruns[0].rerun_script.widget_states.widgets if '"pick"' in w.json_value]
+    assert "/memory_table" in page.url
+    assert page.evaluate("window.__gdnView.views.get('pick:real_model_layer').moved") is True
+    assert not page.problems, page.problems
