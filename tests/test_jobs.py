@@ -183,3 +183,22 @@ def test_a_visitor_whose_worker_is_killed_mid_training_is_told_and_can_train_aga
     at.button(key="recall_train").click().run(timeout=WAIT)
     assert not at.exception and not at.error
     assert all(r["steps_done"] == 4 for r in at.session_state["recall_quick_run"]["rows"].values())
+
+
+def test_a_worker_ends_once_its_server_is_gone():
+    """A server killed without shutting its workers down (SIGKILL, a crash) leaves no worker behind."""
+    import subprocess
+    import sys
+
+    code = ("import os; from app_pages._support.workers import Slot, pid; "
+            "print(Slot(0).warm(pid).result(120), flush=True); os._exit(0)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=180,
+                         cwd=Path(__file__).resolve().parents[1])
+    worker = int(out.stdout.split()[-1])
+
+    def gone():
+        try:
+            return Path(f"/proc/{worker}/stat").read_text().rpartition(")")[2].split()[0] == "Z"
+        except OSError:
+            return True
+    wait_until(gone)

@@ -23,11 +23,13 @@ import multiprocessing
 import os
 import queue
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
 WORKER_NICE = int(os.environ.get("GDN_WORKER_NICE", "") or 5)     # above the server's 0: its pages go first
+PARENT_CHECK_S = 1.0                             # how often a worker looks whether its server still runs
 CPU_MAX = Path("/sys/fs/cgroup/cpu.max")         # cgroup v2: "<quota> <period>" or "max <period>"
 
 _ctx = multiprocessing.get_context("spawn")      # never fork a process with threads and torch in it
@@ -55,11 +57,21 @@ def cores(environ=os.environ, cpu_max: Path = CPU_MAX) -> int:
 # -- inside a worker ---------------------------------------------------------------------------------
 
 def _start(cancel, progress) -> None:
-    """The worker's initializer: lower priority, one torch thread, the slot's channels kept."""
+    """The worker's initializer: lower priority, one torch thread, the slot's channels kept, and an end
+    of its own once the server is gone."""
     os.nice(WORKER_NICE)
     _mine.cancel, _mine.progress, _mine.job = cancel, progress, -1
+    threading.Thread(target=_exit_with, args=(os.getppid(),), daemon=True, name="gdn-worker-parent").start()
     import torch
     torch.set_num_threads(1)
+
+
+def _exit_with(server: int) -> None:
+    """A server stopped or killed without shutting its executors down left its idle workers waiting on their
+    queues for good (seen: two of 400 MB each, an hour later); a worker now ends within PARENT_CHECK_S."""
+    while os.getppid() == server:
+        time.sleep(PARENT_CHECK_S)
+    os._exit(0)
 
 
 def _run(job_id: int, fn: Callable, args: tuple):
