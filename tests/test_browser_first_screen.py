@@ -61,10 +61,10 @@ COMPARE_BOXES = """() => { const box = s => { const r = document.querySelector(s
 @pytest.mark.parametrize("size", ["1280x720", "1920x1080"])
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_compare_grid_and_vectors_fit_the_first_screen_at_every_query(tabs, app_url, size, lang):
-    """Lecture mode: the grid of where the rules disagree sits beside the story line, so it and the rules'
-    tables and vector rows (the body) lie inside the first screen on the opening frame and at the query stage
-    of every token, the tallest frames (three readouts), for both examples. It started 155-250 px under the
-    fold at 1280x720."""
+    """Lecture mode: the grid of where the rules disagree sits beside the step's head and story line, so it
+    and the rules' tables and vector rows (the body) lie inside the first screen on the opening frame and at
+    the query stage of every token, the tallest frames (three readouts), for both examples. Its bottom was
+    155-280 px under the fold at 1280x720."""
     width, height = map(int, size.split("x"))
     page = tabs.open({"width": width, "height": height})
     misses = []
