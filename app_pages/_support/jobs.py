@@ -69,10 +69,6 @@ class Job:
     def wait(self, timeout: float | None = None) -> bool:
         return self.done.wait(timeout)
 
-    @property
-    def finished(self) -> bool:
-        return self.state in ("done", "failed", "cancelled")
-
 
 class JobLine:
     def __init__(self, slots: list, cap: int, results, lease_s: float = LEASE_S):
@@ -126,12 +122,6 @@ class JobLine:
         with self._lock:
             if session in job.watchers:
                 job.watchers[session] = time.monotonic()
-
-    def drop(self, job: Job, session: str) -> None:
-        """The session no longer waits for this job (its page moved on)."""
-        with self._lock:
-            if self._by_session.get(session) is job:
-                self._leave(session)
 
     def ahead(self, job: Job) -> int:
         """Jobs that start before this one (0 when it runs or is next)."""
