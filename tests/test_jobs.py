@@ -202,3 +202,31 @@ def test_a_worker_ends_once_its_server_is_gone():
         except OSError:
             return True
     wait_until(gone)
+
+
+def test_a_second_session_running_the_same_prompt_costs_no_forward_pass(monkeypatch):
+    """Thirty students pressing Run on one preset: the first session's Run is a job in a worker, every later
+    session's the kept result (the same object), shown the same."""
+    from app_pages._support import compute
+    from app_pages._support.jobs import JobLine
+    from tests.apptest import open_app
+    from tests.test_real_model_page import DEMO_PATH, PAGE
+    made = []
+    submit = JobLine.submit
+
+    def counted(self, session, kind, key, fn, args=(), pin=False):
+        job = submit(self, session, kind, key, fn, args, pin)
+        made.append((kind, key, session, job))
+        return job
+    monkeypatch.setattr(JobLine, "submit", counted)
+    compute.shared_caches()["real_model.run"].clear()
+    runs = lambda: [(key, job) for kind, key, _, job in made if kind == "real_model.run"]
+    prompt = "the fox is blue . ask fox ?"                   # a custom prompt: not pinned, nobody ran it before
+    first = open_app("en", page=PAGE, state={"real_model_source": str(DEMO_PATH), "real_model_prompt_edit": prompt},
+                     real_model_preset="custom")
+    assert not first.exception and len(runs()) == 1 and runs()[0][1].id > 0     # computed in a worker
+    second = open_app("en", page=PAGE, state={"real_model_source": str(DEMO_PATH), "real_model_prompt_edit": prompt},
+                      real_model_preset="custom")
+    assert not second.exception and len(runs()) == 2               # (AppTest names every session alike)
+    (key1, job1), (key2, job2) = runs()[0], runs()[-1]
+    assert key1 == key2 and job2.id == 0 and job2.result is job1.result          # kept, not computed again
