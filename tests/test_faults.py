@@ -249,9 +249,10 @@ def test_serve_class_refuses_before_starting_anything():
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
-        proc = serve("--replicas", "1", "--port", str(busy.getsockname()[1]))
+        port = busy.getsockname()[1]
+        proc = serve("--replicas", "1", "--port", str(port))
         err = proc.communicate(timeout=30)[1]
-    assert proc.returncode == 1 and "already in use" in err and "replica 0" not in err
+    assert proc.returncode == 1 and f"port {port} on 127.0.0.1 is in use" in err and "replica 0" not in err
 
 
 def test_serve_class_reports_a_replica_that_cannot_start(tmp_path):
