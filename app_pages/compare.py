@@ -22,15 +22,7 @@ from app_pages._compare_frames import compare_variants, variant_opening
 from app_pages._support import compute, ui
 from app_pages._support.player import chosen_variant, player
 
-# The player opens where something first happens, not at step 1, and says so: beside the title on a projector
-# (lecture mode hides captions and leaves that room free), after the intro otherwise.
-if ui.lecture():
-    title, opens = st.columns([2, 1])
-    title.title(ui.tr("compare.title"))
-    opens.container(key="compare_opens").markdown(ui.tr("compare.opens_at"))
-else:
-    st.title(ui.tr("compare.title"))
-    st.caption(f'{ui.tr("compare.intro")} {ui.tr("compare.opens_at")}')
+ui.stepping_title("compare")        # the player opens past step 1 and says why
 variant = chosen_variant("compare", VARIANTS)      # switched in the browser (the player's variant bar)
 axis = {"key": ui.tr("common.key_dim"), "value": ui.tr("common.value_dim"), "dim": ui.tr("common.dim")}
 

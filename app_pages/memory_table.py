@@ -9,15 +9,7 @@ from app_pages._support import ui
 from app_pages._support.escape import plain_fields
 from app_pages._support.player import player
 
-# The player opens where something first happens, not at step 1, and says so: beside the title on a projector
-# (lecture mode hides captions and leaves that room free), after the intro otherwise.
-if ui.lecture():
-    title, opens = st.columns([2, 1])
-    title.title(ui.tr("memory.title"))
-    opens.container(key="memory_opens").markdown(ui.tr("memory.opens_at"))
-else:
-    st.title(ui.tr("memory.title"))
-    st.caption(f'{ui.tr("memory.intro")} {ui.tr("memory.opens_at")}')
+ui.stepping_title("memory")         # the player opens past step 1 and says why
 replay = st.session_state.get("memory_replay")        # a real head sent here by the real-model page
 
 # The example picker and its story share one row, so the player and the figure start in the first

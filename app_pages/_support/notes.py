@@ -16,6 +16,19 @@ def no_headings(text: str) -> str:
     return re.sub(r"(?m)^(\s*)#", r"\1\\#", text)
 
 
+def stepping_title(page: str) -> None:
+    """A stepping page's title, and why its player opens where something first happens rather than at
+    step 1 ("<page>.opens_at"): beside the title on a projector (lecture mode hides captions and leaves
+    that room free), after the intro ("<page>.intro") otherwise."""
+    if lecture():
+        title, opens = st.columns([2, 1])
+        title.title(tr(f"{page}.title"))
+        opens.container(key=f"{page}_opens").markdown(tr(f"{page}.opens_at"))
+    else:
+        st.title(tr(f"{page}.title"))
+        st.caption(f'{tr(f"{page}.intro")} {tr(f"{page}.opens_at")}')
+
+
 def note(text: str, label: str | None = None, answer: str | None = None, fold: bool = True) -> None:
     """Explanatory text: a callout normally, folded away in lecture mode (the teacher says it) under
     `label` (default: "Explanation"); fold=False keeps it a callout there too. answer: the result the text
