@@ -10,6 +10,7 @@ limited rate per network address), kept in its localStorage, so a reload or anot
 from __future__ import annotations
 
 import ipaddress
+import os
 
 import streamlit as st
 from sqlalchemy.exc import SQLAlchemyError
@@ -66,17 +67,26 @@ def _language_picked() -> None:
 
 
 # --- the seat -----------------------------------------------------------------------------------------
-def client_address() -> str | None:
-    """The phone's network address as the server sees it. Behind a proxy on this machine or a private
-    network (serve-class.sh's nginx, a cluster's Ingress) it is the last address X-Forwarded-For names:
-    the one that proxy saw; the addresses before it are the client's own word and are ignored."""
-    direct = st.context.ip_address
-    forwarded = (st.context.headers.get("X-Forwarded-For") or "").split(",")[-1].strip()
+def seat_address(direct: str | None, forwarded: str, trusted: str) -> str | None:
+    """The address a seat's mint rate is counted against. direct: the peer Streamlit saw (None on
+    loopback: serve-class.sh's nginx on this machine); forwarded: the X-Forwarded-For header; trusted:
+    GDN_TRUSTED_PROXIES, comma-separated networks whose peers are proxies (a cluster's Ingress). Behind a
+    proxy the address is the last one X-Forwarded-For names, the one that proxy saw; the ones before it
+    are the client's own word. A peer that is no proxy (a phone on the room's Wi-Fi, whatever its
+    address) is counted as itself, so a made-up header buys no fresh seats."""
+    last = forwarded.split(",")[-1].strip()
     try:
-        proxied = direct is None or ipaddress.ip_address(direct).is_private
-    except ValueError:
-        proxied = False
-    return forwarded if forwarded and proxied else direct
+        proxy = direct is None or any(ipaddress.ip_address(direct) in ipaddress.ip_network(net.strip(), strict=False)
+                                      for net in trusted.split(",") if net.strip())
+    except ValueError:                      # a malformed network in the setting trusts nobody
+        proxy = direct is None
+    return last if last and proxy else direct
+
+
+def client_address() -> str | None:
+    """The phone's network address as the server sees it (seat_address)."""
+    return seat_address(st.context.ip_address, st.context.headers.get("X-Forwarded-For") or "",
+                        os.environ.get("GDN_TRUSTED_PROXIES", ""))
 
 
 def seat_of(code: str) -> str | None:
