@@ -237,6 +237,8 @@ def test_cells_keep_every_seed_and_say_whether_they_settled():
     rows = [row(s, 0.95) for s in range(2)]                 # seeds agree, but one curve was still climbing
     curves = {("gdn", 8, 4, 0, 1e-2): flat, ("gdn", 8, 4, 1, 1e-2): climbing}
     assert results.best_cells(rows, curves)[("gdn", 8, 4)]["status"] == "unsettled"
+    # final accuracies alone (a side run's rows): seeds apart cannot be called "split", no curve says they stopped
+    assert results.best_cells([row(0, 0.96), row(1, 0.6)])[("gdn", 8, 4)]["status"] == "unsettled"
 
 
 def rendered_findings(lang: str) -> list[tuple]:

@@ -27,7 +27,6 @@ SEED_SPREAD = 0.15          # seeds of a settled cell lie within this of each ot
 SETTLE_WINDOW = 0.25        # a settled curve moved by at most SETTLE_MOVE over this last share of training
 SETTLE_MOVE = 0.02
 STATUSES = ("settled", "split", "at_chance", "unsettled")
-READABLE = ("settled", "at_chance")       # the statuses a ranking may be read from
 
 
 def load(path: Path = RESULTS) -> dict:
@@ -50,7 +49,7 @@ def best_cells(rows: list[dict], curves: dict | None = None) -> dict[tuple[str, 
     """(rule, d, pairs) -> {"accuracy": mean over seeds at the best lr, "low" / "high": its worst and best
     seed, "seed_accuracies" [seed order], "lr", "seeds", "lrs_tried", "steps", "status"}. curves maps
     (rule, d, pairs, seed, lr) to that run's [(step, accuracy)]; without it the status rests on the
-    final accuracies alone (a curve counts as settled)."""
+    final accuracies alone (seeds apart are "unsettled": with no curve, "split" cannot be told)."""
     by_lr = defaultdict(list)
     for r in rows:
         by_lr[(r["rule"], r["d"], r["pairs"], r["lr"])].append(r)
@@ -73,9 +72,12 @@ def _status(runs: list[dict], curves: dict | None) -> str:
     if all(max(a for _, a in walk) < LEFT_CHANCE for walk in walks):
         return "at_chance"
     accs = [r["accuracy"] for r in runs]
-    if curves is not None and not all(curve_settled(walk, r["steps_done"]) for walk, r in zip(walks, runs)):
+    apart = max(accs) - min(accs) > SEED_SPREAD
+    if curves is None:                      # final accuracies alone: whether a curve still moved is unknown
+        return "unsettled" if apart else "settled"
+    if not all(curve_settled(walk, r["steps_done"]) for walk, r in zip(walks, runs)):
         return "unsettled"
-    return "settled" if max(accs) - min(accs) <= SEED_SPREAD else "split"
+    return "split" if apart else "settled"
 
 
 def cells_in(folder: Path) -> tuple[dict, dict]:
