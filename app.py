@@ -44,6 +44,7 @@ with turn.taken():
         browser.clean_text_inputs()           # no unpaired surrogate ever leaves the tab
         browser.name_skip_link()              # Streamlit's skip link, in the page's language
     browser.say_if_moved()
+    _follow.announce(page.url_path)            # a teacher's page switch reaches the room before the page runs
     page.run()
     browser.keep()                            # the tab keeps the prompt: a class-server replica may die
     path.next_link(page.url_path)

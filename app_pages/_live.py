@@ -35,6 +35,7 @@ from app_pages._support.escape import plain
 from app_pages._support.share import public_base, qr_png, share_url
 
 REFRESH_S = 0.5             # the projector's bars: a vote shows within a second (one read, three elements)
+CLASSROOM_PAGE = "classroom"  # follow-me's view of this page: the phones show the live question
 FOLLOW_S = 1.0             # a phone: follows the teacher within 2 s (a poll is ~5 ms of replica CPU)
 ROOM_TTL_S = 0.1            # the phones of one replica polling one room share one store read this long
 LOG = logging.getLogger(__name__)
@@ -335,7 +336,8 @@ def _follow_switched(code: str, secret: str) -> None:
     every page); off: they return to the live question."""
     on = bool(st.session_state.get("live_follow"))
     st.session_state["_live_follow_on"] = st.session_state["_live_follow_resend"] = on
-    attempt(store().follow, code, secret, {"page": "classroom", "params": {}} if on else None)
+    st.session_state["_follow_page"] = CLASSROOM_PAGE if on else None       # what the room was told (_follow.announce)
+    attempt(store().follow, code, secret, {"page": CLASSROOM_PAGE, "params": {}} if on else None)
 
 
 def _forget_room() -> None:

@@ -10,11 +10,14 @@ export default function ({ data, setStateValue }) {
   if (data.resend) state.sent = null;            // follow-me switched on again: say where we are
   if (!state.listening) {
     // A click or Enter starts a run of its own (another page, Share): a report sent now would be merged
-    // into it by the server and cancel a page switch. Stay quiet; the next page reports itself.
+    // into it by the server and cancel a page switch. Stay quiet; the next page reports itself. A press in
+    // a view the browser answers (the player's Next, a stage, the explorer) starts no run: the step it
+    // makes is reported at once (hushed, every clicked step reached the room a second late).
     state.listening = true;
-    const hush = () => { state.quietUntil = performance.now() + 1000; };
-    document.addEventListener("pointerdown", hush, true);
-    window.addEventListener("keydown", (e) => { if (e.key === "Enter") hush(); }, true);
+    const inView = (node) => !!node && liveViews().some((v) => holds(v, node));
+    const hush = (node) => { if (!inView(node)) state.quietUntil = performance.now() + 1000; };
+    document.addEventListener("pointerdown", (e) => hush(e.target), true);
+    window.addEventListener("keydown", (e) => { if (e.key === "Enter") hush(document.activeElement); }, true);
   }
   const view = () => {
     const own = new Set(state.data.own);

@@ -54,3 +54,21 @@ test("a pointerdown hushes the report for a second; one timer and one set of lis
   cleanup();
   assert.equal(tab.timers[0].cleared, true);
 });
+
+test("a press inside a view the browser answers (the player's Next) is reported at once, unhushed", () => {
+  delete globalThis.window?.__gdnView;            // a new tab
+  const tab = fakeTab("?memory_t=4");
+  const next = { id: "next" };
+  const sent = [];
+  lead({ data, setStateValue: (k, v) => sent.push([k, v]) });
+  window.__gdnView.views.set("player:memory", { kind: "player", id: "memory", connected: () => true,
+                                                holds: (node) => node === next });
+  tab.tick(50);
+  tab.fire("pointerdown", { target: next });      // a step clicked in the player: no run of its own
+  tab.tick(100); tab.tick(100);
+  assert.deepEqual(sent, [["view", "memory_table?memory_t=4"]]);
+  tab.fire("pointerdown", { target: { id: "share" } });     // outside every view: hushed a second
+  window.location.search = "?memory_t=5";
+  tab.tick(50); tab.tick(500);
+  assert.equal(sent.length, 1);
+});
