@@ -230,3 +230,32 @@ def test_a_second_session_running_the_same_prompt_costs_no_forward_pass(monkeypa
     assert not second.exception and len(runs()) == 2               # (AppTest names every session alike)
     (key1, job1), (key2, job2) = runs()[0], runs()[-1]
     assert key1 == key2 and job2.id == 0 and job2.result is job1.result          # kept, not computed again
+
+
+class NoWorkerStarts:
+    """A slot whose worker cannot start (out of memory, of processes): every submit raises."""
+    on_progress = None
+
+    def submit(self, job_id, fn, args):
+        raise OSError(12, "Cannot allocate memory")
+
+    def replace(self) -> None:
+        pass
+
+    def cancel(self, job_id) -> None:
+        pass
+
+    def shutdown(self) -> None:
+        pass
+
+
+def test_a_worker_that_cannot_start_fails_its_job_with_a_message_and_the_line_goes_on():
+    line = JobLine([NoWorkerStarts()], cap=3, results={"square": LRU(8)}, lease_s=1.0)
+    try:
+        first = line.submit("a", "square", 7, made_once, (7,))
+        assert first.wait(WAIT) and first.state == "failed" and isinstance(first.error, WorkerLost)
+        second = line.submit("b", "square", 7, made_once, (7,))      # not stuck "running" on the first one
+        assert second is not first and second.wait(WAIT) and second.state == "failed"
+        assert line.waiting == 0
+    finally:
+        line.close()

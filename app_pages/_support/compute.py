@@ -56,8 +56,10 @@ def run_job(kind: str, key, fn: Callable, *args, on_progress: Callable[[list], N
     and shared with every session asking for the same meanwhile. While it waits or runs the page says the
     visitor's place and an estimate, and on_progress(new reports) gets what the worker reported. A full
     line or a lost worker is said on the page, which stops there (pressing the button again retries); the
-    job's own error (a ValueError) is raised here. on_fail() runs before the page stops (a page forgets its
-    pending job there, so the next rerun does not start it again unasked). pin: keep the result pinned."""
+    job's own error is raised here: a ValueError as itself (the pages say what is wrong in the input), any
+    other as a RuntimeError naming it (workers._run: it may not pickle). on_fail() runs before the page
+    stops (a page forgets its pending job there, so the next rerun does not start it again unasked).
+    pin: keep the result pinned."""
     line, session = job_line(), session_id()
     try:
         job = line.submit(session, kind, key, fn, args, pin=pin)

@@ -43,10 +43,6 @@ class WorkerLost(RuntimeError):
     """The worker running the job died (killed, out of memory): pressing the button again starts it anew."""
 
 
-class JobError(RuntimeError):
-    """The job raised an error that could not be sent back as itself; its type's name and message."""
-
-
 @dataclass(eq=False)
 class Job:
     id: int
@@ -148,10 +144,6 @@ class JobLine:
     def waiting(self) -> int:
         return len(self._line)
 
-    @property
-    def running(self) -> int:
-        return len(self._running)
-
     def close(self) -> None:
         self._stop.set()
         for slot in self.slots:
@@ -183,10 +175,15 @@ class JobLine:
             job.state, job.started_at = "running", time.monotonic()
             self._running[i] = job
             try:
-                future = slot.submit(job.id, job.fn, job.args)
-            except BrokenProcessPool:                  # its worker died while idle
-                slot.replace()
-                future = slot.submit(job.id, job.fn, job.args)
+                try:
+                    future = slot.submit(job.id, job.fn, job.args)
+                except BrokenProcessPool:              # its worker died while idle
+                    slot.replace()
+                    future = slot.submit(job.id, job.fn, job.args)
+            except Exception:  # noqa: BLE001 -- no worker could start (out of memory, of processes): say so
+                del self._running[i]
+                self._finish(job, "failed", WorkerLost("no worker could be started for this job"))
+                continue
             future.add_done_callback(lambda f, i=i, job=job: self._ended(i, job, f))
 
     def _ended(self, i: int, job: Job, future: Future) -> None:
@@ -195,8 +192,11 @@ class JobLine:
             try:
                 job.result = future.result()
             except BrokenProcessPool:
-                self.slots[i].replace()
                 self._finish(job, "failed", WorkerLost("the worker running this job stopped"))
+                try:
+                    self.slots[i].replace()
+                except Exception:  # noqa: BLE001 -- the next job on this slot tries again, and says so if it fails
+                    pass
             except Exception as e:  # noqa: BLE001 -- the job's own error, handed to its visitor
                 self._finish(job, "failed", e)
             else:
