@@ -264,13 +264,17 @@ def test_one_client_minting_seats_casts_no_more_than_the_mint_rate(location):
     assert store.snapshot(code)[1][2] == 2
 
 
-def test_the_mint_rate_is_the_operators_to_set(location, monkeypatch):
+def test_the_mint_rate_is_the_operators_to_set(location, monkeypatch, caplog):
     assert live.mint_rate("") is None and live.mint_rate(" 120, 6 ") == (120.0, 6.0)
     for bad in ("60", "a,b", "0,4", "60,0", "60,-1", "1,2,3"):
         with pytest.raises(ValueError, match="GDN_CLASS_MINT"):
             live.mint_rate(bad)
-    clock = Clock()
     monkeypatch.setenv("GDN_CLASS_DB", location)
+    monkeypatch.setenv("GDN_CLASS_MINT", "sixty")               # a typo: logged, the defaults hold, no error
+    with caplog.at_level("WARNING", logger="gdn.live.store"):
+        assert Store.from_env().mint == Store(location).mint
+    assert "GDN_CLASS_MINT='sixty': write BURST,PER_S" in caplog.text
+    clock = Clock()
     monkeypatch.setenv("GDN_CLASS_MINT", "2,0.5")
     store = Store.from_env()
     store.clock = clock

@@ -29,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import logging
 import os
 import re
 import secrets
@@ -210,8 +211,14 @@ class Store:
     @classmethod
     def from_env(cls) -> Store:
         """The store at GDN_CLASS_DB; GDN_CLASS_MINT="BURST,PER_S" sets the seat mint's rate (a larger
-        class behind one address, or a test)."""
-        return cls(default_location(), mint=mint_rate(os.environ.get("GDN_CLASS_MINT", "")))
+        class behind one address, or a test). A malformed rate is logged with what to write and the
+        defaults hold: the class goes on (a ValueError here reached every phone as a traceback)."""
+        try:
+            mint = mint_rate(os.environ.get("GDN_CLASS_MINT", ""))
+        except ValueError as e:
+            logging.getLogger(__name__).warning("%s; using the default rate", e)
+            mint = None
+        return cls(default_location(), mint=mint)
 
     def dispose(self) -> None:
         self.reader.dispose()
