@@ -177,9 +177,11 @@ def test_the_join_link_uses_the_public_address_and_loopback_is_warned(class_db, 
     at.run()
     assert at.code[0].value == f"https://class.example.org/gdn/classroom?join={code}"
     assert not [w for w in at.warning if "127.0.0.1" in w.value.replace("\\", "")]
-    monkeypatch.setenv("GDN_PUBLIC_URL", "class.example.org")                    # no scheme: said, not used
-    at.run()
-    assert at.code[0].value.startswith("http://127.0.0.1:8501/") and "GDN_PUBLIC_URL" in at.error[0].value
+    for bad in ("class.example.org", "http://[abc:8501"):                   # no scheme; no URL at all
+        monkeypatch.setenv("GDN_PUBLIC_URL", bad)                                 # said, not used
+        at.run()
+        assert not at.exception
+        assert at.code[0].value.startswith("http://127.0.0.1:8501/") and "GDN_PUBLIC_URL" in at.error[0].value
 
 
 def test_a_seat_is_counted_against_the_proxy_s_peer_never_a_phone_s_own_header():

@@ -54,8 +54,12 @@ def public_base(seen: str | None) -> Base:
     """The base of every link another device opens (join links, QR codes, share links): see Base."""
     told = os.environ.get("GDN_PUBLIC_URL", "").strip()
     if told:
-        parts = urlsplit(told)
-        if parts.scheme in ("http", "https") and parts.hostname:
+        try:
+            parts = urlsplit(told)
+            usable = parts.scheme in ("http", "https") and bool(parts.hostname)
+        except ValueError:                          # "http://[abc:8501": no URL at all, said as a bad one
+            usable = False
+        if usable:
             return Base(told.rstrip("/"))
     bad = told or None
     if config.get_where_defined("browser.serverAddress") != ConfigOption.DEFAULT_DEFINITION:
