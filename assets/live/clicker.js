@@ -8,13 +8,18 @@ const KEYS = { PageDown: "next", ArrowRight: "next", PageUp: "back", ArrowLeft: 
                ".": "blank" };
 
 // A key pressed while typing or choosing (the question picker, a text box) is that control's, not the room's.
-function typing(target) {
-  if (!target || typeof target.closest !== "function") return false;
-  return Boolean(target.closest('input, textarea, select, [contenteditable="true"], [role="listbox"], [role="combobox"]'));
+const TYPING = 'input, textarea, select, [contenteditable="true"], [role="listbox"], [role="combobox"]';
+// Arrows also move a focused tab, slider or radio (a demo on the room's page); a clicker's PageDown/PageUp
+// still run the room there, so a tab the teacher clicked never silences the clicker.
+const ARROW_CONTROLS = '[role="tab"], [role="tablist"], [role="slider"], [role="radio"], [role="radiogroup"]';
+
+function inside(target, selector) {
+  return Boolean(target && typeof target.closest === "function" && target.closest(selector));
 }
 
 export function action(event) {
-  if (event.ctrlKey || event.altKey || event.metaKey || typing(event.target)) return null;
+  if (event.ctrlKey || event.altKey || event.metaKey || inside(event.target, TYPING)) return null;
+  if (event.key.startsWith("Arrow") && inside(event.target, ARROW_CONTROLS)) return null;
   return KEYS[event.key] || null;
 }
 

@@ -31,6 +31,9 @@ test("PageDown and → are next, PageUp and ← back, B and . blank; other keys 
   assert.equal(action(key("PageDown", { ctrlKey: true })), null);           // the browser's tab switch
   const inPicker = key("ArrowRight", { target: { closest: (s) => (s.includes("combobox") ? {} : null) } });
   assert.equal(action(inPicker), null);                                     // typing in the question picker
+  const onTab = (name) => key(name, { target: { closest: (s) => (s.includes('role="tab"') ? {} : null) } });
+  assert.equal(action(onTab("ArrowRight")), null);                          // a focused tab keeps its arrows
+  assert.equal(action(onTab("PageDown")), "next");                          // but the clicker still runs the room
 });
 
 test("a clicker key is taken from the page (no scroll) and sent once; B blanks and lifts the screen", () => {
