@@ -95,13 +95,16 @@ def seat_of(code: str) -> str | None:
 
 
 def keep_seat(code: str, kept: str | None) -> bool:
-    """The seat this browser kept for the room, if the store still has it (not dropped by the teacher)."""
+    """The seat this browser kept for the room, if the store still has it; one the teacher freed is
+    forgotten by the browser too (a locked room gives no new seat to overwrite it)."""
     try:
         if kept and store().has_seat(code, kept):
             st.session_state["_live_seat"] = (code, kept)
             return True
+        if kept:
+            st.session_state["_live_save_seat"] = {"code": code, "token": None}
     except (SQLAlchemyError, OSError):
-        pass
+        pass                                    # the store is away: keep the token, it may still be good
     return False
 
 

@@ -147,6 +147,7 @@ def test_a_training_in_a_worker_equals_a_lone_run_for_its_seed(line):
         same = ("accuracy", "final_loss", "curve", "loss_curve", "steps_done", "seed")
         assert {k: rows[rule][k] for k in same} == {k: lone[rule][k] for k in same}
         assert rows[rule]["steps_done"] == 6
+    wait_until(lambda: len(job.progress) == 6)       # the last reports may land after the result
     redrawn = work.new_curves(QUICK_RULES)
     for step_report in job.progress:
         work.add_step(redrawn, QUICK_RULES, step_report)

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 LEASE_S = 6.0                 # a job is kept this long after its last watcher's last touch
 TICK_S = 0.5                  # how often the line looks for jobs nobody watches
 FIRST_GUESS_S = {"default": 5.0, "recall.train": 60.0}   # a kind's expected seconds before one was measured
+LATE_REPORTS = 64             # ended jobs whose late progress reports still land (bounded)
 
 
 class QueueFull(RuntimeError):
@@ -76,6 +77,7 @@ class JobLine:
         self._by_key: dict = {}                      # key -> its queued or running job
         self._by_session: dict[str, Job] = {}
         self._jobs: dict[int, Job] = {}              # id -> job, while queued or running (progress lands here)
+        self._ended_jobs: dict[int, Job] = {}        # the last LATE_REPORTS ended: reports still in the pipe land
         self._ids = itertools.count(1)
         self._lock = threading.RLock()
         self._took: dict[str, float] = {}            # kind -> measured seconds (smoothed)
@@ -213,6 +215,11 @@ class JobLine:
     def _finish(self, job: Job, state: str, error: BaseException | None = None) -> None:
         job.state, job.error, job.finished_at = state, error, time.monotonic()
         self._jobs.pop(job.id, None)
+        # a worker's last reports travel apart from its result (a queue with a writer thread) and may come
+        # after it: they still land on the job, for a page that draws from job.progress
+        self._ended_jobs[job.id] = job
+        while len(self._ended_jobs) > LATE_REPORTS:
+            self._ended_jobs.pop(next(iter(self._ended_jobs)))
         if self._by_key.get((job.kind, job.key)) is job:
             del self._by_key[(job.kind, job.key)]
         for session in list(job.watchers):
@@ -221,7 +228,7 @@ class JobLine:
         job.done.set()
 
     def _on_progress(self, job_id: int, data) -> None:
-        job = self._jobs.get(job_id)
+        job = self._jobs.get(job_id) or self._ended_jobs.get(job_id)
         if job is not None:
             job.progress.append(data)
 
