@@ -104,6 +104,5 @@ def test_a_phone_keeps_up_with_the_teacher(live_server, browser, lang):
     numbers = [c for c in cells if any(ch.isdigit() for ch in c["text"])]
     assert numbers and min(c["font"] for c in numbers) >= 14, min(c["font"] for c in numbers)
     assert student.evaluate(OVERLAPS) == 0
-    student.screenshot(path=f"/tmp/follow_phone_{lang}.png", full_page=False)
     teacher.context.close()
     student.context.close()
