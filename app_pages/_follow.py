@@ -5,7 +5,8 @@ The store is the shared truth (gdn/live/store.py, Store.follow), whichever repli
 - the teacher (follow-me switched on in the live session's controls): the view is the address, because
   the views write their positions into it (assets/common/view.js) and the linked widgets their values. A tiny
   component watches the address and reports it once it has held still for SETTLE_MS: a burst of key
-  presses costs one message, a quiet teacher none. Its fragment writes the view to the room.
+  presses costs one message, a quiet teacher none. Its fragment writes the view to the room. A page switch
+  is written at once, before the new page runs (announce): the room hears of it without waiting for that run.
 - a student: the phone view (?join=CODE) polls the room as it polls the question and, when the teacher
   projects another page, loads it with ?follow=CODE. On that page a fragment polls the room every
   STEP_S (one shared read per replica and 0.1 s, a few ms of CPU). Another step of the same example
