@@ -39,18 +39,24 @@ def follows_within(student, step: int, bound: float) -> float:
     return time.monotonic() - t0
 
 
-def test_a_phone_follows_the_teacher_through_the_memory_table(live_server, browser):
-    url = live_server
+def open_room(browser, url: str, lang: str, ready: str = ".st-key-live_student"):
+    """A teacher (1280x720, English) opens a room with follow-me on; a phone in `lang` joins it and shows
+    `ready`. -> (teacher, student, code)."""
     teacher = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
     teacher.goto(f"{url}/classroom?lang=en")
     teacher.locator(".st-key-live_start button:visible").first.click(timeout=90_000)
     code = teacher.locator(".gdn-live-code").get_attribute("data-code", timeout=30_000)
     teacher.locator(".st-key-live_follow label:visible").first.click()
     teacher.wait_for_selector(".st-key-live_follow input:checked", timeout=20_000)
-
     student = browser.new_context(**PHONE).new_page()
-    student.goto(f"{url}/classroom?lang=zh&join={code}")
-    student.wait_for_selector(".st-key-live_student [data-testid=stAlertContentInfo]", timeout=90_000)
+    student.goto(f"{url}/classroom?lang={lang}&join={code}")
+    student.wait_for_selector(ready, timeout=90_000)
+    return teacher, student, code
+
+
+def test_a_phone_follows_the_teacher_through_the_memory_table(live_server, browser):
+    url = live_server
+    teacher, student, code = open_room(browser, url, "zh", ready=".st-key-live_student [data-testid=stAlertContentInfo]")
     assert "/classroom" in student.url                  # the teacher projects the classroom: the phone stays
 
     teacher.locator('[data-testid="stTopNavLink"][href$="/memory_table"]').click()

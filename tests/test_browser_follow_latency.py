@@ -7,7 +7,7 @@ import time
 import pytest
 
 from devtools.app_server import start_server, wait_for_app
-from tests.test_browser_follow import PHONE, STEP, at_address, step_of
+from tests.test_browser_follow import STEP, at_address, open_room, step_of
 
 pytestmark = pytest.mark.browser
 PAGE_S, STEP_S = 3.0, 2.0           # the bounds, p95 over 10 switches
@@ -43,19 +43,6 @@ def live_server(tmp_path):
         yield url
 
 
-def _room(browser, url: str, lang: str):
-    teacher = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
-    teacher.goto(f"{url}/classroom?lang=en")
-    teacher.locator(".st-key-live_start button:visible").first.click(timeout=90_000)
-    code = teacher.locator(".gdn-live-code").get_attribute("data-code", timeout=30_000)
-    teacher.locator(".st-key-live_follow label:visible").first.click()
-    teacher.wait_for_selector(".st-key-live_follow input:checked", timeout=20_000)
-    student = browser.new_context(**PHONE).new_page()
-    student.goto(f"{url}/classroom?lang={lang}&join={code}")
-    student.wait_for_selector(".st-key-live_student", timeout=90_000)
-    return teacher, student, code
-
-
 def _switch_page(teacher, name: str) -> None:
     teacher.locator(f'[data-testid="stTopNavLink"][href$="/{name}"]').click()
     at_address(teacher, f"/{name}")
@@ -63,7 +50,7 @@ def _switch_page(teacher, name: str) -> None:
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_a_phone_keeps_up_with_the_teacher(live_server, browser, lang):
-    teacher, student, code = _room(browser, live_server, lang)
+    teacher, student, code = open_room(browser, live_server, lang)
     pages, drawn, steps = [], [], []
     loads = []
     for name in PAGES:                    # each page's first load on a fresh server (imports, caches) is untimed:
