@@ -30,11 +30,6 @@ export default [
              "prefer-const": "error", "no-var": "error" },
   },
   {
-    // Read as the body of a <script> tag (browser.py), not a module.
-    files: ["assets/common/clean_inputs.js", "assets/common/skip_link.js"],
-    languageOptions: { sourceType: "script" },
-  },
-  {
     // component files use PLAYER_CSS / EXPLORER_CSS, the stylesheet pack.py puts before them
     files: ["assets/player/player.js"], languageOptions: { globals: { PLAYER_CSS: "readonly" } },
   },

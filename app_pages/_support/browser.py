@@ -12,9 +12,7 @@ prompt kept across a move to another replica of a class server.
 """
 from __future__ import annotations
 
-import json
 import uuid
-from pathlib import Path
 
 import streamlit as st
 
@@ -24,10 +22,10 @@ KEPT = ("real_model_prompt_edit", "real_model_preset")      # what a move must n
 RUN_AFTER_RESTORE = "real_model_autorun"                     # the real-model page runs the restored prompt
 MOVED = "_server_moved"                                      # session flag: say once that the server changed
 
-# No "<" followed by a letter, "/" or "!" in assets/common/clean_inputs.js: DOMPurify drops a script whose text has
-# one (its test checks).
-CLEAN_INPUTS = f"<script>\n{(ASSETS / 'common' / 'clean_inputs.js').read_text(encoding='utf-8')}</script>"
-
+CLEAN_INPUTS_JS = (ASSETS / "common" / "clean_inputs.js").read_text(encoding="utf-8")
+_clean_inputs = st.components.v2.component("gdn_clean_inputs", js=CLEAN_INPUTS_JS)
+SKIP_LINK_JS = (ASSETS / "common" / "skip_link.js").read_text(encoding="utf-8")
+_skip_link = st.components.v2.component("gdn_skip_link", js=SKIP_LINK_JS)
 KEEPER_JS = (ASSETS / "common" / "keeper.js").read_text(encoding="utf-8")
 _keeper = st.components.v2.component("gdn_keeper", js=KEEPER_JS)
 
@@ -39,17 +37,14 @@ def server_id() -> str:
 
 
 def clean_text_inputs() -> None:
-    st.html(CLEAN_INPUTS, unsafe_allow_javascript=True)
-
-
-SKIP_LINK_JS = (Path(__file__).resolve().parents[2] / "assets" / "common" / "skip_link.js").read_text(encoding="utf-8")
+    """No lone surrogate ever leaves the tab (assets/common/clean_inputs.js: one listener per tab)."""
+    _clean_inputs(key="_clean_inputs", height=0)
 
 
 def name_skip_link() -> None:
     """Streamlit's skip link ("Skip to main content") in the page's language: its text is Streamlit's, so the
     tab renames it (assets/common/skip_link.js)."""
-    label = json.dumps(tr("common.skip_link"))            # ASCII only: \uXXXX for Chinese
-    st.html(f"<script>window.gdnSkipLabel = {label};\n{SKIP_LINK_JS}</script>", unsafe_allow_javascript=True)
+    _skip_link(key="_skip_link", data={"label": tr("common.skip_link")}, height=0)
 
 
 def _restore() -> None:

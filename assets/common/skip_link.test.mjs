@@ -2,23 +2,20 @@
 // whenever Streamlit draws it anew, by one observer per tab.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-
 import { fakeTab, until } from "./fake_tab.mjs";
+import nameLink from "./skip_link.js";
 
-const SOURCE = readFileSync(new URL("./skip_link.js", import.meta.url), "utf8");
-const run = () => new Function(SOURCE)();           // as the <script> body browser.py wraps it in
+const run = (label) => nameLink({ data: { label } });   // the component's mount, as browser.py gives it
 const LINK = '<a data-testid="stSkipToContent" href="#main">Skip to main content</a>';
 
 test("names the link at once and again when Streamlit redraws it, with one observer per tab", async () => {
   const { window } = fakeTab("http://app.test/start?lang=zh", `<div id="app">${LINK}</div>`);
   globalThis.MutationObserver = window.MutationObserver;
-  window.gdnSkipLabel = "跳到正文";
-  run();
+  run("跳到正文");
   const link = () => document.querySelector('[data-testid="stSkipToContent"]');
   assert.equal(link().textContent, "跳到正文");
   const observer = window.gdnSkipLink;
-  run();                                             // the next run's script: no second observer
+  run("跳到正文");                                   // the next run's mount: no second observer
   assert.equal(window.gdnSkipLink, observer);
   document.getElementById("app").innerHTML = LINK;  // Streamlit draws it anew, in English
   await until(() => link().textContent === "跳到正文");
@@ -27,6 +24,6 @@ test("names the link at once and again when Streamlit redraws it, with one obser
 test("no label yet: the link is left as Streamlit drew it", () => {
   const { window } = fakeTab("http://app.test/start", LINK);
   globalThis.MutationObserver = window.MutationObserver;
-  run();
+  run(undefined);
   assert.equal(document.querySelector('[data-testid="stSkipToContent"]').textContent, "Skip to main content");
 });
