@@ -57,6 +57,7 @@ EXPORT = re.compile(r"export\s+default\s+function")
 SCRIPT_BODY = re.compile(r"<script\b[^>]*>((?:(?!</script>).)*)", re.S | re.I)
 STYLE_RULE = re.compile(r"<style\b[^>]*>(?:(?!</style>).)*\{[^{}]*:[^{}]*\}", re.S | re.I)
 LISTENER = "addEventListener("
+TAB_STATE = re.compile(r"\b(?:window|document)\.[A-Za-z_]\w*\s*(?:=[^=]|\()")   # "window.x = ", "document.querySelector("
 
 
 def browser_code_in(source: str) -> list[str]:
@@ -71,6 +72,7 @@ def browser_code_in(source: str) -> list[str]:
             ("<script> with a body", any(re.search(r"[;{}]|=>", body) for body in SCRIPT_BODY.findall(text))),
             ("<style> with rules", STYLE_RULE.search(text)),
             ("addEventListener(", LISTENER in text),
+            ("window./document. code", TAB_STATE.search(text)),
         ) if hit]
         if why:
             found.append(f"line {node.lineno}: {', '.join(why)}: {text.strip()[:60]!r}")
@@ -93,14 +95,16 @@ export default function ({ data }) { return data; }
 INLINE = "<script>if (!window.x) { window.x = 1; }</script>"
 RULES = "<style>.gdn-live-code { font-size: 2.6em; }</style>"
 LISTENS = f"document.addEventListener('{name}', go)"
+LABELLED = f"<script>window.gdnSkipLabel = {label};\\n{JS}</script>"
 '''
 
 
 def test_the_scan_catches_planted_browser_code():
     hits = browser_code_in(PLANTED)
-    assert [h.split(":")[0] for h in hits] == ["line 5", "line 8", "line 9", "line 10"], hits
+    assert [h.split(":")[0] for h in hits] == ["line 5", "line 8", "line 9", "line 10", "line 11"], hits
     assert "export default function" in hits[0] and "<script> with a body" in hits[1]
     assert "<style> with rules" in hits[2] and "addEventListener(" in hits[3]
+    assert "window./document. code" in hits[4]                 # an f-string's script part: no ; of its own
 
 
 @pytest.mark.parametrize("wrapper", ['X = f"<script>\\n{JS}</script>"', 'X = "<style>" + CSS + "</style>"'])
