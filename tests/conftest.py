@@ -137,9 +137,23 @@ def page(tabs):
 BROWSER_FIXTURES = {"browser", "app_server_run"}
 
 
+SHARED_APP_GROUP = "shared_app"
+
+
+@pytest.hookimpl(tryfirst=True)        # before xdist's own hook, which reads the groups off the items
 def pytest_collection_modifyitems(items):
     """Every test that starts the app server or Chromium is a browser test, marked or not, so
-    `pytest -m "not browser" -n 2` (the fast command in the README) never starts either."""
+    `pytest -m "not browser" -n 2` (the fast command in the README) never starts either.
+
+    The whole suite runs in two worker processes (`-n 2 --dist loadgroup`, the README's test command): every
+    test on the shared app server is put in one group, so one worker runs them all on one server, one tour and
+    the kept tabs, while the other worker takes the rest module by module (a module's own fixtures, such as a
+    server of its own or the recall page's three trainings, are made once). Measured on the 2-core machine,
+    the browser tests alone used half a core over their 11 minutes (they mostly wait: on a server's answer, a
+    page's drawing, a poll): the other core was idle."""
     for item in items:
-        if BROWSER_FIXTURES & set(getattr(item, "fixturenames", ())) and not item.get_closest_marker("browser"):
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if BROWSER_FIXTURES & fixtures and not item.get_closest_marker("browser"):
             item.add_marker(pytest.mark.browser)
+        group = SHARED_APP_GROUP if "app_server_run" in fixtures else item.nodeid.split("::")[0]
+        item.add_marker(pytest.mark.xdist_group(group))

@@ -37,9 +37,11 @@ def p95(values: list[float]) -> float:
     return ordered[math.ceil(0.95 * len(ordered)) - 1]
 
 
-@pytest.fixture
-def live_server(tmp_path):
-    with start_server(env={"GDN_CLASS_DB": str(tmp_path / "class.db")}) as (url, _):
+@pytest.fixture(scope="module")
+def live_server(tmp_path_factory):
+    """A server of this test's own (not the shared one other tests have warmed), for both languages: each
+    language's room is its own, and each page's first load in a language is untimed (below)."""
+    with start_server(env={"GDN_CLASS_DB": str(tmp_path_factory.mktemp("follow") / "class.db")}) as (url, _):
         yield url
 
 

@@ -183,7 +183,6 @@ def test_the_path_check_catches_a_planted_bad_path():
 # docstring as `name.py` and each of its subpackages as `name/`, a whole word (`views/gates.py` does not name
 # gates.py); and every bare `name.py` it mentions is one of its modules or a file of the repository (no
 # module that is gone).
-BEING_EDITED: dict[str, str] = {}          # package -> why its docstring may lag for now (xfail, not strict)
 
 
 def packages() -> list[Path]:
@@ -199,9 +198,7 @@ def docstring_gaps(doc: str, modules: set[str], subpackages: set[str], elsewhere
     return unnamed + gone
 
 
-@pytest.mark.parametrize("package", [
-    pytest.param(p, marks=pytest.mark.xfail(reason=BEING_EDITED[rel], strict=False)) if
-    (rel := str(p.relative_to(ROOT))) in BEING_EDITED else p for p in packages()], ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize("package", packages(), ids=lambda p: str(p.relative_to(ROOT)))
 def test_package_docstring_names_every_module(package: Path):
     doc = ast.get_docstring(ast.parse((package / "__init__.py").read_text(encoding="utf-8"))) or ""
     modules = {p.stem for p in package.glob("*.py") if p.name not in ("__init__.py", "__main__.py")}

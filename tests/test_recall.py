@@ -369,12 +369,32 @@ def test_a_quick_run_stops_at_the_step_should_stop_says_and_its_row_says_so():
     assert {r["steps_done"] for r in rows.values()} == {5} and all(r["steps"] == 40 for r in rows.values())
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_the_quick_run_separates_the_rules_for_every_seed(seed):
-    """The page's "train one now": every planned step, and DeltaNet at least 15 points above linear attention."""
+QUICK_SEEDS = (0, 1, 2)
+
+
+def quick_run_on_one_thread(seed: int) -> dict[str, dict]:
     torch.set_num_threads(1)
-    rows = run_quick(seed=seed)
+    return run_quick(seed=seed)
+
+
+@pytest.fixture(scope="module")
+def quick_runs():
+    """Every seed's quick run, started together in processes of their own the first time a test asks: three
+    one-thread trainings of about 50 s each fill both cores of a 2-core machine (75 s for all three, not 150 s
+    one after another). A seed's result does not depend on what runs beside it (each process is seeded and
+    single-threaded)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(len(QUICK_SEEDS), mp_context=multiprocessing.get_context("spawn")) as pool:
+        yield {seed: pool.submit(quick_run_on_one_thread, seed) for seed in QUICK_SEEDS}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", QUICK_SEEDS)
+def test_the_quick_run_separates_the_rules_for_every_seed(seed, quick_runs):
+    """The page's "train one now": every planned step, and DeltaNet at least 15 points above linear attention."""
+    rows = quick_runs[seed].result()
     assert all(r["steps_done"] == QUICK["steps"] and r["seed"] == seed for r in rows.values())
     assert rows["deltanet"]["accuracy"] >= rows["linear"]["accuracy"] + 0.15, rows
 
