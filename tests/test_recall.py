@@ -378,16 +378,18 @@ def quick_run_on_one_thread(seed: int) -> dict[str, dict]:
 
 
 @pytest.fixture(scope="module")
-def quick_runs():
-    """Every seed's quick run, started together in processes of their own the first time a test asks: three
-    one-thread trainings of about 50 s each fill both cores of a 2-core machine (75 s for all three, not 150 s
-    one after another). A seed's result does not depend on what runs beside it (each process is seeded and
-    single-threaded)."""
+def quick_runs(request):
+    """The quick run of every seed this session tests, started together in processes of their own the first
+    time a test asks: three one-thread trainings of about 50 s each fill both cores of a 2-core machine (75 s
+    for all three, not 150 s one after another). A seed's result does not depend on what runs beside it (each
+    process is seeded and single-threaded)."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    with ProcessPoolExecutor(len(QUICK_SEEDS), mp_context=multiprocessing.get_context("spawn")) as pool:
-        yield {seed: pool.submit(quick_run_on_one_thread, seed) for seed in QUICK_SEEDS}
+    seeds = sorted({item.callspec.params["seed"] for item in request.session.items
+                    if item.originalname == "test_the_quick_run_separates_the_rules_for_every_seed"})
+    with ProcessPoolExecutor(len(seeds), mp_context=multiprocessing.get_context("spawn")) as pool:
+        yield {seed: pool.submit(quick_run_on_one_thread, seed) for seed in seeds}
 
 
 @pytest.mark.slow
