@@ -5,7 +5,7 @@ import streamlit as st
 from gdn.i18n import t
 from gdn.lessons.classroom import EXERCISES, GLOSSARY, NOTES_FIELDS, NOTES_PAGES, TIMELINE, arxiv_url
 from app_pages import _follow, _live, _live_phone
-from app_pages._support import path, ui
+from app_pages._support import path, ui, view
 
 if st.query_params.get("join"):                  # a student's phone: the live question, nothing else
     _live_phone.student_view(st.query_params["join"], _follow.open_view)
@@ -22,9 +22,10 @@ def demo_target(demo) -> tuple[str, dict]:
 
 
 def open_demo(demo) -> None:
-    """Put the demo's widget values in the session (a page reads them on its first run), then go."""
+    """Put the demo's widget values in the session (a page reads them on its first run), then go. Set on
+    purpose: a player or slider the tab had moved since (unreported) takes them too."""
     page, state = demo_target(demo)
-    st.session_state.update(state)
+    view.set_on_purpose(state)
     path.go(page)
 
 

@@ -59,3 +59,26 @@ def test_every_request_stays_on_this_machine(browser, app_url):
     hosts = {urlparse(u).hostname for u in requests if urlparse(u).scheme in ("http", "https", "ws", "wss")}
     context.close()
     assert requests and hosts == {"127.0.0.1"}, hosts
+
+
+def test_a_demo_opened_again_after_stepping_away_opens_at_its_step(page, app_url):
+    """The β = 0 demo opens the memory table at token 3's query (step 15, its last). Stepping back with the
+    keys tells Python nothing, nor does leaving by a page link; opening the same demo again must still show
+    step 15, not the step the tab had walked to (view.set_on_purpose)."""
+    counter = "document.body.innerText.match(/Step (\\d+) of \\d+/)?.[1]"
+    page.goto(f"{app_url}/classroom?lang=en")
+    for attempt in range(2):
+        wait_for_app(page, chart=False)
+        page.locator(".st-key-classroom_pick_beta_zero [role=radiogroup] label").first.click()   # answer, check
+        wait_for_app(page, chart=False)
+        page.locator(".st-key-classroom_check_beta_zero button").click()
+        page.locator(".st-key-classroom_demo_beta_zero button").click()                          # the demo
+        page.wait_for_function(f"{counter} === '15'", timeout=30_000)
+        wait_for_app(page)
+        if attempt == 0:
+            page.locator("h1").click()
+            for _ in range(3):
+                page.keyboard.press("ArrowLeft")
+            page.wait_for_function(f"{counter} === '12'", timeout=10_000)
+            page.locator('[data-testid="stTopNavLink"][href$="/classroom"]').click()
+    assert not page.problems, page.problems

@@ -43,11 +43,12 @@ def test_unknown_kinds_bad_values_and_junk_change_nothing():
         {"kind": "teleport", "id": "memory", "t": 9},               # no such kind
         {"kind": "pick", "id": "real_model_layer", "value": "7"},  # not one of the options
         {"kind": "position", "id": "memory", "t": "x", "stage": "write"},
+        {"kind": "position", "id": "start", "t": 3, "stage": "write"},   # no player: would write start_t
         {"kind": "values", "id": "start_attention", "values": {"start_T": "99", "rm": "1"}},
         "junk", {"id": "memory"}, {"kind": 3, "id": "memory"},
     ]})
     assert not at.exception
-    assert not [k for k in ("memory_t", "start_T", "real_model_layer", "rm") if k in at.session_state]
+    assert not [k for k in ("memory_t", "start_T", "start_t", "real_model_layer", "rm") if k in at.session_state]
     assert relayed("not a batch").session_state["seq_after"]["player_memory"] == 1     # Python's own first draw
 
 
@@ -71,3 +72,24 @@ def test_seq_changes_only_when_python_moves_the_view():
 
     at = AppTest.from_function(script, default_timeout=30).run()
     assert at.session_state["seqs"] == [1, 1, 2, 2]
+
+
+def test_a_position_set_on_purpose_is_a_move_even_when_python_last_synced_it():
+    """A classroom demo sets the memory player to (3, "query") while Python's copy is already (3, "query"):
+    the tab may have stepped on to token 6 and left by a page link, which reports nothing. The demo's set is
+    a new seq, so the player takes it; a view whose keys the demo does not set keeps its number."""
+    def script():
+        import streamlit as st
+
+        from app_pages._support import view
+
+        first = view.seq("player_memory", (3, "query"), ("memory_t", "memory_stage"))
+        other = view.seq("explorer_start", (1,), ("start_T",))
+        view.set_on_purpose({"memory_t": 3, "memory_stage": "query", "unowned_key": 1})
+        st.session_state["seqs"] = [first, view.seq("player_memory", (3, "query"), ("memory_t", "memory_stage")),
+                                    other, view.seq("explorer_start", (1,), ("start_T",))]
+
+    at = AppTest.from_function(script, default_timeout=30).run()
+    assert not at.exception
+    assert at.session_state["seqs"] == [1, 2, 1, 1]
+    assert at.session_state["memory_t"] == 3 and at.session_state["unowned_key"] == 1

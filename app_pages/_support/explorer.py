@@ -97,7 +97,8 @@ def values(explorer_id: str, controls: list[Control]) -> tuple:
     for c in controls:
         seed_from_url(c.key, list(c.options), c.default)
     chosen = tuple(st.session_state[c.key] for c in controls)
-    view.seq(f"explorer_{explorer_id}", tuple(c.options.index(v) for c, v in zip(controls, chosen)))
+    view.seq(f"explorer_{explorer_id}", tuple(c.options.index(v) for c, v in zip(controls, chosen)),
+             tuple(c.key for c in controls))
     return chosen
 
 
@@ -114,7 +115,7 @@ def heard(sent: dict) -> None:
         if match:
             st.session_state[key] = match[0]
     keys = list(domains)
-    if keys and all(k in st.session_state for k in keys):
+    if keys and all(k in st.session_state and st.session_state[k] in domains[k] for k in keys):
         view.heard(f"explorer_{explorer_id}", tuple(list(domains[k]).index(st.session_state[k]) for k in keys))
 
 
@@ -145,7 +146,7 @@ def explorer(explorer_id: str, controls: list[Control], packed: Packed, *, alt: 
     for c in controls:
         sync_to_url(c.key, c.default)
     data = {
-        "id": explorer_id, "seq": view.seq(f"explorer_{explorer_id}", tuple(index)), "index": index,
+        "id": explorer_id, "seq": view.seq(f"explorer_{explorer_id}", tuple(index), tuple(c.key for c in controls)), "index": index,
         "controls": [{"key": c.key, "label": c.label, "values": [str(o) for o in c.options], "labels": list(c.labels),
                       "default": str(c.default), "play": c.play} for c in controls],
         "labels": {"play": ui.tr("common.play"), "pause": ui.tr("common.pause")},

@@ -28,6 +28,9 @@ PLAYER_JS = component_js("player/player.js", css="player/player.css", css_name="
 _component = st.components.v2.component("gdn_player", js=PLAYER_JS, isolate_styles=False)
 PLAY_MS = 1200          # one stage per tick when playing: slow enough to read the numbers aloud
 PLAYER_PARAMS: set[str] = set()     # the query names that hold a player's position ("memory_t", ...)
+# The pages' players, by prefix: a relayed position naming anything else is dropped (it would write another
+# page's keys, e.g. "start" -> start_t). player() refuses a prefix not listed, so the two cannot drift.
+PLAYERS = ("memory", "compare")
 
 
 @dataclass(frozen=True)
@@ -84,7 +87,7 @@ def heard(sent: dict) -> None:
         prefix, t, stage = str(sent["id"]), int(sent["t"]), str(sent["stage"])
     except (KeyError, TypeError, ValueError):
         return
-    if t >= 1 and stage.isidentifier() and prefix.isidentifier():
+    if t >= 1 and stage.isidentifier() and prefix in PLAYERS:
         st.session_state[f"{prefix}_t"], st.session_state[f"{prefix}_stage"] = t, stage
         view.heard(f"player_{prefix}", (t, stage))
         if str(sent.get("variant", "")).isidentifier():      # the page checks it names one of its variants
@@ -114,6 +117,8 @@ def player(prefix: str, packed: Packed, n_tokens: int, stages: tuple[str, ...],
     the URL naming the chosen one as ?<prefix>_variant= (the page reads it with `chosen_variant`).
     opening: (token from 1, stage) where a fresh visit opens (gdn.lessons.stream.opening_step); default
     the first frame."""
+    if prefix not in PLAYERS:
+        raise ValueError(f"player {prefix!r}: add it to player.PLAYERS (its relayed positions are dropped otherwise)")
     opening = (min(opening[0], n_tokens), opening[1]) if opening else (1, stages[0])
     t, stage = position(prefix, n_tokens, stages, opening)
     _mount(prefix, packed, n_tokens, stages, (t - 1) * len(stages) + stages.index(stage), variants, variant, opening)
@@ -156,7 +161,8 @@ def _mount(prefix: str, packed: Packed, n_tokens: int, stages: tuple[str, ...], 
             st.query_params.pop(key, None)
     stage_label = ui.label_maker("common.stage_")
     data = {
-        "id": prefix, "seq": view.seq(f"player_{prefix}", (t + 1, stages[stage])), "position": index, "tokens": n_tokens,
+        "id": prefix, "seq": view.seq(f"player_{prefix}", (t + 1, stages[stage]), (f"{prefix}_t", f"{prefix}_stage")),
+        "position": index, "tokens": n_tokens,
         "stages": list(stages), "stageLabels": [stage_label(s) for s in stages], "lecture": ui.lecture(),
         "playMs": PLAY_MS, "params": {"t": f"{prefix}_t", "stage": f"{prefix}_stage"},
         "opening": {"t": opening[0], "stage": opening[1]},

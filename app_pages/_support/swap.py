@@ -54,7 +54,7 @@ def swap(key: str, frames: dict[object, Packed], *, value, default, labels: dict
     st.session_state.setdefault(_KEYS, {})[key] = list(frames)
     options = [{"value": str(k), "label": (labels or {}).get(k, str(k)), **payload.ship(p.hash, p.gz)}
                for k, p in frames.items()]
-    data = {"id": f"{key}_{name}", "param": key, "seq": view.seq(f"pick_{key}", str(value)), "value": str(value),
+    data = {"id": f"{key}_{name}", "param": key, "seq": view.seq(f"pick_{key}", str(value), (key,)), "value": str(value),
             "fallback": str(default), "options": options, "label": bar_label}
     _component(key=f"{key}_{name}_swap", data=data, width="stretch", height="content")
     payload.sent(*(p.hash for p in frames.values()))

@@ -28,14 +28,33 @@ KINDS: dict[str, Callable[[dict], None]] = {}   # message kind -> its handler, f
 _relay = st.components.v2.component("gdn_view_relay", js=component_js("common/relay.js"))
 
 
-def seq(view_id: str, position) -> int:
+OWNERS = "_view_owners"                 # session key: {widget key: the view it positions}, for set_on_purpose
+
+
+def seq(view_id: str, position, keys: tuple[str, ...] = ()) -> int:
     """The handshake's number of `view_id` at Python's `position` (any value compared with ==): the same
-    while it is the position the browser last showed or reported, a new one when Python moved it."""
+    while it is the position the browser last showed or reported, a new one when Python moved it.
+    keys: the session keys that hold the position (set_on_purpose finds the view by them)."""
     state = st.session_state
+    owners = state.setdefault(OWNERS, {})
+    owners.update(dict.fromkeys(keys, view_id))
     if state.get(f"_view_synced_{view_id}") != position:
         state[f"_view_seq_{view_id}"] = state.get(f"_view_seq_{view_id}", 0) + 1
         state[f"_view_synced_{view_id}"] = position
     return state.get(f"_view_seq_{view_id}", 0)          # 0: heard from the browser before Python drew it
+
+
+def set_on_purpose(values: dict) -> None:
+    """Python sets these session keys on purpose (a classroom demo opens a page at its settings): every view
+    they position takes them at its next mount, even when they equal the position Python last synced. The
+    tab may have moved away from it since without saying so (stepping sends nothing, and a page link flushes
+    nothing: view.js), so an unchanged position is no proof the tab shows it."""
+    state = st.session_state
+    owners = state.get(OWNERS, {})
+    for key in values:
+        if key in owners:
+            state.pop(f"_view_synced_{owners[key]}", None)
+    state.update(values)
 
 
 def heard(view_id: str, position) -> None:

@@ -88,6 +88,18 @@ function payloadOf(hash, gz) {
   return found;
 }
 
+// `hash` was mounted again (a view still showing it, a variant sent by hash alone): the most recent now,
+// if this tab has it. Python counts every payload of a run's mounts as just sent (payload.py), so the tab's
+// order must follow the same mounts, or a payload shown all along could be dropped while Python thinks the
+// tab has it (a page revisited later would then blank and ask for everything again).
+function keepRecent(hash) {
+  const t = tab();
+  const found = t.payloads.get(hash);
+  if (found === undefined) return;
+  t.payloads.delete(hash);
+  t.payloads.set(hash, found);
+}
+
 // ---- 4 and 5. the flush before leaving, through the typed relay -------------------------------------------
 
 const connected = (view) => (view.connected ? view.connected() : !!view.root?.isConnected);
@@ -129,7 +141,8 @@ const CONTROLS = 'button, a, input, select, textarea, label, [role="button"], [r
   + '[role="option"], [role="spinbutton"], [role="combobox"]';
 // A page link is no such click: a relayed message's own run raced the page switch and won (the switch was
 // lost, or the address kept the old page). The views keep their positions across pages in the tab, and a
-// moved view stays moved: its message goes with the next click that may need it.
+// moved view stays moved: its message goes with the next flush while it is on the page again. Until then
+// Python's copy lags the tab, which is why Python's own moves never rely on it (view.py's set_on_purpose).
 const PAGE_LINK = '[data-testid="stTopNavLink"], [data-testid="stSidebarNavLink"], [data-testid="stPageLink-NavLink"]';
 
 // Does a press on `node` (or Enter on it, key: true) flush? Outside every view, not a page link, and for a

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 
 import { component, fakeTab } from "./fake_tab.mjs";
 
-const NAMES = ["tab", "writeAddress", "readAddress", "pythonMoved", "payloadOf", "register", "connectRelay",
+const NAMES = ["tab", "writeAddress", "readAddress", "pythonMoved", "payloadOf", "keepRecent", "register", "connectRelay",
                "flush", "leaves", "followTo", "applyFollow", "once", "PAYLOADS_KEPT"];
 const fresh = () => component(null, { expose: NAMES });
 
@@ -51,6 +51,22 @@ test("payloads: kept by hash, the most recent last, at most PAYLOADS_KEPT; a mis
   const kept = [...v.tab().payloads.keys()];
   assert.equal(kept.length, v.PAYLOADS_KEPT);
   assert.ok(!kept.includes("h1") && kept.includes("h0") && kept.at(-1) === "one-more");
+});
+
+test("a payload mounted again by its hash alone stays kept while newer ones arrive; a missing one is not asked for", async () => {
+  fakeTab();
+  const v = await fresh();
+  const asked = [];
+  v.connectRelay(() => {}, (hash) => asked.push(hash));
+  v.payloadOf("shown", "GZ");                               // a player showing it all along
+  for (let i = 0; i < 2 * v.PAYLOADS_KEPT; i++) {
+    v.payloadOf(`h${i}`, `gz${i}`);                         // other views' payloads reach the tab
+    v.keepRecent("shown");                                  // each run mounts the player again, by hash
+  }
+  assert.equal(v.payloadOf("shown"), "GZ");
+  v.keepRecent("never-sent");
+  assert.deepEqual(asked, []);
+  assert.ok(!v.tab().payloads.has("never-sent"));
 });
 
 function views(v, document) {

@@ -39,7 +39,10 @@ function newExplorer(id) {
 
 async function load(view) {
   const { hash } = view.data;
-  if (view.hash === hash) return;
+  if (view.hash === hash) {                            // shown already: only the tab's order of use
+    keepRecent(hash);
+    return;
+  }
   const gz = payloadOf(hash, view.data.gz);              // view.js: sent once per tab
   if (!gz) {                                             // asked for again: nothing stale meanwhile
     view.frames = {};

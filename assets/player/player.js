@@ -41,7 +41,10 @@ function newPlayer(id) {
 
 async function load(player) {
   const { hash } = player.data;
-  if (player.hash === hash) return;
+  if (player.hash === hash) {                            // shown already: only the tab's order of use
+    keepRecent(hash);
+    return;
+  }
   const gz = payloadOf(hash, player.data.gz);           // view.js: sent once per tab
   if (!gz) {                                             // asked for again: nothing stale meanwhile
     player.frames = [];
@@ -327,7 +330,10 @@ function useVariant(player) {
   const own = (player.data.own ??= { gz: player.data.gz, hash: player.data.hash, tokens: player.data.tokens });
   const v = variants.find((x) => x.name === player.variant) ?? variants.find((x) => x.name === variant);
   player.variant = v.name;
-  for (const x of variants) if (x.gz) payloadOf(x.hash, x.gz);   // kept: a later mount sends only the hashes
+  for (const x of variants) {                            // kept: a later mount sends only the hashes
+    if (x.gz) payloadOf(x.hash, x.gz);
+    else if (x.hash) keepRecent(x.hash);
+  }
   if (!v.server) Object.assign(player.data, v.hash ? { gz: v.gz, hash: v.hash, tokens: v.tokens } : own);
   player.root.classList.toggle("gdn-bar-only", !!v.server);
   if (v.server) {                                        // nothing of the frames stays in the page meanwhile

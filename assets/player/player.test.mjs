@@ -19,7 +19,7 @@ const data = (extra = {}) => ({
 
 async function mounted(body = "") {
   const tab = fakeTab("http://app.test/memory_table?lang=en", `<div id="host"></div>${body}`);
-  const mod = await component("player/player.js", { css: "PLAYER_CSS", expose: ["tab", "connectRelay", "followTo"] });
+  const mod = await component("player/player.js", { css: "PLAYER_CSS", expose: ["tab", "connectRelay", "followTo", "payloadOf"] });
   const host = document.getElementById("host");
   const mount = (d) => mod.default({ data: d, parentElement: host });
   const shown = () => host.querySelector(".gdn-player-figure").textContent;
@@ -122,4 +122,15 @@ test("it tells Python its position only on a flush, and follows the teacher", as
   assert.equal(shown(), "f2");
   mod.followTo({ seq: "s2", params: {} });                    // naming neither: the opening frame
   assert.equal(shown(), "f1");
+});
+
+test("a player remounted by its hash alone keeps its payload first in line while other payloads arrive", async () => {
+  const { mod, mount, shown } = await mounted();
+  const kept = () => [...mod.tab().payloads.keys()];
+  for (let run = 0; run < 200; run++) {
+    mod.payloadOf(`other${run}`, "gz");                        // what other views were sent in that run
+    mount(data({ gz: undefined }));                            // this player again: its hash alone
+  }
+  assert.equal(shown(), "f2");
+  assert.ok(kept().includes("frames-1"), "the shown payload was dropped");
 });
