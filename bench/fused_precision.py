@@ -205,9 +205,10 @@ def unit_lower_inverse(A: torch.Tensor, how: dict, rna: bool) -> torch.Tensor:
         X = X - A_diag
         for power in (A2, A4, mm(A4, A4)):
             X = X + mm(X, power)
-    for r in range(1, BLOCK if not DOUBLING[0] else 1):
-        step = ri % BLOCK == r
-        X = torch.where(step, X - mm(torch.where(step, A_diag, 0.0), X), X)
+    else:                                            # forward substitution, a row of each block at a time
+        for r in range(1, BLOCK):
+            step = ri % BLOCK == r
+            X = torch.where(step, X - mm(torch.where(step, A_diag, 0.0), X), X)
     for b in range(1, C // BLOCK):
         in_b = ri // BLOCK == b
         above = product(torch.where(in_b & (rj < b * BLOCK), A, 0.0), X, how["solve_above"], rna)

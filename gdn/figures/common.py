@@ -100,19 +100,12 @@ NARROWEST_PX = 980       # a plot area's width on the narrowest screen it is sho
 
 
 def _broken(text: str, px: float, font_size: int) -> str:
-    """text in lines of at most about px: before its parenthesis (either width) if both parts fit, else at
-    spaces, greedily; a title's words and numbers never split."""
+    """text in lines of at most about px: before its parenthesis (either width) if both parts fit, else
+    greedily as wrapped() breaks a label (at spaces, or between CJK characters; numbers never split)."""
     m = re.search(r"\s*[(（]", text)
     if m and max(text_px(text[:m.start()], font_size), text_px(text[m.end() - 1:], font_size)) <= px:
         return f"{text[:m.start()]}<br>{text[m.end() - 1:]}"
-    lines, line = [], ""
-    for word in text.split(" "):
-        if line and text_px(f"{line} {word}", font_size) > px:
-            lines.append(line)
-            line = word
-        else:
-            line = f"{line} {word}" if line else word
-    return "<br>".join(lines + [line])
+    return wrapped(text, em=px / font_size)
 
 
 def fitted_titles(titles: list[str], font_size: int, spacing: float) -> tuple[list[str], int]:

@@ -39,8 +39,8 @@ Measured on an H200 (B = 1, H = 16, K = V = 128, T = 32768, triton.testing.do_be
 4.2 ms in float32 and 1.4 ms in bfloat16 the same way): float32 7.8 ms, of which the prep 2.3 (it was
 4.2 with the solve row by row); bfloat16 3.2 ms, the prep 1.3. bench/bench_kernels.py --table times
 the whole call (input checks included) against fla in alternating rounds. The launch shapes below are
-what Triton's autotuning chose (walk: 16 columns, 2 stages; output: 64 columns, 3 stages) or what was
-timed against the alternative (prep: 4 warps); fixed, so the first call compiles three kernels instead
+what Triton's autotuning chose (walk: 16 columns, 2 stages) or what was timed against the alternatives
+(prep: 4 warps; output: 128 columns, 8 warps, see OUTPUT_SHAPE); fixed, so the first call compiles three kernels instead
 of timing a dozen. The walk's width alone depends on the batch: at B = 8 (T 4096 / 32768, float32) 32
 columns per program took 2.13x / 2.58x fla's time where 16 took 2.41x / 2.97x (64: 2.2x / 2.6-2.7x, 128:
 2.2x / 2.7x), while at B = 1 16 columns stay best (1.58x at T 32768; 32: 1.84x): walk_launch picks the

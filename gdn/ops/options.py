@@ -12,8 +12,8 @@
 
 "In kernel" is fla's name: fla fuses them into its Triton kernels; ours applies them once, in torch,
 before either kernel runs (the value checks then screen the results), so autograd reaches A_log, dt_bias
-and the logits like any other input. Each is a pass over a [B, T, HV]
-tensor (or a transpose of the state): small next to the kernel's passes over [B, T, HV, V].
+and the logits like any other input. Each is a pass over a [B, T, HV] tensor (or a transpose of the
+state): small next to the kernel's passes over [B, T, HV, V].
 """
 from __future__ import annotations
 
