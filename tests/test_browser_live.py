@@ -13,7 +13,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from gdn.i18n import t
 from gdn.live.store import Store
 from devtools import class_server
-from devtools.app_server import free_port, stays
+from devtools.app_server import IDLE, free_port, stays
 from tests.test_deploy import wait_ok
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -152,6 +152,7 @@ def start_room(page, url: str, lang: str) -> str:
     page.goto(f"{url}/classroom?lang={lang}&mode=lecture")
     button(page, "live_start").click(timeout=90_000)
     code = page.locator(".gdn-live-code").get_attribute("data-code", timeout=30_000)
+    page.wait_for_function(IDLE, timeout=30_000)       # the room's run finished: its buttons are the ones drawn
     button(page, "live_next").click()
     page.wait_for_selector(".st-key-live_pick_1", timeout=20_000)
     return code
