@@ -22,6 +22,7 @@ from __future__ import annotations
 import ctypes
 import errno
 import json
+import linecache
 import os
 import platform
 import resource
@@ -205,8 +206,10 @@ def main() -> None:
         result.write(b"R")                        # locked in: what fails from here on is the learner's
         result.flush()
         namespace = {"__name__": "learner"}
+        source = header["source"]
+        linecache.cache[LEARNER_FILE] = (len(source), None, source.splitlines(True), LEARNER_FILE)   # for tracebacks
         try:
-            exec(compile(header["source"], LEARNER_FILE, "exec"), namespace)  # noqa: S102 -- the point of it
+            exec(compile(source, LEARNER_FILE, "exec"), namespace)  # noqa: S102 -- the point of it
         except SyntaxError as e:
             reports["source"] = {"ok": False, "error": "SyntaxError", "message": e.msg, "line": e.lineno,
                                  "offset": e.offset, "text": (e.text or "").rstrip()[:200], "lines": []}

@@ -114,7 +114,7 @@ def sandbox_problem() -> str | None:
 def job_bytes(source: str, calls: list[dict], inputs: dict, limits: Limits) -> bytes:
     header = json.dumps({"source": source, "calls": calls, "cpu_s": limits.cpu_s, "memory_mb": limits.memory_mb,
                          "file_mb": limits.file_mb}).encode()
-    blob = save_tensors({k: v.contiguous() for k, v in inputs.items()}) if inputs else b""
+    blob = save_tensors({k: v.clone().contiguous() for k, v in inputs.items()})   # views: copies if inputs else b""
     return struct.pack("<Q", len(header)) + header + blob
 
 

@@ -1,0 +1,5 @@
+import torch
+
+
+def read(S, q):
+    return torch.einsum("bhkv,bhk->bhv", S, q)
