@@ -50,9 +50,12 @@ def random_dims(gen: torch.Generator, K_is_V: bool = False) -> tuple[int, int, i
 
 
 def sequence(gen: torch.Generator, B, T, H, K, V, with_state: bool, dtype=F64) -> dict[str, torch.Tensor]:
-    """Random inputs of the rule: Gaussian q, k, v; alpha in (0.5, 1), beta in (0.1, 0.9); maybe a start table."""
+    """Random inputs of the rule: q, k in random directions, Gaussian v; alpha in (0.5, 1), beta in (0.1, 0.9); maybe a start table."""
     r = lambda *shape: torch.randn(*shape, generator=gen, dtype=F64)
-    x = {"q": r(B, T, H, K), "k": r(B, T, H, K), "v": r(B, T, H, V),
+    # q and k of norm 0.5-2: far from zero, where the eps inside an L2 normalisation (1e-6 in fla, 1e-12 in
+    # torch's normalize) would move the answer by more than the tolerance
+    sized = lambda: unit(r(B, T, H, K)) * (0.5 + 1.5 * torch.rand(B, T, H, 1, generator=gen, dtype=F64))
+    x = {"q": sized(), "k": sized(), "v": r(B, T, H, V),
          "g": torch.log(0.5 + 0.5 * torch.rand(B, T, H, generator=gen, dtype=F64)),
          "beta": 0.1 + 0.8 * torch.rand(B, T, H, generator=gen, dtype=F64)}
     if with_state:
