@@ -158,6 +158,8 @@ LIBRARY = {
     "playground.capacity": Cache(CACHED_SETS * len(CAPACITY_NS), "(N, K[, V], seed, geometry)",
                                  "capacity keys, streams, unrolled keys (3 lru_caches)", "gdn/lessons/playground.py",
                                  ("_cached_keys", "_cached_stream", "unrolled_keys")),
+    "practice.sandbox": Cache("one per process (no argument)", "()", "whether a bubblewrap sandbox starts Python here, "
+                              "or why not (tried once)", "gdn/practice/runner.py", ("sandbox_problem",)),
     "i18n.tables": Cache("one per language (the prompts file: one)", "language",
                          "the merged string table, the glossary, the example prompts", "gdn/i18n.py",
                          ("table", "glossary", "_prompts")),

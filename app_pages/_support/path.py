@@ -39,6 +39,7 @@ PATH = (
     Stop("chunking", "chunking", "chunking", ":material/view_module:"),
     Stop("real_model", "real_model", "real_model", ":material/biotech:"),
     Stop("classroom", "classroom", "classroom", ":material/school:"),
+    Stop("practice", "practice", "practice", ":material/code:"),
 )
 
 

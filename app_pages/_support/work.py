@@ -17,6 +17,7 @@ _inputs = LRU(BOUNDS["work.inputs"])          # (folder, ids, layer) -> LayerInp
 
 def warm() -> None:
     """Import what every job needs while the worker starts, not in a visitor's first job."""
+    import gdn.practice.judge  # noqa: F401
     import gdn.qwen35  # noqa: F401
     import gdn.recall.quick  # noqa: F401
 
@@ -117,3 +118,12 @@ def train_quick(rules: tuple, seed: int, config: dict) -> dict:
 
     rows = run_quick(rules, seed=seed, on_step=on_step, should_stop=should_stop, **config)
     return {"rows": rows, "curves": curves}
+
+
+# -- the practice page ---------------------------------------------------------------------------------------
+
+def judge(exercise: str, source: str, sandbox: bool, seed: int):
+    """A learner's file judged (gdn.practice.judge): the code itself runs in a child of this worker, in the
+    sandbox when `sandbox`; the Verdict comes back as plain data."""
+    from gdn.practice.judge import judge as run
+    return run(exercise, source, sandbox=sandbox, seed=seed)

@@ -1,0 +1,127 @@
+"""The practice page's parts: whether the judge may run here, the editor and progress components, the run
+through the heavy-work line, and the verdict.
+
+Where the judge runs (docs/practice.md): learner code never runs in the Streamlit process. It goes through
+the job line (app_pages/_support/jobs.py) to a worker, which starts a child for it: inside bubblewrap
+whenever bubblewrap works here; with limits only when this server listens on this computer alone (its
+address is loopback and no class server started it); otherwise nowhere, and the page says how to turn it on.
+"""
+from __future__ import annotations
+
+import os
+import random
+
+import streamlit as st
+
+from gdn.practice.exercises import EXERCISES
+from gdn.practice.runner import sandbox_problem
+from gdn.practice.verdict import words
+from app_pages._support import compute, ui, work
+from app_pages._support.pack import component_js
+
+EDITOR_JS = component_js("practice/editor.js", css="practice/editor.css", css_name="EDITOR_CSS")
+PROGRESS_JS = (ui.ASSETS / "practice" / "progress.js").read_text(encoding="utf-8")
+# drawn into the page (no shadow root): the editor's stylesheet rides in its script, like the explorer's
+_editor = st.components.v2.component("gdn_practice_editor", js=EDITOR_JS, isolate_styles=False)
+_progress = st.components.v2.component("gdn_practice_progress", js=PROGRESS_JS)
+LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+SHARED_SERVER = "GDN_SHARED_SERVER"      # set by deploy/serve_class.py and the container: never judge unsandboxed
+
+
+def judge_mode() -> tuple[str | None, str]:
+    """("sandbox" | "limits" | None, why there is no sandbox): None turns the judge off."""
+    why = sandbox_problem()
+    if why is None:
+        return "sandbox", ""
+    address = (st.get_option("server.address") or "").strip()
+    alone = address in LOOPBACK and not os.environ.get(SHARED_SERVER)
+    return ("limits" if alone else None), why
+
+
+def progress() -> dict:
+    """{exercise: {"passed": bool, "fails": int}}: this session's, merged with what the browser kept."""
+    return st.session_state.setdefault("practice_progress", {})
+
+
+def _restore_progress() -> None:
+    kept = getattr(st.session_state.get("_practice_progress"), "progress", None)
+    if not isinstance(kept, dict):
+        return
+    mine = progress()
+    for eid, p in kept.items():
+        if eid in EXERCISES and isinstance(p, dict):
+            before = mine.get(eid, {"passed": False, "fails": 0})
+            fails = p.get("fails") if isinstance(p.get("fails"), int) else 0
+            mine[eid] = {"passed": bool(before["passed"] or p.get("passed") is True),
+                         "fails": max(before["fails"], min(fails, 99))}
+
+
+def keep_progress() -> None:
+    _progress(key="_practice_progress", data={"progress": progress()}, on_progress_change=_restore_progress, height=0)
+
+
+def exercise_label(eid: str) -> str:
+    n = list(EXERCISES).index(eid) + 1
+    done = " ✓" if progress().get(eid, {}).get("passed") else ""
+    return f"{n}. {ui.tr(f'practice.ex_{eid}_title')} · {ui.tr(f'practice.level_{EXERCISES[eid].level}')}{done}"
+
+
+def statement(eid: str) -> None:
+    st.markdown(ui.tr(f"practice.ex_{eid}_statement"))
+    with st.expander(ui.tr("practice.examples_title"), icon=":material/lightbulb:", expanded=not ui.lecture()):
+        st.markdown(ui.tr(f"practice.ex_{eid}_examples"))
+
+
+def _on_run() -> None:
+    sent = getattr(st.session_state.get("_practice_editor"), "run", None)
+    eid = st.session_state.get("practice_exercise")
+    if isinstance(sent, dict) and isinstance(sent.get("code"), str) and eid in EXERCISES:
+        st.session_state["practice_pending"] = (eid, sent["code"], random.randrange(1, 10_000))
+
+
+def editor(eid: str, disabled: bool) -> None:
+    n = list(EXERCISES).index(eid) + 1
+    words_ = {"label": ui.tr("practice.editor_label", n=n), "help": ui.tr("practice.editor_help"),
+              "run": ui.tr("practice.run"), "reset": ui.tr("practice.reset")}
+    _editor(key="_practice_editor", data={"exercise": eid, "stub": EXERCISES[eid].stub(), "words": words_,
+                                          "lecture": ui.lecture(), "disabled": disabled}, on_run_change=_on_run)
+
+
+def run_pending(mode: str) -> None:
+    """The learner's last Run, judged in a worker (its place in line shown while it waits)."""
+    eid, code, seed = st.session_state["practice_pending"]
+    with st.spinner(ui.tr("practice.running")):
+        verdict = compute.run_job("practice.judge", None, work.judge, eid, code, mode == "sandbox", seed,
+                                  on_fail=lambda: st.session_state.pop("practice_pending", None))
+    del st.session_state["practice_pending"]
+    st.session_state.setdefault("practice_verdicts", {})[eid] = verdict
+    mine = progress().setdefault(eid, {"passed": False, "fails": 0})
+    if verdict.passed:
+        mine["passed"] = True
+    else:
+        mine["fails"] += 1
+
+
+def verdict_view(eid: str) -> None:
+    verdict = st.session_state.get("practice_verdicts", {}).get(eid)
+    if verdict is None:
+        return
+    st.subheader(ui.tr("practice.verdict_title"))
+    said = words(verdict, ui.lang())
+    (st.success if verdict.passed else st.error)(said[-1], icon=":material/check_circle:" if verdict.passed
+                                                 else ":material/error:")
+    # plain text in a code block: the learner's own messages and lines are shown as they are, never as markdown
+    st.code("\n".join(said[:-1]), language=None, wrap_lines=True)
+    if verdict.printed:
+        with st.expander(ui.tr("practice.printed_title"), icon=":material/terminal:"):
+            st.code(verdict.printed, language=None)
+
+
+def hints_view(eid: str) -> None:
+    total, fails = EXERCISES[eid].hints, progress().get(eid, {}).get("fails", 0)
+    opened = total if progress().get(eid, {}).get("passed") else min(total, fails)
+    with st.expander(ui.tr("practice.hints_title"), icon=":material/tips_and_updates:", expanded=0 < opened < total):
+        for i in range(1, opened + 1):
+            st.markdown(f"**{ui.tr('practice.hint_n', n=i)}** · " + ui.tr(f"practice.ex_{eid}_hint_{i}"))
+        if opened < total:
+            st.caption(ui.tr("practice.hint_locked", n=1))

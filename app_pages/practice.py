@@ -1,0 +1,36 @@
+"""Practice (练习): six exercises, easy to hard, written in the page's editor and judged in a sandboxed child
+process; the verdict names the first token and stage where the code leaves the reference."""
+import streamlit as st
+
+from gdn.practice.exercises import EXERCISES
+from app_pages import _practice as practice
+from app_pages._support import ui
+
+st.title(ui.tr("practice.title"))
+if not ui.lecture():
+    st.caption(ui.tr("practice.intro"))
+mode, why = practice.judge_mode()
+
+eid = ui.linked(st.selectbox, ui.tr("practice.pick"), EXERCISES, key="practice_exercise", default="four_stages",
+                format_func=practice.exercise_label, help=ui.tr("practice.share_note"))
+if mode is None:
+    st.warning(f"**{ui.tr('practice.off_title')}** · " + ui.tr("practice.off_text", why=why),
+               icon=":material/lock:")
+
+# the statement beside the code, so neither scrolls the other away (a phone stacks the two columns)
+statement_col, code_col = st.columns([2, 3], gap="large")
+with statement_col:
+    practice.statement(eid)
+with code_col:
+    practice.editor(eid, disabled=mode is None)
+    if mode is not None:
+        st.caption(ui.tr(f"practice.mode_{mode}"))
+    pending = st.session_state.get("practice_pending")
+    if mode is not None and pending is not None and pending[0] == eid:
+        practice.run_pending(mode)
+    practice.verdict_view(eid)
+    practice.hints_view(eid)
+
+with st.expander(ui.tr("practice.cli_title"), icon=":material/terminal:"):
+    st.markdown(ui.tr("practice.cli_text", id=eid))
+practice.keep_progress()
