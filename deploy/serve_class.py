@@ -141,8 +141,11 @@ class Supervisor:
                "--server.port", str(self.ports[i]), "--server.headless", "true",
                "--browser.gatherUsageStats", "false"]
         with open(self.logs / f"replica-{i}.log", "ab") as out:    # appended: a restart keeps the crash's log
+            # GDN_SHARED_SERVER: a replica listens on 127.0.0.1, but nginx shares it with a room, so the
+            # practice page judges learners' code in the sandbox or not at all (app_pages/_practice.py)
             self.replicas[i] = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
                                                 stdin=subprocess.DEVNULL, start_new_session=True,
+                                                env={**os.environ, "GDN_SHARED_SERVER": "1"},
                                                 preexec_fn=dying_with(os.getpid()))
         self.started_at[i] = time.monotonic()
         self.say(f"replica {i}: pid {self.replicas[i].pid} on 127.0.0.1:{self.ports[i]}")

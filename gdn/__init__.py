@@ -1,11 +1,12 @@
 """Gated DeltaNet Explorer's library. Imports flow one way, each folder using only those after it:
 
-    gdn.figures, gdn.qwen35, gdn.recall  ->  gdn.lessons  ->  gdn.ops
+    gdn.figures, gdn.qwen35, gdn.recall, gdn.practice  ->  gdn.lessons  ->  gdn.ops
 
     ops/       the kernels: recurrent reference, chunked (WY/UT), state-norm scan, input checks
     lessons/   the toy math behind each page, one module per page (memory, compare, playground, ...)
     figures/   one module per page: arrays in, plotly Figure out (the only place plotly is imported)
     recall/    associative recall (MQAR): tiny models on our kernels, their training and the shipped sweep
+    practice/  the practice page's exercises and the judge that runs learners' code in a sandboxed child
     qwen35/    real Qwen3.5 checkpoints: config, safetensors, the model, its trace; demo/ the shipped demos
     live/      the live class's store: rooms, questions and votes in SQLite or PostgreSQL (no UI)
     i18n.py    string lookup (the strings live in assets/i18n/)
