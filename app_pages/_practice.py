@@ -60,10 +60,13 @@ def keep_progress() -> None:
     _progress(key="_practice_progress", data={"progress": progress()}, on_progress_change=_restore_progress, height=0)
 
 
-def exercise_label(eid: str) -> str:
-    n = list(EXERCISES).index(eid) + 1
-    done = " ✓" if progress().get(eid, {}).get("passed") else ""
-    return f"{n}. {ui.tr(f'practice.ex_{eid}_title')} · {ui.tr(f'practice.level_{EXERCISES[eid].level}')}{done}"
+def exercise_labels():
+    """format_func for the exercise picker: "3. The gates · easy ✓", its language and progress taken now (the
+    picker may call it later, outside this run)."""
+    labels = {eid: f"{n}. {ui.tr(f'practice.ex_{eid}_title')} · {ui.tr(f'practice.level_{e.level}')}"
+                   + (" ✓" if progress().get(eid, {}).get("passed") else "")
+              for n, (eid, e) in enumerate(EXERCISES.items(), 1)}
+    return labels.get
 
 
 def statement(eid: str) -> None:

@@ -12,7 +12,7 @@ if not ui.lecture():
 mode, why = practice.judge_mode()
 
 eid = ui.linked(st.selectbox, ui.tr("practice.pick"), EXERCISES, key="practice_exercise", default="four_stages",
-                format_func=practice.exercise_label, help=ui.tr("practice.share_note"))
+                format_func=practice.exercise_labels(), help=ui.tr("practice.share_note"))
 if mode is None:
     st.warning(f"**{ui.tr('practice.off_title')}** · " + ui.tr("practice.off_text", why=why),
                icon=":material/lock:")
