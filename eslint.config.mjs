@@ -37,6 +37,9 @@ export default [
     files: ["assets/explorer/explorer.js"], languageOptions: { globals: { EXPLORER_CSS: "readonly" } },
   },
   {
+    files: ["assets/practice/editor.js"], languageOptions: { globals: { EDITOR_CSS: "readonly" } },
+  },
+  {
     // the unit tests: node, standing in for a browser (they set globalThis.window, document ...)
     files: ["assets/**/*.mjs", "eslint.config.mjs"],
     languageOptions: { ecmaVersion: 2024, sourceType: "module", globals: { ...globals.node, ...globals.browser } },
