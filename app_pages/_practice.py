@@ -25,6 +25,7 @@ PROGRESS_JS = (ui.ASSETS / "practice" / "progress.js").read_text(encoding="utf-8
 _editor = st.components.v2.component("gdn_practice_editor", js=EDITOR_JS, isolate_styles=False)
 _progress = st.components.v2.component("gdn_practice_progress", js=PROGRESS_JS)
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+RELABEL = "_practice_relabel"
 SHARED_SERVER = "GDN_SHARED_SERVER"      # set by deploy/serve_class.py and the container: never judge unsandboxed
 
 
@@ -43,21 +44,32 @@ def progress() -> dict:
     return st.session_state.setdefault("practice_progress", {})
 
 
-def _restore_progress() -> None:
-    kept = getattr(st.session_state.get("_practice_progress"), "progress", None)
-    if not isinstance(kept, dict):
-        return
-    mine = progress()
-    for eid, p in kept.items():
-        if eid in EXERCISES and isinstance(p, dict):
-            before = mine.get(eid, {"passed": False, "fails": 0})
-            fails = p.get("fails") if isinstance(p.get("fails"), int) else 0
-            mine[eid] = {"passed": bool(before["passed"] or p.get("passed") is True),
-                         "fails": max(before["fails"], min(fails, 99))}
-
-
 def keep_progress() -> None:
-    _progress(key="_practice_progress", data={"progress": progress()}, on_progress_change=_restore_progress, height=0)
+    """The browser keeps the progress (assets/practice/progress.js); a fresh session gets it back from there,
+    checked (known exercises, a pass is True, a count of failed runs is a small int), and the page is drawn
+    again with it (its picker marks and hints come before this component)."""
+    sent = progress()
+    result = _progress(key="_practice_progress", data={"progress": sent}, on_progress_change=lambda: None, height=0)
+    kept = result.get("progress") if result is not None else None
+    changed = st.session_state.pop("_practice_passed_now", False)
+    for eid, p in kept.items() if isinstance(kept, dict) else ():
+        if eid not in EXERCISES or not isinstance(p, dict):
+            continue
+        before = sent.get(eid, {"passed": False, "fails": 0})
+        fails = p.get("fails") if isinstance(p.get("fails"), int) and not isinstance(p.get("fails"), bool) else 0
+        now = {"passed": before["passed"] or p.get("passed") is True, "fails": max(before["fails"], min(fails, 99))}
+        changed |= now != before
+        sent[eid] = now
+    if changed:
+        st.session_state[RELABEL] = True
+        st.rerun()
+
+
+def relabel_picker() -> None:
+    """Before the picker: after a pass or a restored progress, its labels gain a ✓, and a choice widget shows a
+    new label only when its value is written from code (url_state.relabel_after_language_switch: the same)."""
+    if st.session_state.pop(RELABEL, False) and "practice_exercise" in st.session_state:
+        st.session_state["practice_exercise"] = st.session_state["practice_exercise"]
 
 
 def exercise_labels():
@@ -100,6 +112,7 @@ def run_pending(mode: str) -> None:
     st.session_state.setdefault("practice_verdicts", {})[eid] = verdict
     mine = progress().setdefault(eid, {"passed": False, "fails": 0})
     if verdict.passed:
+        st.session_state["_practice_passed_now"] = not mine["passed"]
         mine["passed"] = True
     else:
         mine["fails"] += 1

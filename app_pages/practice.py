@@ -10,6 +10,7 @@ st.title(ui.tr("practice.title"))
 if not ui.lecture():
     st.caption(ui.tr("practice.intro"))
 mode, why = practice.judge_mode()
+practice.relabel_picker()
 
 eid = ui.linked(st.selectbox, ui.tr("practice.pick"), EXERCISES, key="practice_exercise", default="four_stages",
                 format_func=practice.exercise_labels(), help=ui.tr("practice.share_note"))

@@ -19,7 +19,7 @@ VIEWS = {"playground": [("playground_panel", v) for v in ("repeat", "knorm", "ca
          "compare": [("compare_variant", v) for v in ("beta_channel", "kda", "stream")],
          "real_model": [("real_model_view", v) for v in ("intervene", "check", "head", "replay", "export")]}
 # Views that draw no figure until the learner acts (or never): the wait is for the page, not a chart.
-NO_CHART = {"classroom", "real_model-intervene", "real_model-check", "real_model-replay", "real_model-export"}
+NO_CHART = {"classroom", "practice", "real_model-intervene", "real_model-check", "real_model-replay", "real_model-export"}
 
 
 def shots(pages: list[str], with_views: bool):

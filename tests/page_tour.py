@@ -23,7 +23,7 @@ VIEWS = list(shots([], with_views=True))             # (name, address, extra que
 DEFAULT_VIEWS = list(shots([], with_views=False))
 # The playground panels whose toys are checked at every screen (the default view is the overwrite panel).
 TOY_VIEWS = {"playground", "playground-halflife", "playground-repeat", "playground-knorm"}
-NO_MAIN_CHART = {"classroom"}          # exercise cards come first there, charts only inside the demos
+NO_MAIN_CHART = {"classroom", "practice"}   # exercise cards come first there, charts only inside the demos; practice: an editor
 
 # -- the axes test's measurement (tests/test_browser_axes.py) ----------------------------------------------------
 AXES = r"""() => {
@@ -135,7 +135,8 @@ WHOLE = {"memory_table": ['.st-key-memory_player .gdn-player-bar', '.st-key-memo
          "cost": ['.st-key-gdn_fit_cost_fig', '[data-testid="stMain"] [data-testid="stSlider"]'],
          "recall": ['.st-key-gdn_fit_recall_results'],
          "chunking": ['[data-testid="stMain"] .gdn-figure', '[data-testid="stMain"] [data-testid="stSlider"]'],
-         "classroom": ['[data-testid="stMain"] [data-testid="stRadio"]']}
+         "classroom": ['[data-testid="stMain"] [data-testid="stRadio"]'],
+         "practice": ['.gdn-editor-code', '.gdn-editor-run']}
 
 # -- the playground toys (tests/test_browser_playground_toys.py) ----------------------------------------------------
 TOY_BOX = """() => { const toy = document.querySelector('.gdn-toy'), ex = toy.closest('.gdn-explorer');
@@ -182,6 +183,8 @@ def _wait(page, name: str) -> None:
     wait_until_settled(page)
     if name == "classroom":                          # the first-screen tests waited for its h1
         wait_for_app(page, chart=False)
+    if name == "practice":                           # its editor: a component drawn after the run
+        page.wait_for_selector(".gdn-editor-code", timeout=60_000)
 
 
 def visit(page, screen: str, name: str, address: str) -> dict:

@@ -77,13 +77,14 @@ function build(host, data, send) {
   reset.textContent = data.words.reset;
   bar.append(run, reset);
   frame.append(gutter, area);
-  root.append(label, frame, bar, help);
+  root.append(label, bar, frame, help);         // Run above the code: on a projector's first screen however long the file
   host.append(root);
 
   const state = { area, gutter, run, root, disabled: false };
   const redraw = () => {
     gutter.textContent = lineNumbers(area.value);
-    area.rows = Math.min(32, Math.max(12, area.value.split("\n").length + 1));
+    const most = data.lecture ? 14 : 30;         // a lecture's screen holds fewer lines of its larger font
+    area.rows = Math.min(most, Math.max(10, area.value.split("\n").length + 1));
   };
   let saving = 0;
   const save = () => {

@@ -22,9 +22,12 @@ function read(storage) {
   }
 }
 
+// The same progress whatever order its exercises were added in.
+const canonical = (p) => JSON.stringify(Object.keys(p).sort().map((k) => [k, p[k].passed, p[k].fails]));
+
 export default function ({ data, setStateValue }) {
   const storage = window.localStorage;
   const all = merged(read(storage), data.progress);
   storage.setItem(KEY, JSON.stringify(all));
-  if (JSON.stringify(all) !== JSON.stringify(merged({}, data.progress))) setStateValue("progress", all);
+  if (canonical(all) !== canonical(merged({}, data.progress))) setStateValue("progress", all);
 }

@@ -36,3 +36,12 @@ test("a damaged store is read as no progress", () => {
   keep({ data: { progress: { read: { passed: false, fails: 1 } } }, setStateValue: (k, v) => sent.push([k, v]) });
   assert.deepEqual(sent, []);
 });
+
+test("the same progress in another order is not sent back", () => {
+  const store = storage({ "gdn.practice.progress": JSON.stringify({ b: { passed: true, fails: 0 }, a: { passed: false, fails: 1 } }) });
+  globalThis.window = { localStorage: store };
+  const sent = [];
+  keep({ data: { progress: { a: { passed: false, fails: 1 }, b: { passed: true, fails: 0 } } },
+         setStateValue: (k, v) => sent.push([k, v]) });
+  assert.deepEqual(sent, []);
+});
