@@ -7,8 +7,8 @@ the other tests that look at the same page; there each is read once its main ele
 import pytest
 
 from gdn.lessons.compare import COMPARE_PRESETS
-from devtools.app_server import wait_for_app
 from app_pages._support.path import PATH
+from devtools.app_server import wait_for_app
 from tests.page_tour import SCREENS, WHOLE
 
 pytestmark = pytest.mark.browser
