@@ -96,7 +96,8 @@ def _on_run() -> None:
 
 def editor(eid: str, disabled: bool) -> None:
     n = list(EXERCISES).index(eid) + 1
-    words_ = {"label": ui.tr("practice.editor_label", n=n), "help": ui.tr("practice.editor_help"),
+    # the editor shows plain text: the help's `key names` lose their code marks
+    words_ = {"label": ui.tr("practice.editor_label", n=n), "help": ui.tr("practice.editor_help").replace("`", ""),
               "run": ui.tr("practice.run"), "reset": ui.tr("practice.reset")}
     _editor(key="_practice_editor", data={"exercise": eid, "stub": EXERCISES[eid].stub(), "words": words_,
                                           "lecture": ui.lecture(), "disabled": disabled}, on_run_change=_on_run)

@@ -206,3 +206,15 @@ def test_the_command_line_lists_prints_stubs_and_judges_with_exit_codes(tmp_path
     with pytest.raises(SystemExit) as bad:
         cli(["judge", str(mine), "--exercise", "nope"])
     assert bad.value.code == 2
+
+
+def test_odd_return_values_fail_the_test_with_words_not_a_crash():
+    """A half-life as a list, a tensor of the wrong size, a string, a dict: each a failed test, said in words."""
+    gates = solution("gates")
+    for odd in ("return [1.0, 2.0]", "return torch.ones(3)", "return 'six'", "return {'n': 1}"):
+        source = gates.replace("return math.log(0.5) / math.log(alpha)", odd)
+        verdict = judge("gates", source, sandbox=False, seed=SEED)
+        assert not verdict.passed and not verdict.problem and all(r.details for r in verdict.tests if not r.passed)
+    wrong_count = solution("four_stages").replace("return decayed, prediction, error, S_new", "return decayed")
+    failed = first_failure(judge("four_stages", wrong_count, sandbox=False, seed=SEED))
+    assert failed.details[0].key in ("count", "shape_rank", "shape_axis")

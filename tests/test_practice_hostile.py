@@ -237,8 +237,9 @@ def test_writing_into_the_project_tree_is_refused(sandbox, act):
         refused(run(f"def read(S, q):\n    open({str(target)!r}, {mode!r}).write('x')\n", sandbox))
     finally:
         after, created = sha256(app), new.exists()
-        if app.read_bytes() == before + b"x":           # the hostile append got through: undo exactly it
-            app.write_bytes(before)
+        now = app.read_bytes()
+        if now != before and now.startswith(before) and not now[len(before):].strip(b"x"):
+            app.write_bytes(before)                     # the hostile appends (one a call) got through: undo them
         new.unlink(missing_ok=True)
     assert after == hashlib.sha256(before).hexdigest() and not created
 

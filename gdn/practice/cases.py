@@ -79,7 +79,7 @@ def read_cases(gen: torch.Generator) -> list[Case]:
             want, (o,) = ref.read(S, q), got("read")[:1]
             lines = value_lines("o", o, want, ("B", "H", "V"))
             if lines and o is not None and S.shape[-1] == S.shape[-2] and close(o, torch.einsum("bhkv,bhv->bhk", S, q)):
-                lines.append(Line("mistake_transposed_read"))
+                return [Line("mistake_transposed_read"), *lines]
             return lines
         out.append(Case(name, hidden, {"S": S, "q": q}, [call("read", "read", "S", "q")], check))
     return out
@@ -111,8 +111,8 @@ def four_stage_cases(gen: torch.Generator) -> list[Case]:
             for (label, stage, axes), mine, want in zip(STAGES, values, wants):
                 lines = value_lines(label, mine, want, axes)
                 if lines:
-                    return [Line("where_stage", {"stage": f"@stage_{stage}"}), *lines, *stage_mistakes(
-                        label, mine, S, k, v, alpha, beta, wants)]
+                    named = stage_mistakes(label, mine, S, k, v, alpha, beta, wants)
+                    return [Line("where_stage", {"stage": f"@stage_{stage}"}), *named, *lines]
             return []
         out.append(Case(name, hidden, {"S": S, "k": k, "v": v}, [call("step", "step", "S", "k", "v", alpha, beta)], check))
     return out
@@ -152,12 +152,13 @@ def gate_cases(gen: torch.Generator) -> list[Case]:
                 return [Line("count", {"got": len(values), "want": 2, "names": "g, beta"})]
             g, beta = values
             lines = value_lines("g", g, g_want, ("B", "T", "H")) + value_lines("beta", beta, beta_want, ("B", "T", "H"))
-            lines += gate_mistakes(g, beta, a, b, A_log, dt_bias)
+            lines = (gate_mistakes(g, beta, a, b, A_log, dt_bias) if lines else []) + lines
             (life,) = got("half_life")[:1]
             want = torch.tensor(ref.half_life(alpha), dtype=F64)
-            life_lines = value_lines("half_life", None if life is None else life.reshape(()), want, ())
-            if life_lines and life is not None:
-                life_lines += half_life_mistakes(float(life.reshape(-1)[0]), alpha)
+            one = life is not None and life.numel() == 1
+            life_lines = value_lines("half_life", life.reshape(()) if one else life, want, ())
+            if life_lines and one:
+                life_lines = half_life_mistakes(float(life.reshape(-1)[0]), alpha) + life_lines
             return lines + life_lines
         out.append(Case(name, hidden, {"a": a, "b": b, "A_log": A_log, "dt_bias": dt_bias},
                         [call("gates", "gates", "a", "b", "A_log", "dt_bias"), call("half_life", "half_life", alpha)], check))

@@ -98,5 +98,7 @@ def judge(exercise_id: str, source: str, *, sandbox: bool, seed: int | None = No
             details = case.check(Got(child, f"{i}/"))
         except CallFailed as failed:
             details = error_lines(failed.report, limits)
+        except Exception as e:  # noqa: BLE001 -- values so odd the comparison itself broke: the test fails, said so
+            details = [Line("compare_failed", {"error": type(e).__name__})]
         verdict.tests.append(TestResult(case.name, not details, case.hidden, details))
     return verdict
