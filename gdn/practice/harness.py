@@ -126,7 +126,11 @@ def audit_hook(readable: tuple[str, ...], workdir: str):
 
 
 def guard(cpu_s: int, memory_mb: int, file_mb: int) -> None:
+    import signal
     import sysconfig
+    # Python ignores SIGXFSZ (a write past RLIMIT_FSIZE then raises OSError, which code could catch and go
+    # on printing): the default action ends the child, and the parent says it printed too much
+    signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
     paths = sysconfig.get_paths()
     readable = tuple({os.path.realpath(p) for p in (paths["stdlib"], paths["platstdlib"], paths["purelib"],
                                                     paths["platlib"], sys.prefix, sys.base_prefix)}

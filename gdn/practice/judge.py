@@ -51,6 +51,8 @@ def error_lines(report: dict, limits: Limits) -> list[Line]:
         return [Line("syntax", {"line": report.get("line"), "message": report.get("message", ""),
                                 "text": report.get("text", "")})]
     message = str(report.get("message", ""))
+    if "File too large" in message:                       # EFBIG: past the file-size limit, caught as OSError
+        return [Line("output", {"mb": limits.file_mb})]
     if report.get("error") == "MemoryError" or "can't allocate memory" in message:
         return [Line("memory", {"mb": limits.memory_mb})]
     return [Line("exception", {"error": report.get("error", "?"), "message": message}),

@@ -92,7 +92,9 @@ def bwrap_command(workdir_inside: str = "/tmp") -> list[str]:
         if not root.startswith("/usr/"):
             cmd += ["--ro-bind", root, root]
     cmd += ["--ro-bind", str(HARNESS), SANDBOX_HARNESS, "--proc", "/proc", "--dev", "/dev",
-            "--size", str(16 << 20), "--tmpfs", "/tmp", "--chdir", workdir_inside]
+            "--size", str(16 << 20), "--tmpfs", "/tmp",
+            # the root and /dev are tmpfs folders bubblewrap made: read-only, so /tmp's 16 MB is all it can write
+            "--remount-ro", "/dev", "--remount-ro", "/", "--chdir", workdir_inside]
     return cmd
 
 
@@ -172,7 +174,10 @@ def run_child(source: str, calls: list[dict], inputs: dict, *, sandbox: bool, li
     os.close(printed_fd)
     shutil.rmtree(workdir, ignore_errors=True)
     data, size = got[0] if got else (b"", 0)
-    return _outcome(proc.returncode, timed_out, data, size, printed, sandbox, limits)
+    code = proc.returncode
+    if sandbox and code > 128 and code - 128 in signal.valid_signals():
+        code = -(code - 128)              # bubblewrap exits 128 + N when the Python inside died of signal N
+    return _outcome(code, timed_out, data, size, printed, sandbox, limits)
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
