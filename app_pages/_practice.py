@@ -87,20 +87,18 @@ def statement(eid: str) -> None:
         st.markdown(ui.tr(f"practice.ex_{eid}_examples"))
 
 
-def _on_run() -> None:
-    sent = getattr(st.session_state.get("_practice_editor"), "run", None)
-    eid = st.session_state.get("practice_exercise")
-    if isinstance(sent, dict) and isinstance(sent.get("code"), str) and eid in EXERCISES:
-        st.session_state["practice_pending"] = (eid, sent["code"], random.randrange(1, 10_000))
-
-
 def editor(eid: str, disabled: bool) -> None:
+    """The editor; a Run pressed in it (the code, sent by the browser) becomes this session's pending Run."""
     n = list(EXERCISES).index(eid) + 1
     # the editor shows plain text: the help's `key names` lose their code marks
     words_ = {"label": ui.tr("practice.editor_label", n=n), "help": ui.tr("practice.editor_help").replace("`", ""),
               "run": ui.tr("practice.run"), "reset": ui.tr("practice.reset")}
-    _editor(key="_practice_editor", data={"exercise": eid, "stub": EXERCISES[eid].stub(), "words": words_,
-                                          "lecture": ui.lecture(), "disabled": disabled}, on_run_change=_on_run)
+    result = _editor(key="_practice_editor", data={"exercise": eid, "stub": EXERCISES[eid].stub(), "words": words_,
+                                                   "lecture": ui.lecture(), "disabled": disabled},
+                     on_run_change=lambda: None)
+    sent = result.get("run") if result is not None else None
+    if not disabled and isinstance(sent, dict) and isinstance(sent.get("code"), str):
+        st.session_state["practice_pending"] = (eid, sent["code"], random.randrange(1, 10_000))
 
 
 def run_pending(mode: str) -> None:

@@ -93,3 +93,12 @@ def test_recall_profile_smoke_times_each_variant_and_profiles_a_step():
     from recall_profile import CONVS
     x, w = torch.randn(3, 2, 9, 5, dtype=torch.float64), torch.randn(3, 5, 4, dtype=torch.float64)
     assert torch.allclose(CONVS["grouped"](x, w), CONVS["shifted"](x, w), atol=1e-12)
+
+
+def test_practice_bench_smoke_judges_and_prints_its_ratio():
+    """bench_practice.py --only direct -n 2: two correct submissions judged, the floor measured beside them."""
+    run = subprocess.run([sys.executable, str(ROOT / "bench" / "bench_practice.py"), "--only", "direct", "-n", "2"],
+                         capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert re.search(r"verdicts \((sandbox|limits), 2, alternating\): ours p50 [0-9.]+ s, p95 [0-9.]+ s; "
+                     r"bare import torch .*; ratio p95 [0-9.]+x", run.stdout), run.stdout
