@@ -3,6 +3,7 @@ through the memory table; a phone-sized student who joined with the code opens t
 and step, each step within 2 s; when the teacher goes back to the classroom the phone shows the live
 question again."""
 import time
+from pathlib import Path
 
 import pytest
 
@@ -104,3 +105,24 @@ def test_a_phone_follows_the_teacher_through_the_memory_table(live_server, brows
     student.wait_for_selector(".st-key-live_student", timeout=60_000)
     teacher.context.close()
     student.context.close()
+
+
+def test_a_phone_follows_the_teacher_to_an_exercise_and_has_its_own_code_judged(live_server, browser):
+    """Practice in a live class: the teacher projects exercise 3 (the gates); the phone opens it, its learner
+    writes a wrong file and runs it on the phone, reads the verdict there, and the teacher's page never shows
+    the student's code (the link carries the exercise only)."""
+    solution = Path(__file__).resolve().parent / "practice_solutions" / "gates.py"
+    wrong = solution.read_text(encoding="utf-8").replace("return g, torch.sigmoid(b)", "return g, b")
+    url = live_server
+    teacher, student, code = open_room(browser, url, "en", ready=".st-key-live_student [data-testid=stAlertContentInfo]")
+    teacher.goto(f"{url}/practice?lang=en&practice_exercise=gates")
+    teacher.wait_for_selector(".gdn-editor-code", timeout=60_000)
+    at_address(student, r"/practice\?.*practice_exercise=gates.*follow=" + code, timeout=60)
+    student.wait_for_selector(".gdn-editor-code", timeout=60_000)
+    student.locator(".gdn-editor-code").fill(wrong)
+    student.locator(".gdn-editor-run").click()
+    student.wait_for_function("""() => [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stCode"]')]
+                                 .some(e => e.innerText.includes('β = sigmoid(b)'))""", timeout=90_000)
+    box = student.locator(".gdn-editor-code").bounding_box()
+    assert box["width"] >= 300
+    assert "return g, b" not in teacher.locator(".gdn-editor-code").input_value()     # the phone's code stays there
