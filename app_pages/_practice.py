@@ -14,7 +14,7 @@ import random
 import streamlit as st
 
 from gdn.practice.exercises import EXERCISES
-from gdn.practice.runner import sandbox_problem
+from gdn.practice.runner import sandbox_installed, sandbox_problem
 from gdn.practice.verdict import words
 from app_pages._support import compute, ui, work
 from app_pages._support.pack import component_js
@@ -30,12 +30,14 @@ SHARED_SERVER = "GDN_SHARED_SERVER"      # set by deploy/serve_class.py and the 
 
 
 def judge_mode() -> tuple[str | None, str]:
-    """("sandbox" | "limits" | None, why there is no sandbox): None turns the judge off."""
-    why = sandbox_problem()
-    if why is None:
+    """("sandbox" | "limits" | None, why there is no sandbox, in the page's words): None turns the judge off."""
+    problem = sandbox_problem()
+    if problem is None:
         return "sandbox", ""
     address = (st.get_option("server.address") or "").strip()
     alone = address in LOOPBACK and not os.environ.get(SHARED_SERVER)
+    why = ui.tr("practice.off_missing") if not sandbox_installed() else (
+        ui.tr("practice.off_no_start") + f" (`{problem[-200:].replace('`', '')}`)")
     return ("limits" if alone else None), why
 
 
@@ -103,11 +105,9 @@ def editor(eid: str, disabled: bool) -> None:
 
 def run_pending(mode: str) -> None:
     """The learner's last Run, judged in a worker (its place in line shown while it waits)."""
-    eid, code, seed = st.session_state["practice_pending"]
+    eid, code, seed = st.session_state.pop("practice_pending")      # judged once, whatever happens to it
     with st.spinner(ui.tr("practice.running")):
-        verdict = compute.run_job("practice.judge", None, work.judge, eid, code, mode == "sandbox", seed,
-                                  on_fail=lambda: st.session_state.pop("practice_pending", None))
-    del st.session_state["practice_pending"]
+        verdict = compute.run_job("practice.judge", None, work.judge, eid, code, mode == "sandbox", seed)
     st.session_state.setdefault("practice_verdicts", {})[eid] = verdict
     mine = progress().setdefault(eid, {"passed": False, "fails": 0})
     if verdict.passed:
@@ -121,6 +121,11 @@ def verdict_view(eid: str) -> None:
     verdict = st.session_state.get("practice_verdicts", {}).get(eid)
     if verdict is None:
         return
+    with st.container(key="practice_verdict"):
+        verdict_lines(verdict)
+
+
+def verdict_lines(verdict) -> None:
     st.subheader(ui.tr("practice.verdict_title"))
     said = words(verdict, ui.lang())
     (st.success if verdict.passed else st.error)(said[-1], icon=":material/check_circle:" if verdict.passed

@@ -12,7 +12,9 @@ if not ui.lecture():
 mode, why = practice.judge_mode()
 practice.relabel_picker()
 
-eid = ui.linked(st.selectbox, ui.tr("practice.pick"), EXERCISES, key="practice_exercise", default="four_stages",
+# Lecture mode keeps the first screen for the statement and the editor: the picker goes to the sidebar.
+picker = st.sidebar if ui.lecture() else st
+eid = ui.linked(picker.selectbox, ui.tr("practice.pick"), EXERCISES, key="practice_exercise", default="four_stages",
                 format_func=practice.exercise_labels(), help=ui.tr("practice.share_note"))
 if mode is None:
     st.warning(f"**{ui.tr('practice.off_title')}** · " + ui.tr("practice.off_text", why=why),

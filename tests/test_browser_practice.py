@@ -18,7 +18,7 @@ def step(S, k, v, alpha, beta):
     return decayed, prediction, error, S_new
 """
 RIGHT = WRONG.replace("prediction = S.T @ k", "prediction = decayed.T @ k")
-VERDICT = '[data-testid="stMain"] [data-testid="stAlert"]'
+VERDICT = '.st-key-practice_verdict [data-testid="stAlert"]'
 WORDS = {"en": ("first wrong in the read (prediction)", "you read the prediction before the decay", "tests passed"),
          "zh": ("从读出（预测）开始出错", "你在衰减之前就读出了预测", "个测试")}
 
@@ -42,9 +42,10 @@ def run_and_read(page, how: str) -> str:
         page.locator(".gdn-editor-code").press("Control+Enter")
     page.wait_for_function(f"""(before) => {{ const now = [...document.querySelectorAll('{VERDICT}')].map(e => e.innerText);
         return now.length && JSON.stringify(now) !== JSON.stringify(before)
+               && document.querySelector('.st-key-practice_verdict [data-testid="stCode"]')
                && !document.querySelector('[data-stale="true"]'); }}""", arg=before, timeout=90_000)
     page.wait_for_function(IDLE, timeout=60_000)
-    return page.locator('[data-testid="stMain"] [data-testid="stCode"]').first.inner_text()
+    return page.locator('.st-key-practice_verdict [data-testid="stCode"]').inner_text()
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -18,7 +18,7 @@ from gdn.practice import reference as ref
 from gdn.practice.__main__ import main as cli
 from gdn.practice.exercises import EXERCISES
 from gdn.practice.judge import judge
-from gdn.practice.verdict import Line, words
+from gdn.practice.verdict import Line, stage_word, words
 
 SOLUTIONS = Path(__file__).resolve().parent / "practice_solutions"
 SEED = 11
@@ -112,7 +112,7 @@ def test_a_planted_mistake_in_the_recurrence_is_named(mistake, old, new, case, t
         source = source.replace(WRITE, f"{WRITE}\n        {DECAY}")
     failed = first_failure(judge("recurrence", source, sandbox=False, seed=SEED))
     assert failed.name.key == case
-    assert failed.details[0] == Line("where", {"t": token, "stage": f"@stage_{stage}"})
+    assert failed.details[0] == Line("where", {"t": token, "stage": stage_word(stage)})
     assert Line(f"mistake_{mistake}") in failed.details
     assert any(d.key == "largest_error" for d in failed.details)
 
@@ -121,19 +121,19 @@ def test_the_state_not_carried_between_calls_is_named_at_the_second_call():
     source = planted("stream", "o, self.S = delta_rule(q, k, v, g, beta, self.S)", "o, _ = delta_rule(q, k, v, g, beta)")
     failed = first_failure(judge("stream", source, sandbox=False, seed=SEED))
     assert failed.name.key == "case_stream_small"                   # 6 tokens in two calls of 3
-    assert failed.details[:3] == [Line("stream_piece", {"piece": 2}), Line("where", {"t": 4, "stage": "@stage_carry"}),
+    assert failed.details[:3] == [Line("stream_piece", {"piece": 2}), Line("where", {"t": 4, "stage": stage_word("carry")}),
                                   Line("mistake_state_not_carried")]
 
 
 STAGE_MISTAKES = [            # (exercise, old, new, detail lines expected in the first failure)
     ("four_stages", "prediction = decayed.T @ k", "prediction = S.T @ k",
-     [Line("where_stage", {"stage": "@stage_read"}), Line("mistake_read_before_decay")]),
+     [Line("where_stage", {"stage": stage_word("read")}), Line("mistake_read_before_decay")]),
     ("four_stages", "S_new = decayed + torch.outer(k, beta * error)", "S_new = decayed + torch.outer(beta * error, k)",
-     [Line("where_stage", {"stage": "@stage_write"}), Line("mistake_transposed_write")]),
+     [Line("where_stage", {"stage": stage_word("write")}), Line("mistake_transposed_write")]),
     ("four_stages", "S_new = decayed + torch.outer(k, beta * error)", "S_new = decayed + torch.outer(k, beta * v - prediction)",
-     [Line("where_stage", {"stage": "@stage_write"}), Line("mistake_beta_on_v")]),
+     [Line("where_stage", {"stage": stage_word("write")}), Line("mistake_beta_on_v")]),
     ("four_stages", "error = v - prediction", "error = prediction - v",
-     [Line("where_stage", {"stage": "@stage_error"}), Line("mistake_error_sign")]),
+     [Line("where_stage", {"stage": stage_word("error")}), Line("mistake_error_sign")]),
     ("read", "torch.einsum(\"bhkv,bhk->bhv\", S, q)", "torch.einsum(\"bhkv,bhv->bhk\", S, q)",
      [Line("mistake_transposed_read")]),
     ("gates", "g = -torch.exp(A_log) * F.softplus(a + dt_bias)", "g = torch.exp(A_log) * F.softplus(a + dt_bias)",
@@ -218,3 +218,26 @@ def test_odd_return_values_fail_the_test_with_words_not_a_crash():
     wrong_count = solution("four_stages").replace("return decayed, prediction, error, S_new", "return decayed")
     failed = first_failure(judge("four_stages", wrong_count, sandbox=False, seed=SEED))
     assert failed.details[0].key in ("count", "shape_rank", "shape_axis")
+
+
+def test_the_same_tensor_twice_a_complex_result_and_an_at_sign_are_judged_not_crashed():
+    """`return v, S` with one tensor twice (safetensors refuses shared memory), a complex result (its imaginary
+    part must not be dropped into a pass), a syntax error on a line starting with @ (never an i18n key)."""
+    same = solution("four_stages").replace("return decayed, prediction, error, S_new", "return S_new, S_new, S_new, S_new")
+    assert not judge("four_stages", same, sandbox=False, seed=SEED).problem
+    complex_read = planted("read", "return torch.einsum(", "return 1j + torch.einsum(")
+    verdict = judge("read", complex_read, sandbox=False, seed=SEED)
+    assert not verdict.passed and first_failure(verdict).details == [Line("not_tensor", {"name": "o"})]
+    at_sign = judge("read", "@staticmethod def read(S, q):\n    return S\n", sandbox=False, seed=SEED)
+    assert at_sign.problem[0].key == "syntax" and "@staticmethod def read" in words(at_sign, "zh")[0]
+
+
+def test_a_chunk_whose_recurrence_raises_is_still_judged_on_its_own_numbers():
+    source = solution("chunk").replace("    outputs = []\n", "    raise ValueError('not yet')\n    outputs = []\n", 1)
+    source = source.replace("A = torch.tril(beta[:, None] * (k @ k.T) * Gamma, diagonal=-1)",
+                            "A = torch.tril(beta[:, None] * (k @ k.T) * Gamma, diagonal=0)")
+    verdict = judge("chunk", source, sandbox=False, seed=SEED)
+    chunk = next(r for r in verdict.tests if r.name.key == "case_chunk")
+    own = next(r for r in verdict.tests if r.name.key == "case_own_recurrence")
+    assert own.details[0].key == "exception" and own.details[0].fields["message"] == "not yet"
+    assert chunk.details[0] == Line("mistake_chunk_diagonal")

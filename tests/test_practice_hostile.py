@@ -62,19 +62,18 @@ def said(verdict, *lines: Line) -> str:
     return text
 
 
-def raised(verdict) -> Line:
-    """The exception every test failed with (the first failing test's first detail), named in the words."""
+def raised(verdict, *keys: str) -> Line:
+    """What the first failing test failed with (its first detail: one of `keys`), named in the words."""
     failed = verdict.first_failure()
     assert not verdict.problem and failed is not None, words(verdict, "en")
-    assert failed.details and failed.details[0].key == "exception", words(verdict, "en")
+    assert failed.details and failed.details[0].key in (keys or ("exception",)), words(verdict, "en")
     said(verdict, failed.details[0])
     return failed.details[0]
 
 
 def refused(verdict) -> None:
-    detail = raised(verdict)
-    assert (detail.fields["error"] == "PermissionError"
-            or "Operation not permitted" in detail.fields["message"]), detail
+    """Refused in the judge's words: by the audit hook (what and where) or by the seccomp filter (EPERM)."""
+    raised(verdict, "refused", "not_permitted")
 
 
 def processes() -> list[tuple[int, int, int, int]]:
@@ -196,7 +195,8 @@ def test_reading_a_secret_file_is_refused(sandbox, target, secret_file):
     content = path.read_text()[:100]
     verdict = run(f"def read(S, q):\n    print(open({str(path)!r}).read())\n", sandbox)
     # refused by the audit hook, or (in the sandbox, where /tmp is the work folder) not there at all
-    assert raised(verdict).fields["error"] in ("PermissionError", "FileNotFoundError"), words(verdict, "en")
+    detail = raised(verdict, "refused", "exception")
+    assert detail.key == "refused" or detail.fields["error"] == "FileNotFoundError", words(verdict, "en")
     assert content not in verdict.printed and content not in "\n".join(words(verdict, "en"))
 
 
@@ -377,3 +377,44 @@ for name, act in acts.items():
     out = bare(code, sandbox=False)
     assert out.splitlines() == [f"refused {name} 1" for name in ("socket", "fork", "subprocess", "exec",
                                                                   "kill parent")], out
+
+
+@pytest.mark.parametrize("sandbox", modes())
+def test_a_real_time_signal_to_itself_is_a_crash_with_its_number(sandbox):
+    """Signals past the named ones (SIGRTMIN+6): the verdict names the number, judge() never raises."""
+    verdict = run("import signal\n\ndef read(S, q):\n    signal.raise_signal(40)\n", sandbox)
+    assert verdict.problem == [Line("crashed", {"signal": "signal 40"})], words(verdict, "en")
+
+
+FORGED = """import json, os, struct, sys
+from safetensors.torch import save
+
+def read(S, q):
+    blob = save({{}}, metadata={{"reports": json.dumps({reports})}})
+    with os.fdopen(int(sys.argv[1]), "wb") as pipe:
+        pipe.write(struct.pack("<Q", len(blob)) + blob)
+    os._exit(0)
+"""
+
+
+@pytest.mark.parametrize("reports", ['{"source": 5}', '{"source": {"lines": 5, "error": "SyntaxError"}}',
+                                     '{"0/read": {"ok": true, "kinds": "x" * 1000}}', '[[], [], []]'],
+                         ids=["a number", "lines not a list", "kinds a string", "not a mapping"])
+def test_a_forged_result_is_checked_before_it_is_read(reports):
+    """The learner's code can write its own result into the harness's pipe: whatever it writes, judge() returns
+    a verdict (its own numbers at worst fool the learner), never an exception."""
+    forged = FORGED.format(reports=reports.replace('"x" * 1000', "'x' * 1000"))
+    verdict = run(forged, sandbox=False)
+    assert not verdict.passed
+    said(verdict)
+
+
+@pytest.mark.parametrize("act", ["os.remove", "sqlite3.connect"])
+def test_python_file_calls_outside_the_work_folder_are_refused_in_limits_mode(act, tmp_path):
+    victim = tmp_path / "victim.db"
+    victim.write_text("kept")
+    call = {"os.remove": f"import os\nos.remove({str(victim)!r})",
+            "sqlite3.connect": f"import sqlite3\nsqlite3.connect({str(victim)!r})"}[act]
+    verdict = run(f"def read(S, q):\n    {call.replace(chr(10), chr(10) + '    ')}\n", sandbox=False)
+    detail = raised(verdict, "refused")
+    assert detail.fields["what"] == act and victim.read_text() == "kept"

@@ -58,8 +58,9 @@ def test_a_run_is_judged_and_a_failed_one_opens_a_hint():
 def test_a_shared_server_without_a_sandbox_turns_the_judge_off(monkeypatch):
     from app_pages import _practice
     monkeypatch.setattr(_practice, "sandbox_problem", lambda: "bubblewrap is not installed")
+    monkeypatch.setattr(_practice, "sandbox_installed", lambda: False)
     at = open_app("zh", page=PAGE)
-    assert at.warning and "bubblewrap is not installed" in at.warning[0].value
+    assert at.warning and t("practice.off_missing", "zh") in at.warning[0].value
     assert editor_data(at)["disabled"]
     at.session_state["practice_pending"] = ("four_stages", "raise SystemExit", 1)
     at.run()
@@ -69,11 +70,13 @@ def test_a_shared_server_without_a_sandbox_turns_the_judge_off(monkeypatch):
 def test_limits_mode_only_where_the_server_listens_on_loopback_alone(monkeypatch):
     from app_pages import _practice
     monkeypatch.setattr(_practice, "sandbox_problem", lambda: "no user namespaces")
+    monkeypatch.setattr(_practice, "sandbox_installed", lambda: True)
     monkeypatch.delenv(_practice.SHARED_SERVER, raising=False)
     options = {"server.address": "127.0.0.1"}
     real = st.get_option
     monkeypatch.setattr(_practice.st, "get_option", lambda name: options.get(name, real(name)))
-    assert _practice.judge_mode() == ("limits", "no user namespaces")
+    mode, why = _practice.judge_mode()
+    assert mode == "limits" and "`no user namespaces`" in why
     monkeypatch.setenv(_practice.SHARED_SERVER, "1")                    # a replica behind serve-class's nginx
     assert _practice.judge_mode()[0] is None
     monkeypatch.delenv(_practice.SHARED_SERVER)

@@ -83,7 +83,7 @@ function build(host, data, send) {
   const state = { area, gutter, run, root, disabled: false };
   const redraw = () => {
     gutter.textContent = lineNumbers(area.value);
-    const most = data.lecture ? 14 : 30;         // a lecture's screen holds fewer lines of its larger font
+    const most = data.lecture ? 10 : 30;         // a 720-px projector holds ten lines of the lecture font
     area.rows = Math.min(most, Math.max(10, area.value.split("\n").length + 1));
   };
   let saving = 0;

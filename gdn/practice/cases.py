@@ -8,16 +8,25 @@ got.kinds(call) what type each value had, and a call that raised stops the check
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import torch
 
 from gdn.practice import reference as ref
-from gdn.practice.compare import close, first_wrong_token, token_lines, value_lines
-from gdn.practice.verdict import Line
+from gdn.practice.compare import SEQUENCE, close, first_wrong_token, token_lines, value_lines
+from gdn.practice.verdict import Line, stage_word
 
 F64 = torch.float64
+HEAD_ARGS = (*SEQUENCE, "S")                   # the chunk exercise's arguments: one head's inputs and its table
 O_AXES, S_AXES = ("B", "T", "H", "V"), ("B", "H", "K", "V")
+
+
+class CallFailed(Exception):
+    """A call of the learner's raised (or was never made): its report says why (judge.error_lines)."""
+
+    def __init__(self, report: dict):
+        super().__init__(report.get("error"))
+        self.report = report
 
 
 @dataclass
@@ -27,7 +36,6 @@ class Case:
     inputs: dict[str, torch.Tensor]
     calls: list[dict]              # {"id", "kind": "call" | "stream", "fn", "args": [input names or plain values]}
     check: Callable                # (got) -> list[Line]
-    details_first: list[Line] = field(default_factory=list)
 
 
 def call(id_: str, fn: str, *args, kind: str = "call", width: int = 0) -> dict:
@@ -76,7 +84,10 @@ def read_cases(gen: torch.Generator) -> list[Case]:
     out = []
     for name, hidden, S, q in examples:
         def check(got, S=S, q=q):
-            want, (o,) = ref.read(S, q), got("read")[:1]
+            values = got("read")
+            if len(values) != 1:
+                return [Line("count", {"got": len(values), "want": 1, "names": "o"})]
+            want, o = ref.read(S, q), values[0]
             lines = value_lines("o", o, want, ("B", "H", "V"))
             if lines and o is not None and S.shape[-1] == S.shape[-2] and close(o, torch.einsum("bhkv,bhv->bhk", S, q)):
                 return [Line("mistake_transposed_read"), *lines]
@@ -112,7 +123,7 @@ def four_stage_cases(gen: torch.Generator) -> list[Case]:
                 lines = value_lines(label, mine, want, axes)
                 if lines:
                     named = stage_mistakes(label, mine, S, k, v, alpha, beta, wants)
-                    return [Line("where_stage", {"stage": f"@stage_{stage}"}), *named, *lines]
+                    return [Line("where_stage", {"stage": stage_word(stage)}), *named, *lines]
             return []
         out.append(Case(name, hidden, {"S": S, "k": k, "v": v}, [call("step", "step", "S", "k", "v", alpha, beta)], check))
     return out
@@ -153,7 +164,10 @@ def gate_cases(gen: torch.Generator) -> list[Case]:
             g, beta = values
             lines = value_lines("g", g, g_want, ("B", "T", "H")) + value_lines("beta", beta, beta_want, ("B", "T", "H"))
             lines = (gate_mistakes(g, beta, a, b, A_log, dt_bias) if lines else []) + lines
-            (life,) = got("half_life")[:1]
+            lives = got("half_life")
+            if len(lives) != 1:
+                return lines + [Line("count", {"got": len(lives), "want": 1, "names": "half_life"})]
+            life = lives[0]
             want = torch.tensor(ref.half_life(alpha), dtype=F64)
             one = life is not None and life.numel() == 1
             life_lines = value_lines("half_life", life.reshape(()) if one else life, want, ())
@@ -210,16 +224,16 @@ def recurrence_cases(gen: torch.Generator) -> list[Case]:
 def recurrence_case(name: Line, hidden: bool, x: dict) -> Case:
     T = x["v"].shape[1]
     S0 = "S" if "S" in x else None
-    prefixes = {f"p{t}": {n: v[:, :t] for n, v in x.items() if n != "S"} for t in range(1, T)}
+    prefixes = {f"p{t}": {n: v[:, :t] for n, v in x.items() if n != "S"} for t in range(1, T)}   # tokens < t
     inputs = dict(x) | {f"{p}_{n}": v for p, part in prefixes.items() for n, v in part.items()}
     calls = [call("all", "delta_rule", "q", "k", "v", "g", "beta", S0)]
-    calls += [call(p, "delta_rule", *(f"{p}_{n}" for n in ("q", "k", "v", "g", "beta")), S0) for p in prefixes]
+    calls += [call(p, "delta_rule", *(f"{p}_{n}" for n in SEQUENCE), S0) for p in prefixes]
 
     def check(got):
         values = got("all")
         if len(values) != 2:
             return [Line("count", {"got": len(values), "want": 2, "names": "o, S"})]
-        o_want, S_want = ref.delta_rule(*(x[n] for n in ("q", "k", "v", "g", "beta")), x.get("S"))
+        o_want, S_want = ref.delta_rule(*(x[n] for n in SEQUENCE), x.get("S"))
         lines = value_lines("o", values[0], o_want, O_AXES) + value_lines("S", values[1], S_want, S_AXES)
         dtype = got.kinds("all")[0]
         want_dtype = "tensor:" + str(x["v"].dtype).removeprefix("torch.")
@@ -227,17 +241,25 @@ def recurrence_case(name: Line, hidden: bool, x: dict) -> Case:
             lines.append(Line("dtype", {"got": dtype[7:], "want": want_dtype[7:]}))
         if not lines or any(line.key.startswith("shape") for line in lines):
             return lines
-        return locate(x, [got(p)[:2] for p in prefixes] + [values], lines)
+        return locate(x, [prefix_run(got, p) for p in prefixes] + [values], lines)
 
     return Case(name, hidden, inputs, calls, check)
+
+
+def prefix_run(got, call: str) -> list:
+    """A prefix run's (o, S), or nothing when that run raised: the test's own numbers are still said."""
+    try:
+        return got(call)[:2]
+    except CallFailed:
+        return []
 
 
 def locate(x: dict, runs: list[list], lines: list[Line]) -> list[Line]:
     """The first token where the learner's runs over growing prefixes leave the reference, and why."""
     T = x["v"].shape[1]
-    seq = [x[n] for n in ("q", "k", "v", "g", "beta")]
+    seq = [x[n] for n in SEQUENCE]
     reference = [ref.delta_rule(*(s[:, :t] for s in seq), x.get("S")) for t in range(1, T + 1)]
-    mine = [(o, S) for o, S in (run if len(run) == 2 else (None, None) for run in runs)]
+    mine = [tuple(run) if len(run) == 2 else (None, None) for run in runs]
     t = first_wrong_token(mine, reference)
     if t is None:
         return lines
@@ -246,7 +268,7 @@ def locate(x: dict, runs: list[list], lines: list[Line]) -> list[Line]:
     o_t = mine[t][0][:, t] if mine[t][0] is not None and mine[t][0].shape == reference[t][0].shape else None
     S_t = mine[t][1] if mine[t][1] is not None and mine[t][1].shape == reference[t][1].shape else None
     if t == 0 and "S" in x and S_t is not None and close(S_t, ref.delta_rule(*(s[:, :1] for s in seq))[1]):
-        return [Line("where", {"t": 1, "stage": "@stage_carry"}), Line("mistake_state_ignored"), *lines]
+        return [Line("where", {"t": 1, "stage": stage_word("carry")}), Line("mistake_state_ignored"), *lines]
     return token_lines(t, S_prev, {n: v.to(F64) for n, v in x.items()}, S_t, o_t) + lines
 
 
@@ -263,7 +285,7 @@ def stream_cases(gen: torch.Generator) -> list[Case]:
 
 def stream_case(name: Line, hidden: bool, x: dict, sizes: list[int]) -> Case:
     bounds = [sum(sizes[:i]) for i in range(len(sizes) + 1)]
-    names = ("q", "k", "v", "g", "beta")
+    names = SEQUENCE
     inputs = {f"{n}{i}": x[n][:, a:b] for i, (a, b) in enumerate(zip(bounds, bounds[1:])) for n in names}
     args = [f"{n}{i}" for i in range(len(sizes)) for n in names]
 
@@ -286,9 +308,9 @@ def stream_why(x: dict, piece, a: int, b: int, o_want) -> list[Line]:
     if piece is None or piece.shape != o_want[:, a:b].shape:
         return []
     wrong = [t for t in range(b - a) if not close(piece[:, t], o_want[:, a + t])]
-    fresh, _ = ref.delta_rule(*(x[n][:, a:b] for n in ("q", "k", "v", "g", "beta")))
+    fresh, _ = ref.delta_rule(*(x[n][:, a:b] for n in SEQUENCE))
     if a > 0 and close(piece, fresh):
-        return [Line("where", {"t": a + 1, "stage": "@stage_carry"}), Line("mistake_state_not_carried")]
+        return [Line("where", {"t": a + 1, "stage": stage_word("carry")}), Line("mistake_state_not_carried")]
     return [Line("where_token", {"t": a + wrong[0] + 1})] if wrong else []
 
 
@@ -303,7 +325,7 @@ def chunk_cases(gen: torch.Generator) -> list[Case]:
     plans = [(False, 4, 2, 2), (True, 8, 3, 4), (True, 16, 4, 2)]
     out = []
     for hidden, C, K, V in plans:
-        x, args, dims = head(C, K, V), ("q", "k", "v", "g", "beta", "S"), {"shapes": shapes(C=C, K=K, V=V)}
+        x, args, dims = head(C, K, V), HEAD_ARGS, {"shapes": shapes(C=C, K=K, V=V)}
         want = ref.head_recurrence(*(x[n] for n in args))
         out.append(Case(Line("case_own_recurrence", dims), hidden, x, [call("rec", "recurrence", *args)],
                         lambda got, want=want: head_lines(got("rec"), want)))
@@ -324,12 +346,13 @@ def chunk_lines(got, x: dict, want: tuple) -> list[Line]:
         return lines
     o, S = got("chunk")[:2]
     for mistake in ref.CHUNK_MISTAKES:
-        o_m, S_m = ref.head_chunk(*(x[n] for n in ("q", "k", "v", "g", "beta", "S")), mistake=mistake)
+        o_m, S_m = ref.head_chunk(*(x[n] for n in HEAD_ARGS), mistake=mistake)
         if close(o, o_m) and close(S, S_m):
             return [Line(f"mistake_{mistake}"), *lines]
     wrong = [t for t in range(o.shape[0]) if not close(o[t], want[0][t])]
-    mine = got("rec")
-    same = len(mine) == 2 and close(o, mine[0]) and close(S, mine[1])
-    return [Line("where_token", {"t": wrong[0] + 1})] * bool(wrong) + lines + [Line("chunk_matches_yours")] * same
+    mine = prefix_run(got, "rec")                     # the learner's own recurrence, if it ran
+    where = [Line("where_token", {"t": wrong[0] + 1})] if wrong else []
+    same = [Line("chunk_matches_yours")] if len(mine) == 2 and close(o, mine[0]) and close(S, mine[1]) else []
+    return where + lines + same
 
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 import torch
 
 from gdn.practice.reference import MISTAKES, token_step
-from gdn.practice.verdict import Line
+from gdn.practice.verdict import Line, stage_word
 
+SEQUENCE = ("q", "k", "v", "g", "beta")      # the rule's inputs per token, in its signature's order
 ATOL = RTOL = 1e-5                 # |yours - reference| <= ATOL + RTOL * max|reference|: float32 work passes
 
 
@@ -63,20 +64,20 @@ def token_lines(t: int, S_prev, inputs: dict, got_S, got_o) -> list[Line]:
     """Why token t went wrong: the stage, and the classic mistake that gives exactly the learner's numbers.
     S_prev [B, H, K, V]: the reference table before t (the learner's matched it); inputs hold q, k, v, g,
     beta [B, T, H, ...]; got_S [B, H, K, V] and got_o [B, H, V] the learner's after token t (either None)."""
-    at = {name: x[:, t] for name, x in inputs.items() if name in ("q", "k", "v", "g", "beta")}
+    at = {name: x[:, t] for name, x in inputs.items() if name in SEQUENCE}
     S_ref, o_ref = token_step(S_prev, **at)
-    for mistake, stage in MISTAKES.items():
+    for mistake, where in MISTAKES.items():
         made = token_step(S_prev, **at, mistake=mistake)
-        if made is None:
-            continue
+        if made is None or (got_S is None and got_o is None):
+            continue                              # a shape the mistake cannot have, or nothing to compare
         S_m, o_m = made
         if close(S_m, S_ref) and close(o_m, o_ref):
             continue                              # this token cannot tell the mistake from the rule
         if (got_S is None or close(got_S, S_m)) and (got_o is None or close(got_o, o_m)):
-            return [Line("where", {"t": t + 1, "stage": f"@stage_{stage}"}), Line(f"mistake_{mistake}")]
+            return [Line("where", {"t": t + 1, "stage": stage_word(where)}), Line(f"mistake_{mistake}")]
     if got_S is not None and not close(got_S, S_ref):
-        return [Line("where", {"t": t + 1, "stage": f"@stage_{table_stage(S_prev, at, got_S)}"})]
-    return [Line("where", {"t": t + 1, "stage": "@stage_query"})]
+        return [Line("where", {"t": t + 1, "stage": stage_word(table_stage(S_prev, at, got_S))})]
+    return [Line("where", {"t": t + 1, "stage": stage_word("query")})]
 
 
 def table_stage(S_prev, at: dict, got_S) -> str:

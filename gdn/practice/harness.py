@@ -26,8 +26,10 @@ import linecache
 import os
 import platform
 import resource
+import signal
 import struct
 import sys
+import sysconfig
 import traceback
 
 import torch
@@ -44,17 +46,27 @@ AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
 SYSCALLS = {           # the numbers of the calls the filter looks at, per architecture
     "x86_64": dict(fork=57, vfork=58, execve=59, execveat=322, clone=56, clone3=435, socket=41, kill=62,
                    tkill=200, tgkill=234, ptrace=101, process_vm_readv=310, process_vm_writev=311,
-                   pidfd_send_signal=424, pidfd_open=434, rt_sigqueueinfo=129, rt_tgsigqueueinfo=297, seccomp=317),
+                   pidfd_send_signal=424, pidfd_open=434, rt_sigqueueinfo=129, rt_tgsigqueueinfo=297, seccomp=317,
+                   io_uring_setup=425, io_uring_enter=426, io_uring_register=427, unshare=272, setns=308,
+                   mount=165, umount2=166, pivot_root=155, chroot=161, bpf=321, perf_event_open=298,
+                   userfaultfd=323, keyctl=250, add_key=248, request_key=249),
     "aarch64": dict(execve=221, execveat=281, clone=220, clone3=435, socket=198, kill=129, tkill=130,
                     tgkill=131, ptrace=117, process_vm_readv=270, process_vm_writev=271, pidfd_send_signal=424,
-                    pidfd_open=434, rt_sigqueueinfo=138, rt_tgsigqueueinfo=240, seccomp=277),
+                    pidfd_open=434, rt_sigqueueinfo=138, rt_tgsigqueueinfo=240, seccomp=277,
+                    io_uring_setup=425, io_uring_enter=426, io_uring_register=427, unshare=97, setns=268,
+                    mount=40, umount2=39, pivot_root=41, chroot=51, bpf=280, perf_event_open=241,
+                    userfaultfd=282, keyctl=219, add_key=217, request_key=218),
 }
+# A deny-list: the calls that start a process or a program, reach the network (io_uring has a socket op of
+# its own), signal or trace another process, or change namespaces, mounts or kernel state.
 DENIED = ("fork", "vfork", "execve", "execveat", "socket", "ptrace", "process_vm_readv", "process_vm_writev",
-          "pidfd_send_signal", "pidfd_open", "rt_sigqueueinfo", "rt_tgsigqueueinfo")
+          "pidfd_send_signal", "pidfd_open", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "io_uring_setup",
+          "io_uring_enter", "io_uring_register", "unshare", "setns", "mount", "umount2", "pivot_root", "chroot",
+          "bpf", "perf_event_open", "userfaultfd", "keyctl", "add_key", "request_key")
 SELF_ONLY = ("kill", "tkill", "tgkill")         # a signal to this process only (Python's own raise() uses them)
 CLONE_THREAD = 0x00010000                       # clone() of a thread is allowed; of a process, refused
 RET_ALLOW, RET_ERRNO = 0x7FFF0000, 0x00050000
-LD_W_ABS, JEQ_K, JSET_K, RET_K = 0x20, 0x15, 0x45, 0x06
+LD_W_ABS, JEQ_K, JGE_K, JSET_K, RET_K = 0x20, 0x15, 0x35, 0x45, 0x06     # classic BPF opcodes
 
 
 def seccomp_filter(machine: str, pid: int) -> list[tuple[int, int, int, int]]:
@@ -63,7 +75,7 @@ def seccomp_filter(machine: str, pid: int) -> list[tuple[int, int, int, int]]:
     eperm, enosys = RET_ERRNO | errno.EPERM, RET_ERRNO | errno.ENOSYS
     prog = [(LD_W_ABS, 0, 0, 4), (JEQ_K, 1, 0, AUDIT_ARCH[machine]), (RET_K, 0, 0, eperm), (LD_W_ABS, 0, 0, 0)]
     if machine == "x86_64":                      # the x32 ABI's numbers (bit 30) would slip past the table
-        prog += [(0x35, 0, 1, 0x40000000), (RET_K, 0, 0, eperm)]           # jge
+        prog += [(JGE_K, 0, 1, 0x40000000), (RET_K, 0, 0, eperm)]
     for name in DENIED:
         if name in nr:
             prog += [(JEQ_K, 0, 1, nr[name]), (RET_K, 0, 0, eperm)]
@@ -106,28 +118,46 @@ def set_limits(cpu_s: int, memory_mb: int, file_mb: int) -> None:
     resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
 
 
+REFUSED = "refused by the judge: "     # a PermissionError the audit hook raised; judge.py words it
+PATH_EVENTS = {"os.remove": 1, "os.rename": 2, "os.rmdir": 1, "os.truncate": 1, "os.chmod": 1, "os.chown": 1,
+               "os.link": 2, "os.symlink": 2, "os.mkdir": 1, "os.listdir": 1, "os.scandir": 1, "os.utime": 1,
+               "shutil.rmtree": 1, "sqlite3.connect": 1}   # event -> how many of its first arguments are paths
+LISTINGS = ("os.listdir", "os.scandir")       # reading a folder: Python's own are readable, as their files
+CALL_EVENTS = ("os.system", "os.exec", "os.posix_spawn", "os.fork", "os.forkpty", "subprocess.Popen",
+               "socket.__new__", "socket.connect", "os.kill", "os.killpg")
+
+
 def audit_hook(readable: tuple[str, ...], workdir: str):
-    """Python's own view of what the learner's code does: files outside the work folder and Python's own,
-    and ctypes. A PermissionError names what was refused."""
+    """Python's own view of what the learner's code does: files and folders outside the work folder (reading
+    Python's own is allowed), and the calls the seccomp filter refuses anyway, refused early with words."""
+    def inside(path) -> bool:
+        if not isinstance(path, (str, bytes, os.PathLike)):
+            return True                                                   # a file descriptor already open
+        real = os.path.realpath(os.fsdecode(path))
+        return real == workdir or real.startswith(workdir + os.sep)
+
+    def readable_or_inside(path) -> bool:
+        return inside(path) or os.path.realpath(os.fsdecode(path)).startswith(readable)
+
     def hook(event: str, args: tuple) -> None:
         if event == "open":
             path, mode = args[0], args[1]
-            if not isinstance(path, str):
-                return                                                    # a file descriptor already open
-            real = os.path.realpath(path)
+            if inside(path):
+                return
             writes = isinstance(mode, str) and any(c in mode for c in "wax+")
-            inside = real == workdir or real.startswith(workdir + os.sep)
-            if not inside and (writes or not real.startswith(readable)):
-                raise PermissionError(f"the judge lets your code open files only in its work folder, not {path}")
-        elif event.startswith("ctypes.") or event in ("os.system", "os.exec", "os.posix_spawn", "os.fork",
-                                                       "subprocess.Popen", "socket.__new__", "socket.connect"):
-            raise PermissionError(f"the judge does not let your code use {event}")
+            if writes or not os.path.realpath(os.fsdecode(path)).startswith(readable):
+                raise PermissionError(f"{REFUSED}open:{os.fsdecode(path)}")
+        elif event in PATH_EVENTS:
+            paths = [a for a in args[:PATH_EVENTS[event]] if a not in (":memory:", "", None)]
+            allowed = readable_or_inside if event in LISTINGS else inside     # imports list Python's own folders
+            if not all(allowed(p) for p in paths):
+                raise PermissionError(f"{REFUSED}{event}:{os.fsdecode(paths[0]) if paths else ''}")
+        elif event.startswith("ctypes.") or event in CALL_EVENTS:
+            raise PermissionError(f"{REFUSED}{event}:")
     return hook
 
 
 def guard(cpu_s: int, memory_mb: int, file_mb: int) -> None:
-    import signal
-    import sysconfig
     # Python ignores SIGXFSZ (a write past RLIMIT_FSIZE then raises OSError, which code could catch and go
     # on printing): the default action ends the child, and the parent says it printed too much
     signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
@@ -153,19 +183,28 @@ def learner_lines(exc: BaseException) -> list[str]:
 
 def failure(exc: BaseException) -> dict:
     message = str(exc)[:MAX_MESSAGE]
-    return {"ok": False, "error": type(exc).__name__, "message": message, "lines": learner_lines(exc)}
+    report = {"ok": False, "error": type(exc).__name__, "message": message, "lines": learner_lines(exc)}
+    if isinstance(exc, OSError) and isinstance(exc.errno, int):
+        report["errno"] = exc.errno                      # EPERM: a refused call; EFBIG: past the file limit
+    return report
 
 
 def as_tensor(value):
-    """A returned value as a float64 tensor and its kind, or None and the kind when it is none of those."""
+    """A returned value as a float64 tensor of its own (a copy: safetensors refuses two names on one memory,
+    and `return v, S` with S never updated is a learner's mistake to judge, not a crash) and its kind; None
+    and the kind for anything else, a complex number included (its imaginary part would be dropped)."""
     if isinstance(value, torch.Tensor):
-        return value.detach().to("cpu", torch.float64).contiguous(), f"tensor:{str(value.dtype).removeprefix('torch.')}"
+        kind = f"tensor:{str(value.dtype).removeprefix('torch.')}"
+        if value.is_complex():
+            return None, kind
+        return value.detach().to("cpu", torch.float64).clone().contiguous(), kind
     if isinstance(value, (bool, int, float)):
         return torch.tensor(float(value), dtype=torch.float64), "number"
     try:
-        return torch.as_tensor(value, dtype=torch.float64).contiguous(), type(value).__name__
+        tensor = torch.as_tensor(value, dtype=torch.float64).clone().contiguous()
     except Exception:  # noqa: BLE001 -- anything else is reported by its type's name
         return None, type(value).__name__
+    return tensor, type(value).__name__
 
 
 def run_call(namespace: dict, call: dict, inputs: dict, out: dict) -> dict:

@@ -9,18 +9,17 @@ float64. Nothing the child sends is trusted: its tensors are read as safetensors
 """
 from __future__ import annotations
 
+import logging
 import random
+from errno import EFBIG, EPERM
 
+from gdn.practice.cases import CallFailed
 from gdn.practice.exercises import EXERCISES
+from gdn.practice.harness import REFUSED
 from gdn.practice.runner import LIMITS, Child, Limits, run_child
 from gdn.practice.verdict import Line, TestResult, Verdict
 
 MAX_SOURCE = 64_000                # characters of a learner's file
-
-
-class CallFailed(Exception):
-    def __init__(self, report: dict):
-        self.report = report
 
 
 class Got:
@@ -44,19 +43,24 @@ class Got:
 
 
 def error_lines(report: dict, limits: Limits) -> list[Line]:
-    """An exception in the learner's code, with their own lines only; a missing function by its name."""
-    if report.get("error") == "missing":
-        return [Line("missing", {"name": report.get("message", "")})]
-    if report.get("error") == "SyntaxError":
-        return [Line("syntax", {"line": report.get("line"), "message": report.get("message", ""),
-                                "text": report.get("text", "")})]
-    message = str(report.get("message", ""))
-    if "File too large" in message:                       # EFBIG: past the file-size limit, caught as OSError
+    """An exception in the learner's code, with their own lines only; a missing function by its name; what
+    the judge refused, and the limits, in the learner's words (told apart by type and errno, not by text)."""
+    error, message, errno = report.get("error"), str(report.get("message", "")), report.get("errno")
+    if error == "missing":
+        return [Line("missing", {"name": message})]
+    if error == "SyntaxError":
+        return [Line("syntax", {"line": report.get("line"), "message": message, "text": report.get("text", "")})]
+    yours = [Line("your_line", {"line": text}) for text in report.get("lines", [])[-4:]]
+    if errno == EFBIG:
         return [Line("output", {"mb": limits.file_mb})]
-    if report.get("error") == "MemoryError" or "can't allocate memory" in message:
-        return [Line("memory", {"mb": limits.memory_mb})]
-    return [Line("exception", {"error": report.get("error", "?"), "message": message}),
-            *(Line("your_line", {"line": text}) for text in report.get("lines", [])[-4:])]
+    if error == "MemoryError" or (error == "RuntimeError" and "can't allocate memory" in message):
+        return [Line("memory", {"mb": limits.memory_mb}), *yours]
+    if error == "PermissionError" and message.startswith(REFUSED):
+        what, _, detail = message.removeprefix(REFUSED).partition(":")
+        return [Line("refused", {"what": what, "detail": detail}), *yours]
+    if errno == EPERM:
+        return [Line("not_permitted"), *yours]
+    return [Line("exception", {"error": error or "?", "message": message}), *yours]
 
 
 def ended_lines(child: Child, limits: Limits) -> list[Line]:
@@ -92,7 +96,7 @@ def judge(exercise_id: str, source: str, *, sandbox: bool, seed: int | None = No
     if child.ended != "ok":
         verdict.problem = ended_lines(child, limits)
         return verdict
-    if "source" in child.reports:
+    if "source" in child.reports:                         # the file itself did not run (a syntax error, an exception)
         verdict.problem = error_lines(child.reports["source"], limits)
         return verdict
     for i, case in enumerate(tests):
@@ -101,6 +105,7 @@ def judge(exercise_id: str, source: str, *, sandbox: bool, seed: int | None = No
         except CallFailed as failed:
             details = error_lines(failed.report, limits)
         except Exception as e:  # noqa: BLE001 -- values so odd the comparison itself broke: the test fails, said so
+            logging.getLogger(__name__).exception("comparing %s, test %d", exercise_id, i)   # a judge bug shows too
             details = [Line("compare_failed", {"error": type(e).__name__})]
         verdict.tests.append(TestResult(case.name, not details, case.hidden, details))
     return verdict

@@ -45,7 +45,7 @@ class Limits:
     memory_mb: int = 1024          # address space the learner's code may add
     file_mb: int = 1               # the largest file it may write, its printed output included
     printed_kb: int = 8            # of what it printed, this much is shown back
-    result_mb: int = 64            # the most the child may send back
+    result_kb: int = 2048          # the most the child may send back (the largest exercise sends ~100 kB)
 
 
 LIMITS = Limits()
@@ -98,10 +98,14 @@ def bwrap_command(workdir_inside: str = "/tmp") -> list[str]:
     return cmd
 
 
+def sandbox_installed() -> bool:
+    return shutil.which("bwrap") is not None
+
+
 @cache
 def sandbox_problem() -> str | None:
     """None when a bubblewrap sandbox starts Python on this machine, else why not (said on the page)."""
-    if shutil.which("bwrap") is None:
+    if not sandbox_installed():
         return "bubblewrap is not installed (Debian: apt-get install bubblewrap)"
     try:
         done = subprocess.run(bwrap_command() + ["--", sys.executable, "-I", "-c", "import torch"],
@@ -155,14 +159,10 @@ def run_child(source: str, calls: list[dict], inputs: dict, *, sandbox: bool, li
     finally:
         os.close(write_end)
     got: list = []
-    reader = threading.Thread(target=_read_capped, args=(read_end, limits.result_mb << 20, got), daemon=True)
+    reader = threading.Thread(target=_read_capped, args=(read_end, limits.result_kb << 10, got), daemon=True)
     reader.start()
+    threading.Thread(target=_feed, args=(proc, job), daemon=True).start()   # the wall clock starts now
     timed_out = False
-    try:
-        proc.stdin.write(job)
-        proc.stdin.close()
-    except OSError:
-        pass                                                      # it died before reading: said below
     try:
         proc.wait(timeout=limits.wall_s)
     except subprocess.TimeoutExpired:
@@ -180,12 +180,24 @@ def run_child(source: str, calls: list[dict], inputs: dict, *, sandbox: bool, li
     return _outcome(code, timed_out, data, size, printed, sandbox, limits)
 
 
+def _feed(proc: subprocess.Popen, job: bytes) -> None:
+    try:
+        proc.stdin.write(job)
+        proc.stdin.close()
+    except (OSError, ValueError):
+        pass                                                      # it died before reading: said by the outcome
+
+
 def _kill_group(proc: subprocess.Popen) -> None:
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
-    proc.wait()
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        proc.kill()                                               # its group gone, the process itself is next
+        proc.wait(timeout=5)
 
 
 def _outcome(code: int, timed_out: bool, data: bytes, size: int, printed: str, sandbox: bool,
@@ -201,8 +213,8 @@ def _outcome(code: int, timed_out: bool, data: bytes, size: int, printed: str, s
     elif code == -signal.SIGXFSZ:
         child.ended = "output"
     elif code < 0:
-        child.ended, child.signal = "crashed", signal.Signals(-code).name
-    elif size > limits.result_mb << 20:
+        child.ended, child.signal = "crashed", signal_name(-code)
+    elif size > limits.result_kb << 10:
         child.ended = "output"
     elif code != 0 or len(data) < 9:
         child.ended = "exited"
@@ -213,10 +225,40 @@ def _outcome(code: int, timed_out: bool, data: bytes, size: int, printed: str, s
         blob = data[9:9 + length]
         child.tensors = load_tensors(blob)
         header_len = struct.unpack("<Q", blob[:8])[0]
-        meta = json.loads(blob[8:8 + header_len]).get("__metadata__", {})
-        child.reports = json.loads(meta.get("reports", "{}"))
-        if not isinstance(child.reports, dict):
-            raise ValueError("reports are not a mapping")
+        meta = json.loads(blob[8:8 + min(header_len, MAX_REPORTS)]).get("__metadata__", {})
+        child.reports = clean_reports(json.loads(meta.get("reports", "{}")[:MAX_REPORTS]))
     except Exception:  # noqa: BLE001 -- whatever the child sent that is not what the harness writes
         child.ended, child.tensors, child.reports = "exited", {}, {}
     return child
+
+
+MAX_REPORTS = 256 << 10        # characters of the reports' JSON; the harness writes a few kB
+MAX_TEXT = 600                 # characters of a message, a line of code, a kind
+
+
+def signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"                                 # a real-time signal has no name
+
+
+def clean_reports(raw) -> dict:
+    """The child's reports as the harness writes them, or a ValueError: the child is the learner's and can
+    write anything into its pipe, so every field is checked for its type and cut to size here."""
+    if not isinstance(raw, dict):
+        raise ValueError("reports are not a mapping")
+    text = lambda x: str(x)[:MAX_TEXT] if isinstance(x, (str, int, float)) and not isinstance(x, bool) else ""
+    out = {}
+    for call, report in list(raw.items())[:256]:
+        if not isinstance(report, dict):
+            raise ValueError(f"report {call!r} is not a mapping")
+        kinds, lines = report.get("kinds") or [], report.get("lines") or []
+        out[str(call)[:64]] = {
+            "ok": report.get("ok") is True, "many": report.get("many") is True,
+            "kinds": [text(k) for k in kinds[:16]] if isinstance(kinds, list) else [],
+            "lines": [text(x) for x in lines[:8]] if isinstance(lines, list) else [],
+            "error": text(report.get("error")), "message": text(report.get("message")),
+            "text": text(report.get("text")),
+            **{k: report[k] for k in ("line", "offset", "errno") if isinstance(report.get(k), int)}}
+    return out

@@ -12,13 +12,23 @@ from gdn.i18n import t
 
 
 @dataclass(frozen=True)
+class Word:
+    """A field that is itself a translated word (practice.<key>): the stage in "token 3, in the write". Its own
+    type, so no text of the learner's (a message, a line of code) is ever looked up as a key."""
+    key: str
+
+
+def stage_word(name: str) -> Word:
+    return Word(f"stage_{name}")
+
+
+@dataclass(frozen=True)
 class Line:
     key: str                       # practice.<key> in assets/i18n/<lang>/practice.json
     fields: dict = field(default_factory=dict)
 
     def say(self, lang: str) -> str:
-        fields = {k: t(f"practice.{v[1:]}", lang) if isinstance(v, str) and v.startswith("@") else v
-                  for k, v in self.fields.items()}                   # "@stage_write": a word looked up too
+        fields = {k: t(f"practice.{v.key}", lang) if isinstance(v, Word) else v for k, v in self.fields.items()}
         return t(f"practice.{self.key}", lang, **fields)
 
 
