@@ -2,6 +2,7 @@
 through the memory table; a phone-sized student who joined with the code opens the same page, example
 and step, each step within 2 s; when the teacher goes back to the classroom the phone shows the live
 question again."""
+import re
 import time
 from pathlib import Path
 
@@ -115,8 +116,11 @@ def test_a_phone_follows_the_teacher_to_an_exercise_and_has_its_own_code_judged(
     wrong = solution.read_text(encoding="utf-8").replace("return g, torch.sigmoid(b)", "return g, b")
     url = live_server
     teacher, student, code = open_room(browser, url, "en", ready=".st-key-live_student [data-testid=stAlertContentInfo]")
-    teacher.goto(f"{url}/practice?lang=en&practice_exercise=gates")
+    teacher.locator('[data-testid="stTopNavLink"][href$="/practice"]').click()      # in the app: the session stays
     teacher.wait_for_selector(".gdn-editor-code", timeout=60_000)
+    teacher.locator('[data-testid="stSelectbox"]').first.click()
+    teacher.get_by_role("option", name=re.compile(r"^3\. ")).click()                  # exercise 3, the gates
+    at_address(teacher, r"practice_exercise=gates")
     at_address(student, r"/practice\?.*practice_exercise=gates.*follow=" + code, timeout=60)
     student.wait_for_selector(".gdn-editor-code", timeout=60_000)
     student.locator(".gdn-editor-code").fill(wrong)
