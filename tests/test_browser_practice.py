@@ -1,23 +1,16 @@
 """The practice page in headless Chromium, tried as a new user would: write a wrong rule, run it, read where it
 goes wrong, fix it, pass; the code and the pass survive a reload; the editor fits a projector at 1280x720 in
 lecture mode and a phone's 390 px; a link opens an exercise and never carries code."""
+from pathlib import Path
+
 import pytest
 
 from devtools.app_server import IDLE
 
 pytestmark = pytest.mark.browser
 
-WRONG = """import torch
-
-
-def step(S, k, v, alpha, beta):
-    decayed = alpha * S
-    prediction = S.T @ k
-    error = v - prediction
-    S_new = decayed + torch.outer(k, beta * error)
-    return decayed, prediction, error, S_new
-"""
-RIGHT = WRONG.replace("prediction = S.T @ k", "prediction = decayed.T @ k")
+RIGHT = (Path(__file__).resolve().parent / "practice_solutions" / "four_stages.py").read_text(encoding="utf-8")
+WRONG = RIGHT.replace("prediction = decayed.T @ k", "prediction = S.T @ k")        # read before the decay
 VERDICT = '.st-key-practice_verdict [data-testid="stAlert"]'
 WORDS = {"en": ("first wrong in the read (prediction)", "you read the prediction before the decay", "tests passed"),
          "zh": ("从读出（预测）开始出错", "你在衰减之前就读出了预测", "个测试")}

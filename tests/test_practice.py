@@ -25,7 +25,8 @@ SEED = 11
 
 
 def solution(exercise: str) -> str:
-    return (SOLUTIONS / f"{exercise}.py").read_text(encoding="utf-8")
+    text = (SOLUTIONS / f"{exercise}.py").read_text(encoding="utf-8")
+    return solution("recurrence") + "\n\n" + text if exercise == "stream" else text
 
 
 def planted(exercise: str, old: str, new: str) -> str:

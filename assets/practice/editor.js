@@ -42,43 +42,32 @@ function lineNumbers(text) {
 
 function build(host, data, send) {
   host.innerHTML = "";
-  const root = document.createElement("div");
-  root.className = "gdn-editor" + (data.lecture ? " gdn-editor-lecture" : "");
+  // el(tag, class, parent): assets/common/pack.js
+  const root = el("div", "gdn-editor" + (data.lecture ? " gdn-editor-lecture" : ""), host);
   root.dataset.exercise = data.exercise;
-  const label = document.createElement("label");
-  label.className = "gdn-editor-label";
+  const label = el("label", "gdn-editor-label", root);
   label.textContent = data.words.label;
-  const frame = document.createElement("div");
-  frame.className = "gdn-editor-frame";
-  const gutter = document.createElement("pre");
-  gutter.className = "gdn-editor-gutter";
+  const bar = el("div", "gdn-editor-bar", root);      // Run above the code: on a projector's first screen
+  const button = (className, text) => {
+    const b = el("button", className, bar);
+    b.type = "button";
+    b.textContent = text;
+    return b;
+  };
+  const run = button("gdn-editor-run", "▶ " + data.words.run);
+  const reset = button("gdn-editor-reset", data.words.reset);
+  const frame = el("div", "gdn-editor-frame", root);
+  const gutter = el("pre", "gdn-editor-gutter", frame);
   gutter.setAttribute("aria-hidden", "true");
-  const area = document.createElement("textarea");
-  area.className = "gdn-editor-code";
+  const area = el("textarea", "gdn-editor-code", frame);
   area.id = "gdn-editor-" + data.exercise;
   area.spellcheck = false;
-  area.setAttribute("autocapitalize", "off");
-  area.setAttribute("autocomplete", "off");
-  area.setAttribute("wrap", "off");
+  for (const [name, value] of [["autocapitalize", "off"], ["autocomplete", "off"], ["wrap", "off"]]) {
+    area.setAttribute(name, value);
+  }
   label.htmlFor = area.id;
   area.value = storedCode(window.localStorage, data.exercise, data.stub);
-  const help = document.createElement("div");
-  help.className = "gdn-editor-help";
-  help.textContent = data.words.help;
-  const bar = document.createElement("div");
-  bar.className = "gdn-editor-bar";
-  const run = document.createElement("button");
-  run.type = "button";
-  run.className = "gdn-editor-run";
-  run.textContent = "▶ " + data.words.run;
-  const reset = document.createElement("button");
-  reset.type = "button";
-  reset.className = "gdn-editor-reset";
-  reset.textContent = data.words.reset;
-  bar.append(run, reset);
-  frame.append(gutter, area);
-  root.append(label, bar, frame, help);         // Run above the code: on a projector's first screen however long the file
-  host.append(root);
+  el("div", "gdn-editor-help", root).textContent = data.words.help;
 
   const state = { area, gutter, run, root, disabled: false };
   const redraw = () => {
