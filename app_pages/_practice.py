@@ -18,6 +18,7 @@ from gdn.practice.runner import sandbox_installed, sandbox_problem
 from gdn.practice.verdict import words
 from app_pages._support import compute, ui, work
 from app_pages._support.pack import component_js
+from app_pages._support.turn import given_up
 
 EDITOR_JS = component_js("practice/editor.js", css="practice/editor.css", css_name="EDITOR_CSS")
 PROGRESS_JS = (ui.ASSETS / "practice" / "progress.js").read_text(encoding="utf-8")
@@ -31,6 +32,9 @@ SHARED_SERVER = "GDN_SHARED_SERVER"      # set by deploy/serve_class.py and the 
 
 def judge_mode() -> tuple[str | None, str]:
     """("sandbox" | "limits" | None, why there is no sandbox, in the page's words): None turns the judge off."""
+    if sandbox_problem.cache_info().currsize == 0:
+        with given_up():                    # the first look starts Python in bubblewrap (~1 s): others' runs go on
+            sandbox_problem()
     problem = sandbox_problem()
     if problem is None:
         return "sandbox", ""

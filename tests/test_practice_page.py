@@ -1,6 +1,7 @@
 """The practice page in AppTest: every exercise opens in both languages, a Run is judged in a worker through the
 job line and its verdict shown, a failed Run opens a hint, and the judge is off on a shared server with no
 sandbox (and on then in limits mode only where the server listens on loopback alone)."""
+import functools
 import json
 from pathlib import Path
 
@@ -32,6 +33,13 @@ def test_every_exercise_opens_with_its_statement_and_starter_file(lang, exercise
     assert data["exercise"] == exercise and data["stub"] == EXERCISES[exercise].stub() and not data["disabled"]
 
 
+def looked_up(answer):
+    """A stand-in for runner.sandbox_problem, already looked up (functools.cache's cache_info says so)."""
+    answer = functools.cache(answer)
+    answer()
+    return answer
+
+
 def run(at, exercise: str, source: str):
     at.session_state["practice_pending"] = (exercise, source, 5)        # what the editor's Run leaves
     at.run(timeout=120)
@@ -57,7 +65,7 @@ def test_a_run_is_judged_and_a_failed_one_opens_a_hint():
 
 def test_a_shared_server_without_a_sandbox_turns_the_judge_off(monkeypatch):
     from app_pages import _practice
-    monkeypatch.setattr(_practice, "sandbox_problem", lambda: "bubblewrap is not installed")
+    monkeypatch.setattr(_practice, "sandbox_problem", looked_up(lambda: "bubblewrap is not installed"))
     monkeypatch.setattr(_practice, "sandbox_installed", lambda: False)
     at = open_app("zh", page=PAGE)
     assert at.warning and t("practice.off_missing", "zh") in at.warning[0].value
@@ -69,7 +77,7 @@ def test_a_shared_server_without_a_sandbox_turns_the_judge_off(monkeypatch):
 
 def test_limits_mode_only_where_the_server_listens_on_loopback_alone(monkeypatch):
     from app_pages import _practice
-    monkeypatch.setattr(_practice, "sandbox_problem", lambda: "no user namespaces")
+    monkeypatch.setattr(_practice, "sandbox_problem", looked_up(lambda: "no user namespaces"))
     monkeypatch.setattr(_practice, "sandbox_installed", lambda: True)
     monkeypatch.delenv(_practice.SHARED_SERVER, raising=False)
     options = {"server.address": "127.0.0.1"}
@@ -84,5 +92,5 @@ def test_limits_mode_only_where_the_server_listens_on_loopback_alone(monkeypatch
     assert _practice.judge_mode()[0] is None
     options["server.address"] = None                                    # Streamlit's default: every address
     assert _practice.judge_mode()[0] is None
-    monkeypatch.setattr(_practice, "sandbox_problem", lambda: None)
+    monkeypatch.setattr(_practice, "sandbox_problem", looked_up(lambda: None))
     assert _practice.judge_mode() == ("sandbox", "")
