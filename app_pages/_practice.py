@@ -148,4 +148,4 @@ def hints_view(eid: str) -> None:
         for i in range(1, opened + 1):
             st.markdown(f"**{ui.tr('practice.hint_n', n=i)}** · " + ui.tr(f"practice.ex_{eid}_hint_{i}"))
         if opened < total:
-            st.caption(ui.tr("practice.hint_locked", n=1))
+            st.caption(ui.tr("practice.hint_locked"))
