@@ -241,13 +241,14 @@ def recurrence_case(name: Line, hidden: bool, x: dict) -> Case:
             lines.append(Line("dtype", {"got": dtype[7:], "want": want_dtype[7:]}))
         if not lines or any(line.key.startswith("shape") for line in lines):
             return lines
-        return locate(x, [prefix_run(got, p) for p in prefixes] + [values], lines)
+        return locate(x, [returned(got, p) for p in prefixes] + [values], lines)
 
     return Case(name, hidden, inputs, calls, check)
 
 
-def prefix_run(got, call: str) -> list:
-    """A prefix run's (o, S), or nothing when that run raised: the test's own numbers are still said."""
+def returned(got, call: str) -> list:
+    """What a helper call returned (a prefix run, the chunk exercise's own recurrence), or nothing when it
+    raised: the test's own numbers are still said."""
     try:
         return got(call)[:2]
     except CallFailed:
@@ -285,22 +286,21 @@ def stream_cases(gen: torch.Generator) -> list[Case]:
 
 def stream_case(name: Line, hidden: bool, x: dict, sizes: list[int]) -> Case:
     bounds = [sum(sizes[:i]) for i in range(len(sizes) + 1)]
-    names = SEQUENCE
-    inputs = {f"{n}{i}": x[n][:, a:b] for i, (a, b) in enumerate(zip(bounds, bounds[1:])) for n in names}
-    args = [f"{n}{i}" for i in range(len(sizes)) for n in names]
+    inputs = {f"{n}{i}": x[n][:, a:b] for i, (a, b) in enumerate(zip(bounds, bounds[1:])) for n in SEQUENCE}
+    args = [f"{n}{i}" for i in range(len(sizes)) for n in SEQUENCE]
 
     def check(got):
         pieces = got("feed")
         if len(pieces) != len(sizes):
             return [Line("count", {"got": len(pieces), "want": len(sizes), "names": "o"})]
-        o_want, _ = ref.delta_rule(*(x[n] for n in names))
+        o_want, _ = ref.delta_rule(*(x[n] for n in SEQUENCE))
         for i, (a, b) in enumerate(zip(bounds, bounds[1:])):
             lines = value_lines("o", pieces[i], o_want[:, a:b], O_AXES)
             if lines:
                 return [Line("stream_piece", {"piece": i + 1}), *stream_why(x, pieces[i], a, b, o_want), *lines]
         return []
 
-    return Case(name, hidden, inputs, [call("feed", "Stream", *args, kind="stream", width=len(names))], check)
+    return Case(name, hidden, inputs, [call("feed", "Stream", *args, kind="stream", width=len(SEQUENCE))], check)
 
 
 def stream_why(x: dict, piece, a: int, b: int, o_want) -> list[Line]:
@@ -350,7 +350,7 @@ def chunk_lines(got, x: dict, want: tuple) -> list[Line]:
         if close(o, o_m) and close(S, S_m):
             return [Line(f"mistake_{mistake}"), *lines]
     wrong = [t for t in range(o.shape[0]) if not close(o[t], want[0][t])]
-    mine = prefix_run(got, "rec")                     # the learner's own recurrence, if it ran
+    mine = returned(got, "rec")                     # the learner's own recurrence, if it ran
     where = [Line("where_token", {"t": wrong[0] + 1})] if wrong else []
     same = [Line("chunk_matches_yours")] if len(mine) == 2 and close(o, mine[0]) and close(S, mine[1]) else []
     return where + lines + same

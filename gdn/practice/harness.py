@@ -130,22 +130,24 @@ CALL_EVENTS = ("os.system", "os.exec", "os.posix_spawn", "os.fork", "os.forkpty"
 def audit_hook(readable: tuple[str, ...], workdir: str):
     """Python's own view of what the learner's code does: files and folders outside the work folder (reading
     Python's own is allowed), and the calls the seccomp filter refuses anyway, refused early with words."""
+    def real(path) -> str | None:
+        """The path with its links resolved; None for a file descriptor already open (nothing to check)."""
+        return os.path.realpath(os.fsdecode(path)) if isinstance(path, (str, bytes, os.PathLike)) else None
+
     def inside(path) -> bool:
-        if not isinstance(path, (str, bytes, os.PathLike)):
-            return True                                                   # a file descriptor already open
-        real = os.path.realpath(os.fsdecode(path))
-        return real == workdir or real.startswith(workdir + os.sep)
+        where = real(path)
+        return where is None or where == workdir or where.startswith(workdir + os.sep)
 
     def readable_or_inside(path) -> bool:
-        return inside(path) or os.path.realpath(os.fsdecode(path)).startswith(readable)
+        return inside(path) or real(path).startswith(readable)
 
     def hook(event: str, args: tuple) -> None:
-        if event == "open":
+        if event == "open":                                               # every import opens files: once each
             path, mode = args[0], args[1]
             if inside(path):
                 return
             writes = isinstance(mode, str) and any(c in mode for c in "wax+")
-            if writes or not os.path.realpath(os.fsdecode(path)).startswith(readable):
+            if writes or not real(path).startswith(readable):
                 raise PermissionError(f"{REFUSED}open:{os.fsdecode(path)}")
         elif event in PATH_EVENTS:
             paths = [a for a in args[:PATH_EVENTS[event]] if a not in (":memory:", "", None)]

@@ -174,10 +174,7 @@ def run_child(source: str, calls: list[dict], inputs: dict, *, sandbox: bool, li
     os.close(printed_fd)
     shutil.rmtree(workdir, ignore_errors=True)
     data, size = got[0] if got else (b"", 0)
-    code = proc.returncode
-    if sandbox and code > 128 and code - 128 in signal.valid_signals():
-        code = -(code - 128)              # bubblewrap exits 128 + N when the Python inside died of signal N
-    return _outcome(code, timed_out, data, size, printed, sandbox, limits)
+    return _outcome(proc.returncode, timed_out, data, size, printed, sandbox, limits)
 
 
 def _feed(proc: subprocess.Popen, job: bytes) -> None:
@@ -202,6 +199,8 @@ def _kill_group(proc: subprocess.Popen) -> None:
 
 def _outcome(code: int, timed_out: bool, data: bytes, size: int, printed: str, sandbox: bool,
              limits: Limits) -> Child:
+    if sandbox and code > 128 and code - 128 in signal.valid_signals():
+        code = -(code - 128)              # bubblewrap exits 128 + N when the Python inside died of signal N
     child = Child("ok", printed=printed, sandboxed=sandbox, code=code)
     started = data[:1] == b"R"
     if timed_out:
