@@ -242,3 +242,19 @@ def test_a_chunk_whose_recurrence_raises_is_still_judged_on_its_own_numbers():
     own = next(r for r in verdict.tests if r.name.key == "case_own_recurrence")
     assert own.details[0].key == "exception" and own.details[0].fields["message"] == "not yet"
     assert chunk.details[0] == Line("mistake_chunk_diagonal")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_worked_examples_say_the_numbers_the_references_compute(lang):
+    """Every number the statements' worked examples show is the reference's, in both languages."""
+    from gdn.i18n import t
+    S = torch.tensor([[3.0, 1.0], [-1.0, 2.0]], dtype=torch.float64)
+    o = ref.read(S[None, None], torch.tensor([[[0.6, 0.8]]], dtype=torch.float64)).flatten().tolist()
+    assert f"= ({o[0]:.1f}, {o[1]:.1f})$" in t("practice.ex_read_examples", lang)
+    _, prediction, error, S_new = ref.four_stages(S, torch.tensor([1.0, 0.0]), torch.tensor([5.0, 0.0]), 0.5, 1.0)
+    four = t("practice.ex_four_stages_examples", lang)
+    pair = lambda x: f"({x[0]:g}, {x[1]:g})"
+    assert pair(prediction.tolist()) in four and pair(error.tolist()) in four
+    assert "{:g} & {:g} \\\\ {:g} & {:g}".format(*S_new.flatten().tolist()) in four
+    gates = t("practice.ex_gates_examples", lang)
+    assert f"{ref.half_life(0.5):g}" in gates and f"\\approx {ref.half_life(0.9):.2f}" in gates
