@@ -69,10 +69,14 @@ function build(host, data, send) {
   area.value = storedCode(window.localStorage, data.exercise, data.stub);
   el("div", "gdn-editor-help", root).textContent = data.words.help;
 
+  // A projector shows as many lines of the lecture font (29 px each) as fit between where the code starts
+  // and the window's bottom, less the help under it (two lines in zh): read once, as the editor is first drawn.
+  const below = (window.innerHeight || 720) - area.getBoundingClientRect().top - 100;
+  const lectureRows = Math.max(8, Math.floor(below / 29));
   const state = { area, gutter, run, root, disabled: false };
   const redraw = () => {
     gutter.textContent = lineNumbers(area.value);
-    const most = data.lecture ? 10 : 30;         // a 720-px projector holds ten lines of the lecture font
+    const most = data.lecture ? lectureRows : 30;
     area.rows = Math.min(most, Math.max(10, area.value.split("\n").length + 1));
   };
   let saving = 0;
