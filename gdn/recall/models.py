@@ -153,11 +153,11 @@ class RecallModel(nn.Module):
         return self.head(self.norms[-1](x))                                     # [B, T, vocab]
 
 
-def build_model(vocab_size: int, d: int, rule: str, *, seed: int) -> RecallModel:
+def build_model(vocab_size: int, d: int, rule: str, *, seed: int, layers: int = LAYERS) -> RecallModel:
     """The same seed gives the same weights on every device (built on the CPU)."""
     gen_state = torch.random.get_rng_state()
     torch.manual_seed(seed)
     try:
-        return RecallModel(vocab_size, d, rule)
+        return RecallModel(vocab_size, d, rule, layers)
     finally:
         torch.random.set_rng_state(gen_state)

@@ -1,7 +1,10 @@
-"""The shipped MQAR sweep: every rule x pairs x seed x that rule's learning rates of one width trained as
-ONE stack (gdn/recall/batched.py), one worker process per width sharing the GPU.
+"""The shipped sweeps: every rule x pairs x seed x that rule's learning rates of one width trained as ONE
+stack (gdn/recall/batched.py), one worker process per width sharing the GPU. A config with "layers" (a list)
+has a stack per width and depth; one with "updates" (a list) is the update task (data.update_batch), each
+number of rewrites a member axis like the pairs.
 
     python -m gdn.recall.sweep --config assets/recall/config.json --out OUT --seconds 525 --tf32
+    python -m gdn.recall.sweep --config assets/recall_update/config.json --out OUT --seconds 420 --tf32
     python -m gdn.recall.sweep --config ... --out OUT --widths 64        # one width (a call of its own)
     python -m gdn.recall.sweep --config ... --out OUT --merge-only       # results.json from the width files
     python -m gdn.recall.report --dir OUT --write                        # REPORT.md (needs its template there)
@@ -9,11 +12,11 @@ ONE stack (gdn/recall/batched.py), one worker process per width sharing the GPU.
 The step count is fitted to the time: each worker first times a few steps of its stack, then trains
 every member for the same number of steps (a multiple of eval_every, between the config's min_steps and
 max_steps) so that it ends inside --seconds; a hard stop later than that cuts a stack at one step for all
-its members (their rows then say steps_done < steps). Every eval_every steps each worker rewrites
-width<d>.json (all its rows with their curves so far, and the device it ran on), so a run killed from
-outside still leaves every curve up to its last eval. At the end a worker saves its best-learning-rate
-Gated DeltaNet of the config's "inspect" setting, and the parent merges every width file in OUT into
-results.json (the rows, no curves) and runs.jsonl (one run a line, with its curves).
+its members (their rows then say steps_done < steps). Every eval_every steps each worker rewrites its
+stack's file (width<d>.json, or width<d>_layers<n>.json: all its rows with their curves so far, and the
+device it ran on), so a run killed from outside still leaves every curve up to its last eval. At the end
+a worker saves its best-learning-rate models of the config's "inspect" setting, and the parent merges every
+stack file in OUT into results.json (the rows, no curves) and runs.jsonl (one run a line, with its curves).
 """
 from __future__ import annotations
 
@@ -33,6 +36,7 @@ from gdn.recall.train import RunConfig
 
 ROW_KEYS = ("rule", "d", "pairs", "seq_len", "seed", "lr", "steps", "steps_done", "batch", "accuracy",
             "final_loss", "seconds")
+UPDATE_KEYS = ("layers", "updates", "kept", "updated", "old")     # the update task's rows carry these too
 CALIBRATION_STEPS = (3, 13)        # time steps 3..13 (the first ones pay for allocation and warm-up)
 FIT_SHARE = 0.85                   # of the time left, what the fitted steps may fill (evals, contention)
 HARD_STOP_GRACE = 45.0             # seconds past --seconds before a stack is cut
@@ -45,12 +49,25 @@ def learning_rates(config: dict, rule: str) -> list[float]:
     return list(lrs[rule] if isinstance(lrs, dict) else lrs)
 
 
-def members(config: dict, d: int, steps: int, **overrides) -> list[RunConfig]:
-    """The stack of width d: every rule x pairs x seed x that rule's learning rates, in stack order."""
+def stacks(config: dict) -> list[dict]:
+    """The config's stacks, one worker each: {"d": width} (and "layers" where the config lists depths)."""
+    return [{"d": d} | ({"layers": n} if "layers" in config else {}) for d in config["widths"]
+            for n in config.get("layers", [None])]
+
+
+def stack_file(stack: dict) -> str:
+    return f"width{stack['d']}" + (f"_layers{stack['layers']}" if "layers" in stack else "") + ".json"
+
+
+def members(config: dict, d: int, steps: int, layers: int | None = None, **overrides) -> list[RunConfig]:
+    """The stack of width d (and depth `layers`): every rule x pairs x rewrites x seed x that rule's
+    learning rates, in stack order."""
     base = dict(d=d, seq_len=config["seq_len"], steps=steps, batch=config["batch"], eval_every=config["eval_every"],
-                test_sequences=config["test_sequences"]) | overrides
-    return in_stack_order([RunConfig(rule=r, pairs=n, lr=lr, seed=s, **base) for r in config["rules"]
-                           for n in config["pairs"] for s in config["seeds"] for lr in learning_rates(config, r)])
+                test_sequences=config["test_sequences"]) | ({"layers": layers} if layers else {}) | overrides
+    task = {"task": "update"} if "updates" in config else {}
+    return in_stack_order([RunConfig(rule=r, pairs=n, lr=lr, seed=s, **task, **base, **({"updates": u} if task else {}))
+                           for r in config["rules"] for n in config["pairs"] for u in config.get("updates", [0])
+                           for s in config["seeds"] for lr in learning_rates(config, r)])
 
 
 def _sync(device):
@@ -58,7 +75,7 @@ def _sync(device):
         torch.cuda.synchronize()
 
 
-def seconds_per_step(config: dict, d: int, device) -> float:
+def seconds_per_step(config: dict, stack: dict, device) -> float:
     """Time CALIBRATION_STEPS of the real stack (weights thrown away afterwards)."""
     first, last = CALIBRATION_STEPS
     stamps = {}
@@ -68,7 +85,7 @@ def seconds_per_step(config: dict, d: int, device) -> float:
             _sync(device)
             stamps[step] = time.perf_counter()
 
-    train_stack(members(config, d, last, eval_every=0, test_sequences=8), device=device, on_step=on_step)
+    train_stack(members(config, steps=last, eval_every=0, test_sequences=8, **stack), device=device, on_step=on_step)
     return (stamps[last] - stamps[first]) / (last - first)
 
 
@@ -92,16 +109,18 @@ def device_name(device) -> str:
     return torch.cuda.get_device_name() if str(device).startswith("cuda") else "cpu"
 
 
-def train_width(config: dict, d: int, device, start: float, seconds: float, out: Path, tf32: bool = False) -> None:
+def train_width(config: dict, stack: dict, device, start: float, seconds: float, out: Path, tf32: bool = False) -> None:
+    """Train one stack (stacks(config)) and write its file; saves the config's "inspect" models it holds."""
     torch.set_num_threads(1)
     torch.backends.cuda.matmul.allow_tf32 = tf32
     torch.manual_seed(0)
-    per_step = seconds_per_step(config, d, device)
+    name = stack_file(stack)
+    per_step = seconds_per_step(config, stack, device)
     steps = fitted_steps(config, per_step, start + seconds - time.time())
-    cfgs = members(config, d, steps)
-    print(f"width {d}: {len(cfgs)} models, {per_step * 1e3:.1f} ms per step -> {steps} steps", flush=True)
-    began, report = time.time(), {"d": d, "models": len(cfgs), "calibrated_ms_per_step": per_step * 1e3,
-                                  "device": device_name(device), "torch": torch.__version__, "tf32": tf32}
+    cfgs = members(config, steps=steps, **stack)
+    print(f"{name}: {len(cfgs)} models, {per_step * 1e3:.1f} ms per step -> {steps} steps", flush=True)
+    began, report = time.time(), stack | {"models": len(cfgs), "calibrated_ms_per_step": per_step * 1e3,
+                                          "device": device_name(device), "torch": torch.__version__, "tf32": tf32}
     curves = [[] for _ in cfgs]
 
     def on_eval(step, accs):
@@ -109,38 +128,58 @@ def train_width(config: dict, d: int, device, start: float, seconds: float, out:
             c.append((step, a))
         rows = [{**asdict(cfg), "steps_done": step, "accuracy": a, "curve": curve, "partial": True}
                 for cfg, a, curve in zip(cfgs, accs, curves)]
-        _write(out / f"width{d}.json", report | {"seconds": round(time.time() - began, 1), "rows": rows})
-        best = max(accs)
-        print(f"width {d}: step {step}/{steps} ({time.time() - start:.0f} s) best member {best:.3f}", flush=True)
+        _write(out / name, report | {"seconds": round(time.time() - began, 1), "rows": rows})
+        print(f"{name}: step {step}/{steps} ({time.time() - start:.0f} s) best member {max(accs):.3f}", flush=True)
 
     model, rows = train_stack(cfgs, device=device, on_eval=on_eval,
                               should_stop=lambda: time.time() > start + seconds + HARD_STOP_GRACE)
-    _write(out / f"width{d}.json", report | {"seconds": round(time.time() - began, 1), "rows": rows})
-    inspect_d, inspect_pairs, inspect_seed = config["inspect"]
-    if d == inspect_d:
-        picks = [m for m, c in enumerate(cfgs) if (c.rule, c.pairs, c.seed) == ("gdn", inspect_pairs, inspect_seed)]
-        best = max(picks, key=lambda m: rows[m]["accuracy"])
-        c = cfgs[best]
-        save_file(model.unstack(best), str(out / f"gdn_d{d}_pairs{c.pairs}.safetensors"),
-                  metadata={"lr": f"{c.lr:g}", "seed": str(c.seed), "steps": str(rows[best]["steps_done"]),
-                            "accuracy": f"{rows[best]['accuracy']:.4f}"})
-    print(f"width {d}: done in {time.time() - began:.0f} s", flush=True)
+    _write(out / name, report | {"seconds": round(time.time() - began, 1), "rows": rows})
+    for m, file in inspected(config, cfgs, rows):
+        c = cfgs[m]
+        save_file(model.unstack(m), str(out / file),
+                  metadata={"lr": f"{c.lr:g}", "seed": str(c.seed), "steps": str(rows[m]["steps_done"]),
+                            "accuracy": f"{rows[m]['accuracy']:.4f}", "layers": str(c.layers)})
+    print(f"{name}: done in {time.time() - began:.0f} s", flush=True)
+
+
+def inspected(config: dict, cfgs: list[RunConfig], rows: list[dict]) -> list[tuple[int, str]]:
+    """(member, file name) of the models to keep, each at its best learning rate: MQAR's "inspect" is
+    [width, pairs, seed] of one Gated DeltaNet; the update task's {"rules", "pairs", "updates", "seed"} names
+    one model per rule and depth."""
+    spec = config["inspect"]
+    if isinstance(spec, list):
+        d, pairs, seed = spec
+        want = {("gdn", pairs, 0, seed): f"gdn_d{d}_pairs{pairs}.safetensors"} if cfgs[0].d == d else {}
+    else:
+        want = {(r, spec["pairs"], spec["updates"], spec["seed"]):
+                f"{r}_layers{cfgs[0].layers}_pairs{spec['pairs']}_updates{spec['updates']}.safetensors"
+                for r in spec["rules"]}
+    picked = []
+    for key, file in want.items():
+        matches = [m for m, c in enumerate(cfgs) if (c.rule, c.pairs, c.updates, c.seed) == key]
+        if matches:
+            picked.append((max(matches, key=lambda m: rows[m]["accuracy"]), file))
+    return picked
 
 
 def planned_runs(config: dict) -> int:
-    per_width = sum(len(learning_rates(config, r)) for r in config["rules"])
-    return per_width * math.prod(len(config[k]) for k in ("widths", "pairs", "seeds"))
+    per_stack = sum(len(learning_rates(config, r)) for r in config["rules"])
+    axes = ("widths", "pairs", "seeds", "layers", "updates")
+    return per_stack * math.prod(len(config[k]) for k in axes if k in config)
 
 
 def merge(config: dict, out: Path, extra: dict | None = None) -> dict:
-    """results.json from the width files: the rows the page reads (no curves), the stacks' timings; and
-    runs.jsonl, one run a line with its test-accuracy and training-loss curves."""
-    widths = [json.loads((out / f"width{d}.json").read_text(encoding="utf-8"))
-              for d in config["widths"] if (out / f"width{d}.json").exists()]
-    runs = [{k: r.get(k) for k in ROW_KEYS} | {"curve": r["curve"], "loss_curve": r.get("loss_curve", [])}
-            for w in widths for r in w["rows"]]
+    """results.json from the stack files: the rows the page reads (no curves), the stacks' timings; and
+    runs.jsonl, one run a line with its test-accuracy and training-loss curves (the update task's score
+    curve too)."""
+    files = [out / stack_file(stack) for stack in stacks(config)]
+    widths = [json.loads(f.read_text(encoding="utf-8")) for f in files if f.exists()]
+    keys = ROW_KEYS + (UPDATE_KEYS if "updates" in config else ())
+    curves = lambda r: {"curve": r["curve"], "loss_curve": r.get("loss_curve", [])} | (
+        {"score_curve": r.get("score_curve", [])} if "updates" in config else {})
+    runs = [{k: r.get(k) for k in keys} | curves(r) for w in widths for r in w["rows"]]
     summary = {"config": config, "stacks": [{k: v for k, v in w.items() if k != "rows"} for w in widths],
-               "runs": planned_runs(config), "rows": [{k: r[k] for k in ROW_KEYS} for r in runs]} | (extra or {})
+               "runs": planned_runs(config), "rows": [{k: r[k] for k in keys} for r in runs]} | (extra or {})
     _write(out / "results.json", summary)
     _write_text(out / "runs.jsonl", "".join(json.dumps(r) + "\n" for r in runs))
     return summary
@@ -161,10 +200,11 @@ def main(argv=None) -> None:
     config = json.loads(Path(args.config).read_text(encoding="utf-8"))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    widths = [] if args.merge_only else sorted(args.widths or config["widths"], reverse=True)
+    chosen = [] if args.merge_only else [s for s in stacks(config) if not args.widths or s["d"] in args.widths]
+    chosen.sort(key=lambda s: (-s["d"], -s.get("layers", 0)))          # the biggest first
     ctx = mp.get_context("spawn")
-    workers = [ctx.Process(target=train_width, args=(config, d, args.device, start, args.seconds, out, args.tf32))
-               for d in widths]
+    workers = [ctx.Process(target=train_width, args=(config, stack, args.device, start, args.seconds, out, args.tf32))
+               for stack in chosen]
     for w in workers:
         w.start()
     for w in workers:

@@ -14,8 +14,8 @@ from dataclasses import asdict, dataclass, replace
 import torch
 import torch.nn.functional as F
 
-from gdn.recall.data import IGNORE, Vocab, mqar_batch
-from gdn.recall.models import RecallModel, build_model
+from gdn.recall.data import IGNORE, Rewrites, Vocab, mqar_batch, update_batch
+from gdn.recall.models import LAYERS, RecallModel, build_model
 
 TEST_SEED = 2_000_003
 WARMUP = 0.1               # fraction of the steps spent warming the learning rate up
@@ -36,6 +36,9 @@ class RunConfig:
     eval_every: int = 0    # steps between test-set scores during training (0: only at the end)
     keys: int = 127        # key tokens in the vocabulary
     values: int = 128      # value tokens (chance = 1 / values)
+    layers: int = LAYERS   # mixer + MLP blocks
+    task: str = "mqar"     # "mqar" (data.mqar_batch) or "update" (data.update_batch: values change)
+    updates: int = 0       # update task: how often each rewritten key is written again
 
     @property
     def vocab(self) -> Vocab:
@@ -50,8 +53,22 @@ def lr_at(step: int, steps: int, peak: float) -> float:
 
 
 def batch_of(cfg: RunConfig, n: int, seed: int, device) -> tuple[torch.Tensor, torch.Tensor]:
-    return mqar_batch(n, cfg.pairs, cfg.seq_len, vocab=cfg.vocab, generator=torch.Generator().manual_seed(seed),
-                      device=device)
+    return drawn(cfg, n, seed, device)[:2]
+
+
+def drawn(cfg: RunConfig, n: int, seed: int, device) -> tuple[torch.Tensor, torch.Tensor, Rewrites | None]:
+    """n sequences of the run's task from `seed`: tokens, targets and (update task) the rewrites."""
+    gen = torch.Generator().manual_seed(seed)
+    if cfg.task == "update":
+        return update_batch(n, cfg.pairs, cfg.updates, cfg.seq_len, vocab=cfg.vocab, generator=gen, device=device)
+    if cfg.task != "mqar":
+        raise ValueError(f"task must be 'mqar' or 'update', got {cfg.task!r}")
+    return (*mqar_batch(n, cfg.pairs, cfg.seq_len, vocab=cfg.vocab, generator=gen, device=device), None)
+
+
+def test_seed(cfg: RunConfig) -> int:
+    """The test set's seed: one per setting (the update task's also per number of rewrites)."""
+    return TEST_SEED + cfg.pairs + (1000 * (cfg.updates + 1) if cfg.task == "update" else 0)
 
 
 def loss_and_correct(model: RecallModel, tokens, targets) -> tuple[torch.Tensor, torch.Tensor, int]:
@@ -65,7 +82,7 @@ def loss_and_correct(model: RecallModel, tokens, targets) -> tuple[torch.Tensor,
 @torch.no_grad()
 def accuracy(model: RecallModel, cfg: RunConfig, device, *, chunk: int = 256) -> float:
     """Fraction of the test set's questions answered right (argmax of the next-token logits)."""
-    tokens, targets = batch_of(cfg, cfg.test_sequences, TEST_SEED + cfg.pairs, device)
+    tokens, targets = batch_of(cfg, cfg.test_sequences, test_seed(cfg), device)
     right = asked = 0
     for i in range(0, len(tokens), chunk):
         _, r, n = loss_and_correct(model, tokens[i:i + chunk], targets[i:i + chunk])
@@ -77,7 +94,7 @@ def train(cfg: RunConfig, *, device="cpu", on_step=None, should_stop=None) -> tu
     """Train one model. on_step(step, loss, test_accuracy or None) is called after every step (the page's
     live curves); should_stop() ends training early (a time limit). Returns the model and a result row:
     the config plus accuracy (final, on the test set), steps done, seconds, and the loss curve."""
-    model = build_model(cfg.vocab.size, cfg.d, cfg.rule, seed=cfg.seed).to(device)
+    model = build_model(cfg.vocab.size, cfg.d, cfg.rule, seed=cfg.seed, layers=cfg.layers).to(device)
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay, betas=(0.9, 0.98))
     start, losses, curve, step = time.perf_counter(), [], [], 0
     for step in range(cfg.steps):
