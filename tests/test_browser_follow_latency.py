@@ -9,7 +9,9 @@ import pytest
 from devtools.app_server import start_server, wait_for_app
 from tests.test_browser_follow import STEP, at_address, open_room, step_of
 
-pytestmark = pytest.mark.browser
+# A second try, once (as tests/test_browser_live.py says why): a phone once stayed a step behind for 30 s in a
+# whole CI run, and the step timing of a run on a busy 2-core machine is not the phone's.
+pytestmark = [pytest.mark.browser, pytest.mark.flaky(reruns=1)]
 PAGE_S, STEP_S = 3.0, 2.0           # the bounds, p95 over 10 switches
 SWITCHES = 10
 PAGES = ("memory_table", "compare")
