@@ -49,6 +49,8 @@ SHARED = {
                               "_real_model/found.py"),
     "recall.train": Cache(16, "(seed, the quick run's settings)", "each rule's result row and its curves, trained "
                           "to the last planned step in a worker", "_recall_views.py"),
+    "update.train": Cache(16, "(seed, the update quick run's settings)", "each rule's result row with its score "
+                          "curve, trained to the last planned step in a worker", "_update_views.py"),
     "practice.judge": Cache(1, "none: every Run is a job of its own (key None), never kept", "a Verdict",
                             "_practice.py"),
     "start.encode": Cache(4, "(folder, prompt)", "Encoded of the start page's prompt (2 languages)", "start.py"),

@@ -34,6 +34,7 @@ PATH = (
     Stop("memory_table", "memory_table", "memory", ":material/grid_on:"),
     Stop("playground", "playground", "playground", ":material/tune:"),
     Stop("recall", "recall", "recall", ":material/psychology:"),
+    Stop("update", "update", "update", ":material/edit_note:"),
     Stop("compare", "compare", "compare", ":material/compare:"),
     Stop("cost", "cost", "cost", ":material/memory:"),
     Stop("chunking", "chunking", "chunking", ":material/view_module:"),

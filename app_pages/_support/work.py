@@ -120,6 +120,21 @@ def train_quick(rules: tuple, seed: int, config: dict) -> dict:
     return {"rows": rows, "curves": curves}
 
 
+def train_update(rules: tuple, seed: int, config: dict) -> dict:
+    """The update page's quick run to its last planned step (unless its visitor leaves), each eval reported
+    as (step, [score per rule]) with score {"accuracy", "kept", "updated", "old"}. Returns {"rows": each
+    rule's result row (its score_curve holds the same evals)}."""
+    from gdn.recall.update import run_update_quick
+    got = {}
+
+    def on_scores(rule, step, score):
+        got[rule] = (step, score)
+        if all(got.get(r, (None,))[0] == step for r in rules):        # every rule's score of this eval
+            report((step, [got[r][1] for r in rules]))
+
+    return {"rows": run_update_quick(rules, seed=seed, on_scores=on_scores, should_stop=should_stop, **config)}
+
+
 # -- the practice page ---------------------------------------------------------------------------------------
 
 def judge(exercise: str, source: str, sandbox: bool, seed: int):

@@ -10,9 +10,10 @@ directions exactly):
 """
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass, field
 
-from gdn.recall.results import LEFT_CHANCE, SEED_SPREAD
+from gdn.recall.results import LEFT_CHANCE, REACH, SEED_SPREAD
 
 DELTA_RULES = ("deltanet", "gdn")
 LEAD = 0.15                      # a rule "leads" when its mean is ahead by at least this (the seeds' allowed spread)
@@ -51,18 +52,23 @@ def findings(cells: dict, config: dict, min_width: int = 32) -> list[Finding]:
     out = []
     if all(r in rules for r in ("linear", *DELTA_RULES)) and _cells_in(cells, "deltanet", "inside", widths):
         params = {r: span(*_span(cells, r, "inside", widths)) for r in ("linear", *DELTA_RULES)}
-        gaps = {(d, n): min(cells[(r, d, n)]["accuracy"] for r in DELTA_RULES) - c["accuracy"]
-                for d, n, c in _cells_in(cells, "linear", "inside", widths)}   # weaker delta rule - linear
+        gaps = {(d, n): round((min(cells[(r, d, n)]["accuracy"] for r in DELTA_RULES) - c["accuracy"]) * 100)
+                for d, n, c in _cells_in(cells, "linear", "inside", widths)}   # weaker delta rule - linear, points
         least, most = min(gaps.values()), max(gaps.values())
-        if least >= LEAD:                                   # the delta rules ahead by LEAD in every cell
-            key, gap, (d, n) = "inside_lead", least, min(gaps, key=gaps.get)
-        elif round(most * 100) > 0:                         # linear attention within `most` everywhere
-            key, gap, (d, n) = "inside_close", most, max(gaps, key=gaps.get)
-        elif round(most * 100) == 0:
-            key, gap, (d, n) = "inside_match", most, max(gaps, key=gaps.get)
-        else:                                               # linear attention ahead in every cell
-            key, gap, (d, n) = "inside_behind", -most, max(gaps, key=gaps.get)
-        out.append(Finding(key, params | {"gap": round(abs(gap) * 100), "d": d, "pairs": n}))
+        widest, narrowest = max(gaps, key=gaps.get), min(gaps, key=gaps.get)
+        if least >= round(LEAD * 100):                      # the delta rules ahead by LEAD in every cell
+            key, gap, (d, n) = "inside_lead", least, narrowest
+        elif least >= 0 and most > 0:                       # never behind, ahead by at most `most`
+            key, gap, (d, n) = "inside_close", most, widest
+        elif least < 0 < most:                              # ahead in one cell, behind in another
+            key, gap, (d, n) = "inside_mixed", most, widest
+            params |= {"behind": -least, "d2": narrowest[0], "pairs2": narrowest[1]}
+        elif most < 0:                                      # linear attention ahead in every cell
+            key, gap, (d, n) = "inside_behind", -most, widest
+        else:                                               # level everywhere, or level and behind
+            key, gap, (d, n) = "inside_match", 0, widest
+        out.append(Finding(key, params | {"gap": gap, "d": d, "pairs": n}))
+        out += _sooner(cells, widths)
     for where in ("at", "beyond"):
         for d, n, _ in _cells_in(cells, "deltanet", where, widths):
             shown = [r for r in ("linear", *DELTA_RULES) if (r, d, n) in cells]
@@ -85,6 +91,20 @@ def findings(cells: dict, config: dict, min_width: int = 32) -> list[Finding]:
     return out
 
 
+def _sooner(cells: dict, widths) -> list[Finding]:
+    """Steps to REACH inside capacity, from the curves: each rule's median over its inside cells' seeds (a
+    seed that never got there counts as never). "Sooner" only when both delta rules' medians come first."""
+    reach = {r: [s for _, _, c in _cells_in(cells, r, "inside", widths) for s in c.get("reach", [])]
+             for r in ("linear", *DELTA_RULES)}
+    if not all(reach.values()):
+        return []
+    never = 10 ** 9
+    median = {r: statistics.median(never if s is None else s for s in steps) for r, steps in reach.items()}
+    first = all(median[r] < median["linear"] for r in DELTA_RULES)
+    return [Finding("inside_sooner" if first else "inside_not_sooner",
+                    {"reach": round(REACH * 100)} | {f"{r}_at": None if m >= never else int(m) for r, m in median.items()})]
+
+
 def sentence(f: Finding, tr) -> str:
     """The claim in words: tr(key, **fields) looks up the language's strings (the page's ui.tr, or
     gdn.i18n.t with a language for REPORT.md and the tests)."""
@@ -97,4 +117,8 @@ def sentence(f: Finding, tr) -> str:
         return tr(f"recall.finding_{key}", **params)
     if "ahead" in params:
         params["ahead"] = rule(params["ahead"])
+    for r in ("linear", *DELTA_RULES):
+        if f"{r}_at" in params:
+            at = params[f"{r}_at"]
+            params[f"{r}_at"] = tr("recall.never_reached") if at is None else tr("recall.at_step", step=at)
     return tr(f"recall.finding_{f.key}", **params)

@@ -27,6 +27,7 @@ SEED_SPREAD = 0.15          # seeds of a settled cell lie within this of each ot
 SETTLE_WINDOW = 0.25        # a settled curve moved by at most SETTLE_MOVE over this last share of training
 SETTLE_MOVE = 0.02
 STATUSES = ("settled", "split", "at_chance", "unsettled")
+REACH = 0.9                 # "learns sooner" is read from the first eval at which a seed reaches this accuracy
 
 
 def load(path: Path = RESULTS) -> dict:
@@ -63,11 +64,17 @@ def best_cells(rows: list[dict], curves: dict | None = None) -> dict[tuple[str, 
             accs = [r["accuracy"] for r in runs]
             cell.update(accuracy=acc, low=min(accs), high=max(accs), seed_accuracies=accs, lr=lr, seeds=len(runs),
                         steps=min(r["steps_done"] for r in runs), status=_status(runs, curves))
+            if curves is not None:          # each seed's first eval at REACH (None: never), for "learns sooner"
+                cell["reach"] = [next((s for s, a in curves.get(_key(r), []) if a >= REACH), None) for r in runs]
     return cells
 
 
+def _key(run: dict) -> tuple:
+    return run["rule"], run["d"], run["pairs"], run["seed"], run["lr"]
+
+
 def _status(runs: list[dict], curves: dict | None) -> str:
-    keyed = [(r["rule"], r["d"], r["pairs"], r["seed"], r["lr"]) for r in runs]
+    keyed = [_key(r) for r in runs]
     walks = [curves[k] if curves and k in curves else [(r["steps_done"], r["accuracy"])] for k, r in zip(keyed, runs)]
     if all(max(a for _, a in walk) < LEFT_CHANCE for walk in walks):
         return "at_chance"

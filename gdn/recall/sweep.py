@@ -36,7 +36,7 @@ from gdn.recall.train import RunConfig
 
 ROW_KEYS = ("rule", "d", "pairs", "seq_len", "seed", "lr", "steps", "steps_done", "batch", "accuracy",
             "final_loss", "seconds")
-UPDATE_KEYS = ("layers", "updates", "kept", "updated", "old")     # the update task's rows carry these too
+UPDATE_KEYS = ("layers", "updates", "keys", "values", "kept", "updated", "old")     # the update task's rows carry these too
 CALIBRATION_STEPS = (3, 13)        # time steps 3..13 (the first ones pay for allocation and warm-up)
 FIT_SHARE = 0.85                   # of the time left, what the fitted steps may fill (evals, contention)
 HARD_STOP_GRACE = 45.0             # seconds past --seconds before a stack is cut
@@ -63,7 +63,8 @@ def members(config: dict, d: int, steps: int, layers: int | None = None, **overr
     """The stack of width d (and depth `layers`): every rule x pairs x rewrites x seed x that rule's
     learning rates, in stack order."""
     base = dict(d=d, seq_len=config["seq_len"], steps=steps, batch=config["batch"], eval_every=config["eval_every"],
-                test_sequences=config["test_sequences"]) | ({"layers": layers} if layers else {}) | overrides
+                test_sequences=config["test_sequences"]) | ({"layers": layers} if layers else {}) | {
+                    k: config[k] for k in ("keys", "values") if k in config} | overrides
     task = {"task": "update"} if "updates" in config else {}
     return in_stack_order([RunConfig(rule=r, pairs=n, lr=lr, seed=s, **task, **base, **({"updates": u} if task else {}))
                            for r in config["rules"] for n in config["pairs"] for u in config.get("updates", [0])
