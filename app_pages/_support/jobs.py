@@ -32,7 +32,8 @@ from dataclasses import dataclass, field
 
 LEASE_S = 6.0                 # a job is kept this long after its last watcher's last touch
 TICK_S = 0.5                  # how often the line looks for jobs nobody watches
-FIRST_GUESS_S = {"default": 5.0, "recall.train": 60.0, "update.train": 60.0, "practice.judge": 2.0}   # a kind's expected seconds before one was measured
+# a kind's expected seconds before one was measured
+FIRST_GUESS_S = {"default": 5.0, "recall.train": 60.0, "update.train": 60.0, "practice.judge": 2.0}
 LATE_REPORTS = 64             # ended jobs whose late progress reports still land (bounded)
 
 
