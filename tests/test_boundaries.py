@@ -13,7 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 # Each group may import itself and the groups after it, never one before it (docs/architecture.md).
 LAYERS = [("app",), ("app_pages",), ("gdn.figures", "gdn.qwen35", "gdn.recall", "gdn.practice"), ("gdn.lessons",),
-          ("gdn.ops", "gdn.i18n", "gdn.lru", "gdn.live", "gdn.units", "gdn.timing")]
+          ("gdn.ops", "gdn.i18n", "gdn.lru", "gdn.live", "gdn.units", "gdn.timing", "gdn.rules")]
 # Pairs that the layer order would allow but that must not exist: the real-model code (gdn.qwen35) is
 # not built on the toy lessons; what both need (units, kernels) lives below both.
 FORBIDDEN = [("gdn.qwen35", "gdn.lessons")]

@@ -1,5 +1,6 @@
 """The update task (issue 48): its sequences, its three scores, the quick run that separates the rules, the
 shipped sweep, and the sentences written about it, each checked against a derivation of its own."""
+import itertools
 import multiprocessing
 import os
 import re
@@ -148,3 +149,78 @@ def test_the_cli_refuses_what_it_cannot_run():
     bad = run("--task", "update", "--quick", "--rules", "linear,nope")
     assert bad.returncode == 2 and "unknown rule nope" in bad.stderr and "Traceback" not in bad.stderr
     assert run("--task", "update").returncode == 2
+
+
+# --- the shipped sweep and its page --------------------------------------------------------------
+def test_the_shipped_grid_has_three_seeds_in_every_cell_and_marks_every_cell_whose_seeds_disagree():
+    from gdn.recall import update_results
+    summary, runs = update_results.load()
+    c = summary["config"]
+    cells = update_results.cells_of(runs, 1 / c["values"])
+    for rule, layers, pairs, u in itertools.product(c["rules"], c["layers"], c["pairs"], c["updates"]):
+        cell = cells[(rule, layers, pairs, u)]
+        score = update_results.main_score(u)
+        seeds = [r[score] for r in runs if (r["rule"], r["layers"], r["pairs"], r["updates"], r["lr"]) ==
+                 (rule, layers, pairs, u, cell["lr"])]
+        assert len(seeds) >= 3 and cell["seeds"][score] == seeds
+        assert cell[score] == pytest.approx(sum(seeds) / len(seeds))
+        if max(seeds) - min(seeds) > 0.15:
+            assert cell["status"] in ("split", "unsettled"), (rule, layers, u, seeds)
+        assert all(r["steps_done"] == r["steps"] for r in runs)           # every planned step trained
+
+
+def test_the_report_is_the_one_generated_from_the_shipped_results():
+    from gdn.recall import update_report, update_results
+    summary, runs = update_results.load()
+    text = update_report.report(summary, update_results.cells_of(runs, 1 / summary["config"]["values"]))
+    assert (update_results.FOLDER / "REPORT.md").read_text(encoding="utf-8") == text
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_update_page_shows_the_results_and_trains_in_both_languages(lang, monkeypatch):
+    from gdn.i18n import t
+    from gdn.recall import update, update_findings, update_results
+    from tests.apptest import open_app
+    monkeypatch.setitem(update.UPDATE_QUICK, "steps", 4)
+    monkeypatch.setitem(update.UPDATE_QUICK, "eval_every", 2)
+    monkeypatch.setitem(update.UPDATE_QUICK, "test_sequences", 8)
+    at = open_app(lang, page="app_pages/update.py", update_seed="2")
+    assert not at.exception
+    assert len(at.get("plotly_chart")) >= 2
+    summary, cells = update_results.shipped()
+    shown = "\n".join(m.value for m in at.markdown)
+    for f in update_findings.findings(cells, summary["config"]):
+        assert update_findings.sentence(f, lambda key, **p: t(key, lang, **p)) in shown
+    at.button(key="update_train").click().run()
+    assert not at.exception
+    run = at.session_state["update_quick_run"]
+    assert list(run["rows"]) == list(update.UPDATE_RULES) and run["seed"] == 2
+    assert all(r["steps_done"] == 4 and r["seed"] == 2 and len(r["score_curve"]) == 2 for r in run["rows"].values())
+    assert at.success and t("recall.rule_deltanet", lang) in at.success[0].value
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_inside_notes_say_what_the_shipped_models_do(lang, monkeypatch):
+    """The answer at the question and the gates at rewrites, re-read from the models by their own loops."""
+    from gdn.i18n import t
+    from app_pages import _update_views as views
+    tr = lambda key, **fields: t(key, lang, **fields)
+    monkeypatch.setattr(views.ui, "tr", tr)
+    found, tokens = views.paths(1, 0)
+    note = views.path_note(found)
+    for rule, path in found.items():
+        model, _ = views.trained(rule, 1)
+        with torch.no_grad():                                   # the question as it stands in the sequence
+            probs = model(torch.tensor([tokens]))[0, path.asked_at].softmax(-1)[path.values]
+        assert np.allclose(path.probs[-1], probs.numpy(), atol=1e-5)
+        said = int(probs.argmax())
+        kind = "path_latest" if said == len(path.values) - 1 else "path_older"
+        assert tr(f"update.{kind}", rule=tr(f"recall.rule_{rule}"), p=round(float(probs[said]) * 100),
+                  latest=round(float(probs[-1]) * 100)) in note
+    gates = views.gates(1)
+    text = views.gate_note(gates, 1)
+    for rule, g in gates.items():
+        first, again, filler = g.beta[0]
+        move = "rises" if again - first >= 0.05 else "drops" if first - again >= 0.05 else "same"
+        assert tr(f"update.beta_{move}", rule=tr(f"recall.rule_{rule}"), layer=1, first=f"{first:.2f}", again=f"{again:.2f}",
+                  filler=f"{filler:.2f}") in text

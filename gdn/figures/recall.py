@@ -8,9 +8,9 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from gdn.figures.common import DIVERGING, base_layout, fitted_titles, horizontal_titles, log_ticks, symmetric_range
+from gdn.rules import RULE_COLORS
 from gdn.units import cell_text
 
-RULE_COLORS = {"softmax": "#6b7280", "linear": "#dc2626", "decay": "#d97706", "deltanet": "#2563eb", "gdn": "#059669"}
 RULE_DASH = {"softmax": "dot"}
 DODGE = 1.07           # the results figure moves rule i of n by DODGE^(i - (n-1)/2) along its log pairs axis
 

@@ -8,7 +8,8 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from gdn.figures.common import base_layout, fitted_titles, horizontal_titles
-from gdn.figures.recall import RULE_COLORS, RULE_DASH, legend_top
+from gdn.figures.recall import RULE_DASH, legend_top
+from gdn.rules import RULE_COLORS
 
 OLD_DASH = "dot"                # the old-value rate, beside the accuracy's solid line
 VALUE_SHADES = ("#9ca3af", "#6b7280", "#374151", "#111827")   # older values lighter; the latest is drawn in the rule's colour

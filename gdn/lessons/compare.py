@@ -22,6 +22,7 @@ import torch
 from gdn.lessons.memory import k1_update
 from gdn.lessons.stream import StepRecords, Stream, check_stream, kernel_args, step_records
 from gdn.ops import chunk_gated_delta_rule
+from gdn.rules import RULE_COLORS
 
 
 @dataclass(frozen=True)
@@ -64,9 +65,9 @@ def additive_records(s: Stream) -> StepRecords:
 
 # The page's rules, in its order (name -> Rule). A new rule is one line here and its two strings.
 RULES: dict[str, Rule] = {r.name: r for r in (
-    Rule("linear", decays=False, delta=False, colour="#64748b"),
-    Rule("delta", decays=False, delta=True, colour="#1d4ed8"),
-    Rule("gated", decays=True, delta=True, colour="#dc2626", dash="7 5"),
+    Rule("linear", decays=False, delta=False, colour=RULE_COLORS["linear"]),
+    Rule("delta", decays=False, delta=True, colour=RULE_COLORS["deltanet"]),
+    Rule("gated", decays=True, delta=True, colour=RULE_COLORS["gdn"], dash="7 5"),
 )}
 
 
