@@ -9,11 +9,12 @@ import numpy as np
 import pytest
 import torch
 
+from gdn.ops.linear import causal_linear_attention
 from gdn.recall import gate_init, results
 from gdn.recall.batched import in_stack_order, questions, train_stack
 from gdn.recall.data import FILLER, IGNORE, Vocab, mqar_batch
 from gdn.recall.findings import findings, sentence
-from gdn.recall.models import RULES, build_model, decayed_linear_attention, memory_read
+from gdn.recall.models import RULES, build_model, memory_read
 from gdn.recall.quick import QUICK, run_quick
 from gdn.recall.sweep import learning_rates
 from gdn.recall.train import RunConfig, train
@@ -75,10 +76,10 @@ def test_each_memory_equals_its_token_loop(rule):
     torch.testing.assert_close(memory_read(rule, q, k, v, g, beta), expected, rtol=1e-6, atol=1e-6)
 
 
-def test_decayed_linear_attention_survives_a_gate_at_zero():
+def test_linear_attention_with_a_decay_survives_a_gate_at_zero():
     q = k = v = torch.ones(1, 3, 2, dtype=torch.float64)
     g = torch.tensor([[0.0, -math.inf, 0.0]], dtype=torch.float64)                # alpha_2 = 0 clears the state
-    o = decayed_linear_attention(q, k, v, g, torch.ones(1, 3, dtype=torch.float64))
+    o = causal_linear_attention(q, k, v, g, torch.ones(1, 3, dtype=torch.float64))
     torch.testing.assert_close(o[0, :, 0], torch.tensor([2.0, 2.0, 4.0], dtype=torch.float64))
 
 

@@ -8,6 +8,7 @@
     fused.py       the chunked kernel on CUDA as three Triton kernels, state in registers (when Triton is
                    installed); fused_kernels.py: those kernels
     state_scan.py  state_norm_scan: ||S_t|| per token and head without building S_t
+    linear.py      causal_linear_attention: the rule without the delta correction, in quadratic form
     inputs.py      shape and value validation, L2 norm, working dtype
     varlen.py      cu_seqlens: N sequences packed in a batch of one, one initial and final state each
     options.py     fla's input forms: use_gate_in_kernel (A_log, dt_bias), use_beta_sigmoid_in_kernel

@@ -15,6 +15,7 @@ import torch.nn.functional as F
 
 from gdn.ops import chunk_gated_delta_rule, recurrent_gated_delta_rule
 from gdn.ops.inputs import l2_normalize
+from gdn.ops.linear import causal_linear_attention
 from gdn.qwen35.config import Qwen35Config
 
 KERNELS = {"chunk": chunk_gated_delta_rule, "recurrent": recurrent_gated_delta_rule}
@@ -29,11 +30,11 @@ def linear_attention(q, k, v, beta):
     K^-0.5, as the kernels do); v: [B, T, HV, V]; beta: [B, T, HV]. Returns o: [B, T, HV, V] in v's dtype."""
     B, T, HK, K = q.shape
     group = v.shape[2] // HK
+    heads = lambda x: x.transpose(1, 2)                                        # [B, T, H, .] -> [B, H, T, .]
     q = (l2_normalize(q.float()) * K ** -0.5).repeat_interleave(group, dim=2)  # [B, T, HV, K]
     k = l2_normalize(k.float()).repeat_interleave(group, dim=2)                # [B, T, HV, K]
-    scores = torch.einsum("bthk,bshk->bhts", q, k)                             # [B, HV, T, T]
-    scores = scores.masked_fill(~torch.ones(T, T, dtype=torch.bool, device=q.device).tril(), 0.0)
-    return torch.einsum("bhts,bshv->bthv", scores, beta.float()[..., None] * v.float()).to(v.dtype)
+    o = causal_linear_attention(heads(q), heads(k), heads(v.float()), beta=beta.float().transpose(1, 2))
+    return heads(o).to(v.dtype)                                                # [B, T, HV, V]
 
 
 @dataclass(frozen=True)

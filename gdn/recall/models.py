@@ -15,7 +15,7 @@ Zoology's models), reads out one head of width d, normalises and projects back. 
 The four fixed-size memories hold a d x d state per layer; q and k are L2-normalised in all of them, so
 the write rule is the only difference. deltanet and gdn run on the project's chunked kernel
 (gdn.chunk_gated_delta_rule) forwards and backwards; linear and decay, whose rules have no correction,
-are computed in their quadratic form ((Q K^T * decay mask) V, the same function for T <= a few hundred).
+are computed in their quadratic form (gdn.ops.linear: (Q K^T * decay mask) V, for T <= a few hundred).
 The gates follow Qwen3.5: alpha_t = exp(-exp(A_log) softplus(a_t + dt_bias)), beta_t = sigmoid(b_t).
 """
 from __future__ import annotations
@@ -27,8 +27,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from gdn.ops import chunk_gated_delta_rule
-from gdn.ops.chunk import log_decays
 from gdn.ops.inputs import l2_normalize
+from gdn.ops.linear import causal_linear_attention
 
 RULES = ("softmax", "linear", "decay", "deltanet", "gdn")
 GATED = ("decay", "gdn")            # rules with a forgetting gate alpha
@@ -109,19 +109,9 @@ def memory_read(rule: str, q, k, v, g, beta):
         o, _ = chunk_gated_delta_rule(q[:, :, None], k[:, :, None], v[:, :, None], g, beta, scale=1.0,
                                       validate=False)
         return o[:, :, 0]
-    if rule == "linear":                                                 # alpha = beta = 1: no decay mask
-        return (q @ k.transpose(1, 2)).tril() @ v
-    return decayed_linear_attention(q, k, v, g[..., 0], beta[..., 0])
-
-
-def decayed_linear_attention(q, k, v, g, beta):
-    """o_i = sum_{j <= i} exp(g_{j+1} + ... + g_i) beta_j (q_i . k_j) v_j: the state S_t = alpha_t S_{t-1} +
-    beta_t k_t v_t^T read by q_t, written without the state. q, k: [B, T, d]; g, beta: [B, T]. The log
-    decays are summed over their own range (the chunked kernel's log_decays), so a gate at 0 (g = -inf)
-    clears the past instead of turning a difference of two -inf cumulative sums into NaN."""
-    _, log_decay = log_decays(g)                                            # [B, T, T]  -inf above the diagonal
-    scores = q @ k.transpose(1, 2) * log_decay.exp() * beta[:, None, :]     # [B, T, T]
-    return scores @ v
+    if rule == "linear":                                                 # alpha = beta = 1: no decay
+        return causal_linear_attention(q, k, v)
+    return causal_linear_attention(q, k, v, g[..., 0], beta[..., 0])
 
 
 class MLP(nn.Module):

@@ -19,7 +19,8 @@ import torch.nn.functional as F
 
 from gdn.ops import chunk_gated_delta_rule
 from gdn.ops.inputs import l2_normalize
-from gdn.recall.models import CONV, GATED, LAYERS, RULES, WRITES, RecallModel, decayed_linear_attention
+from gdn.ops.linear import causal_linear_attention
+from gdn.recall.models import CONV, GATED, LAYERS, RULES, WRITES, RecallModel
 
 
 def _rms(x, weight):
@@ -149,9 +150,6 @@ def _read(rule, q, k, v, g, beta):
         heads = lambda x: x.permute(1, 2, 0, *range(3, x.dim()))                                # [B, T, m, ...]
         o, _ = chunk_gated_delta_rule(heads(q), heads(k), heads(v), heads(g), heads(beta), scale=1.0, validate=False)
         return o.permute(2, 0, 1, 3)                                                             # [m, B, T, d]
-    flat = lambda x: x.reshape(m * B, T, *x.shape[3:])
     if rule == "linear":
-        o = (flat(q) @ flat(k).transpose(1, 2)).tril() @ flat(v)
-    else:
-        o = decayed_linear_attention(flat(q), flat(k), flat(v), flat(g), flat(beta))
-    return o.view(m, B, T, d)
+        return causal_linear_attention(q, k, v)
+    return causal_linear_attention(q, k, v, g, beta)
