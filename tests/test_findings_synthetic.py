@@ -191,3 +191,14 @@ def test_update_learns_sooner_only_from_the_curves(reach, sooner):
         assert f.params[f"{rule}_at"] == (None if m == 10 ** 9 else m)
     for lang in ("en", "zh"):
         assert "{" not in upd.sentence(f, lambda k, **p: t(k, lang, **p))
+
+
+@pytest.mark.parametrize("softmax, blurs", [(0.3, True), (0.85, False), (0.75, True)])
+def test_softmax_is_said_to_blur_only_when_it_trails_both_delta_rules(softmax, blurs):
+    updated = grid(lambda n, u: 0.4)                              # delta rules at 0.90 and 0.91
+    for key in updated:
+        updated[key]["softmax"] = softmax
+    f = next(f for f in upd.findings(update_cells(updated), CONFIG) if f.key.startswith("softmax_") and f.params["layers"] == 1)
+    behind = 0.9 - softmax
+    assert (f.key == "softmax_blurs") == blurs == (behind >= LEAD / 100)
+    assert f.params["behind"] == round(behind * 100)

@@ -39,6 +39,7 @@ def findings(cells: dict, config: dict) -> list[Finding]:
         out += _rewrites(cells, config, layers, pairs, most_updates)
         out += _old_values(cells, layers, pairs, most_updates)
         out += _control(cells, config, layers, pairs)
+        out += _softmax(cells, layers, pairs, most_updates)
     out += _depth(cells, config, pairs, most_updates)
     out += _sooner(cells, config, pairs, most_updates)
     out.append(_status(cells))
@@ -82,6 +83,19 @@ def _control(cells, config, layers, pairs) -> list[Finding]:
     return [Finding("control_level" if spread < LEAD else "control_apart",
                     {r: pct(a) for r, a in accs.items()} | {"layers": layers, "spread": pct(spread),
                                                             "lead": pct(LEAD), "ahead": max(accs, key=accs.get)})]
+
+
+def _softmax(cells, layers, pairs, updates) -> list[Finding]:
+    """Softmax attention keeps every token, yet these models give it no positions: does it read the latest
+    write, or blend every write of the key as linear attention does?"""
+    keys = [(r, layers, pairs, updates) for r in ("softmax", *DELTA_RULES)]
+    if not _settled(cells, keys):
+        return []
+    soft = cells[keys[0]]
+    behind = min(cells[k]["updated"] for k in keys[1:]) - soft["updated"]
+    return [Finding("softmax_blurs" if behind >= LEAD else "softmax_reads",
+                    {"layers": layers, "updates": updates, "softmax": pct(soft["updated"]), "old": pct(soft["old"]),
+                     "behind": pct(behind)})]
 
 
 def _depth(cells, config, pairs, updates) -> list[Finding]:
