@@ -17,6 +17,7 @@ from app_pages._support import compute, ui, work
 
 REDRAW_EVERY = 1.5          # seconds between redraws of the live curves
 GATE_MOVE = 0.05            # a gate "rises" / "drops" at rewrites when its mean moves by at least this
+READ_MORE = 1.5             # linear attention's first layer "reads more at rewrites" from this ratio up
 INSPECTED = ("linear", "deltanet", "gdn")
 
 
@@ -214,7 +215,7 @@ def paths(layers: int, seed: int) -> tuple[dict, list[int]]:
 def gates(layers: int) -> dict:
     spec, c = config()["inspect"], config()
     return {r: update_inspect.gates_at_writes(trained(r, layers)[0], spec["pairs"], spec["updates"], c["seq_len"], vocab())
-            for r in ("deltanet", "gdn")}
+            for r in INSPECTED}
 
 
 def inside_view() -> None:
@@ -255,6 +256,13 @@ def gate_note(found: dict, layers: int) -> str:
     the gate moved by at least GATE_MOVE there."""
     out = []
     for r, g in found.items():
+        if r == "linear":
+            if layers > 1:                  # how two linear layers can do what one delta-rule layer does
+                first, again, _ = g.read[0]
+                ratio = again / first
+                out.append(ui.tr("update.read_more" if ratio >= READ_MORE else "update.read_same",
+                                 ratio=f"{ratio:.1f}", more=READ_MORE))
+            continue
         for i in range(layers):
             first, again, filler = g.beta[i]
             move = "rises" if again - first >= GATE_MOVE else "drops" if first - again >= GATE_MOVE else "same"

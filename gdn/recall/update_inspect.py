@@ -5,7 +5,9 @@
   held. A memory that overwrites moves from the old value to the new one at the rewrite; one that adds
   ends up between them.
 - gates_at_writes: over many sequences, each layer's mean beta and alpha at the value tokens of first writes,
-  of rewrites, and at the filler: does beta rise when a key comes back, does alpha drop (forget) there?
+  of rewrites, and at the filler: does beta rise when a key comes back, does alpha drop (forget) there? And
+  the size of each layer's read there: a first layer of linear attention that reads something only when a
+  key comes back (the old value) hands the second layer what the delta rule computes in one.
 
 The model writes a pair at its value token (the short convolution lets the key just before it shape k), so
 the gates are read there.
@@ -21,7 +23,7 @@ from safetensors import safe_open
 from safetensors.torch import load_file
 
 from gdn.recall.data import FILLER, Vocab, update_batch
-from gdn.recall.models import GATED, RecallModel
+from gdn.recall.models import GATED, RecallModel, memory_read
 from gdn.recall.update_results import FOLDER
 
 GATE_SEQUENCES = 256        # sequences the gates' means are taken over
@@ -93,28 +95,38 @@ def answer_path(model: RecallModel, tokens: torch.Tensor, key: int, vocab: Vocab
 class GatesAtWrites:
     beta: np.ndarray            # [layers, 3] mean beta at first writes, rewrites, filler
     alpha: np.ndarray | None    # [layers, 3] the same for alpha (rules with a forgetting gate), else None
+    read: np.ndarray            # [layers, 3] mean norm of the layer's memory output (its read, o_t = S_t^T q_t)
+
+
+def _where_written(tokens, targets, pairs: int, vocab: Vocab) -> list[torch.Tensor]:
+    """[first writes, rewrites, filler] as [B, T] masks: the value tokens of the pairs, the value tokens
+    written again (neither a pair's nor a question's answer), and the filler."""
+    is_value = tokens >= vocab.first_value
+    answer = torch.zeros_like(is_value)
+    answer[:, 1:] = targets[:, :-1] != -100
+    first = torch.zeros_like(is_value)
+    first[:, 1:2 * pairs:2] = True
+    return [first, is_value & ~first & ~answer, tokens == FILLER]
 
 
 @torch.no_grad()
 def gates_at_writes(model: RecallModel, pairs: int, updates: int, seq_len: int, vocab: Vocab,
                     sequences: int = GATE_SEQUENCES, seed: int = 1) -> GatesAtWrites:
-    """Each layer's mean beta (and alpha) at the value tokens of first writes and of rewrites, and at filler."""
+    """Each layer's mean beta (and alpha) and the norm of its read at the value tokens of first writes and of
+    rewrites, and at filler."""
     tokens, targets, _ = update_batch(sequences, pairs, updates, seq_len, vocab=vocab,
                                       generator=torch.Generator().manual_seed(seed))
-    is_value = tokens >= vocab.first_value
-    question = torch.zeros_like(is_value)
-    question[:, 1:] = targets[:, :-1] != -100                                     # the answers after questions
-    first = torch.zeros_like(is_value)
-    first[:, 1:2 * pairs:2] = True                                                # the pairs' values
-    rewrite = is_value & ~first & ~question
-    where = [first, rewrite, tokens == FILLER]
-    betas, alphas = [], []
+    where = _where_written(tokens, targets, pairs, vocab)
+    betas, alphas, reads = [], [], []
     x = model.embed(tokens)
     for i, (mixer, mlp) in enumerate(zip(model.mixers, model.mlps)):
         h = model.norms[2 * i](x)
         g, beta = mixer.gates(h)                                                  # [B, T, 1]
+        q, k, v = mixer.qkv_of(h)
+        read = memory_read(model.rule, q, k, v, g, beta).norm(dim=-1)            # [B, T] ||o_t||
         betas.append([float(beta[..., 0][m].mean()) for m in where])
         alphas.append([float(g[..., 0].exp()[m].mean()) for m in where])
+        reads.append([float(read[m].mean()) for m in where])
         x = x + mixer(h)
         x = x + mlp(model.norms[2 * i + 1](x))
-    return GatesAtWrites(np.array(betas), np.array(alphas) if model.rule in GATED else None)
+    return GatesAtWrites(np.array(betas), np.array(alphas) if model.rule in GATED else None, np.array(reads))
