@@ -224,3 +224,29 @@ def test_the_inside_notes_say_what_the_shipped_models_do(lang, monkeypatch):
         move = "rises" if again - first >= 0.05 else "drops" if first - again >= 0.05 else "same"
         assert tr(f"update.beta_{move}", rule=tr(f"recall.rule_{rule}"), layer=1, first=f"{first:.2f}", again=f"{again:.2f}",
                   filler=f"{filler:.2f}") in text
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_two_layer_note_says_what_linear_attentions_first_layer_reads_at_rewrites(lang, monkeypatch):
+    """The read sizes re-measured with the model's own mixer (not memory_read): ||mixer's memory output||."""
+    from gdn.i18n import t
+    from gdn.recall.update_inspect import written_where
+    from app_pages import _update_views as views
+    tr = lambda key, **fields: t(key, lang, **fields)
+    monkeypatch.setattr(views.ui, "tr", tr)
+    model, _ = views.trained("linear", 2)
+    spec, c = views.config()["inspect"], views.config()
+    tokens, targets, _ = update_batch(256, spec["pairs"], spec["updates"], c["seq_len"], vocab=views.vocab(),
+                                      generator=torch.Generator().manual_seed(1))
+    captured = {}
+    norm = model.mixers[0].norm
+    handle = norm.register_forward_hook(lambda mod, args, out: captured.setdefault("o", args[0]))   # o before its norm
+    with torch.no_grad():
+        model(tokens)
+    handle.remove()
+    first, again, _ = written_where(tokens, targets, spec["pairs"], views.vocab())
+    size = captured["o"].norm(dim=-1)
+    ratio = float(size[again].mean() / size[first].mean())
+    note = views.gate_note(views.gates(2), 2)
+    key = "update.read_more" if ratio >= views.READ_MORE else "update.read_same"
+    assert tr(key, ratio=f"{ratio:.1f}", more=views.READ_MORE) in note

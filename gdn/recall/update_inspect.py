@@ -98,7 +98,7 @@ class GatesAtWrites:
     read: np.ndarray            # [layers, 3] mean norm of the layer's memory output (its read, o_t = S_t^T q_t)
 
 
-def _where_written(tokens, targets, pairs: int, vocab: Vocab) -> list[torch.Tensor]:
+def written_where(tokens, targets, pairs: int, vocab: Vocab) -> list[torch.Tensor]:
     """[first writes, rewrites, filler] as [B, T] masks: the value tokens of the pairs, the value tokens
     written again (neither a pair's nor a question's answer), and the filler."""
     is_value = tokens >= vocab.first_value
@@ -116,7 +116,7 @@ def gates_at_writes(model: RecallModel, pairs: int, updates: int, seq_len: int, 
     rewrites, and at filler."""
     tokens, targets, _ = update_batch(sequences, pairs, updates, seq_len, vocab=vocab,
                                       generator=torch.Generator().manual_seed(seed))
-    where = _where_written(tokens, targets, pairs, vocab)
+    where = written_where(tokens, targets, pairs, vocab)
     betas, alphas, reads = [], [], []
     x = model.embed(tokens)
     for i, (mixer, mlp) in enumerate(zip(model.mixers, model.mlps)):
