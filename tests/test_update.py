@@ -250,3 +250,18 @@ def test_the_two_layer_note_says_what_linear_attentions_first_layer_reads_at_rew
     note = views.gate_note(views.gates(2), 2)
     key = "update.read_more" if ratio >= views.READ_MORE else "update.read_same"
     assert tr(key, ratio=f"{ratio:.1f}", more=views.READ_MORE) in note
+
+
+def test_a_stack_of_linear_attention_alone_trains_and_leaves_the_gates_it_never_reads():
+    """The sweep's own stack for a rule given more steps (config "rule_steps"): no member reads the gates, so
+    they get no gradient; they must stay as built, as torch's AdamW leaves them."""
+    from gdn.recall.batched import build_stack
+    cfgs = [RunConfig(rule="linear", d=8, pairs=2, seq_len=16, steps=3, batch=4, lr=1e-2, keys=12, values=10,
+                      test_sequences=8, eval_every=0, seed=s) for s in (0, 1)]
+    before = build_stack(cfgs, "cpu")
+    after, rows = train_stack(cfgs)
+    assert all(r["steps_done"] == 3 for r in rows)
+    for name in ("gate", "A_log", "dt_bias"):
+        for b, a in zip(getattr(before, name), getattr(after, name)):
+            assert torch.equal(b, a), name
+    assert not torch.equal(before.qkv[0], after.qkv[0])                 # what linear attention reads did train

@@ -105,7 +105,9 @@ class StackAdamW:
     @torch.no_grad()
     def step(self, lrs: torch.Tensor) -> None:
         """lrs: [M] this step's learning rate of each member. Clips each member's gradient norm to CLIP first."""
-        grads = [p.grad for p in self.params]
+        # A weight no member reads (the gates, in a stack of linear attention alone) has no gradient: as zeros
+        # it stays where it is, as torch's AdamW leaves it (no member decays it: self.decays masks those).
+        grads = [p.grad if p.grad is not None else torch.zeros_like(p) for p in self.params]
         sq = sum(g.pow(2).sum(tuple(range(1, g.dim()))) for g in grads)                     # [M]
         coef = (CLIP / (sq.sqrt() + 1e-6)).clamp(max=1.0)
         self.t += 1

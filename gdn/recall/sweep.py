@@ -50,24 +50,31 @@ def learning_rates(config: dict, rule: str) -> list[float]:
 
 
 def stacks(config: dict) -> list[dict]:
-    """The config's stacks, one worker each: {"d": width} (and "layers" where the config lists depths)."""
-    return [{"d": d} | ({"layers": n} if "layers" in config else {}) for d in config["widths"]
-            for n in config.get("layers", [None])]
+    """The config's stacks, one worker each: {"d": width} (and "layers" where the config lists depths). A
+    config's "rule_steps" ({rule: steps}) trains those rules for that many steps in stacks of their own
+    ({"rules": [...], "steps": n}); every other rule's stack fits its steps to the time."""
+    own = config.get("rule_steps", {})
+    groups = [(None, [r for r in config["rules"] if r not in own])] + [
+        (n, [r for r in config["rules"] if own.get(r) == n]) for n in sorted(set(own.values()))]
+    return [{"d": d} | ({"layers": n} if "layers" in config else {}) | ({"rules": rules, "steps": steps} if own else {})
+            for d in config["widths"] for n in config.get("layers", [None]) for steps, rules in groups if rules]
 
 
 def stack_file(stack: dict) -> str:
-    return f"width{stack['d']}" + (f"_layers{stack['layers']}" if "layers" in stack else "") + ".json"
+    return (f"width{stack['d']}" + (f"_layers{stack['layers']}" if "layers" in stack else "")
+            + (f"_steps{stack['steps']}" if stack.get("steps") else "") + ".json")
 
 
-def members(config: dict, d: int, steps: int, layers: int | None = None, **overrides) -> list[RunConfig]:
-    """The stack of width d (and depth `layers`): every rule x pairs x rewrites x seed x that rule's
-    learning rates, in stack order."""
+def members(config: dict, d: int, steps: int, layers: int | None = None, rules: list[str] | None = None,
+            **overrides) -> list[RunConfig]:
+    """The stack of width d (and depth `layers`): every rule (of `rules`, default the config's) x pairs x
+    rewrites x seed x that rule's learning rates, in stack order."""
     base = dict(d=d, seq_len=config["seq_len"], steps=steps, batch=config["batch"], eval_every=config["eval_every"],
                 test_sequences=config["test_sequences"]) | ({"layers": layers} if layers else {}) | {
                     k: config[k] for k in ("keys", "values") if k in config} | overrides
     task = {"task": "update"} if "updates" in config else {}
     return in_stack_order([RunConfig(rule=r, pairs=n, lr=lr, seed=s, **task, **base, **({"updates": u} if task else {}))
-                           for r in config["rules"] for n in config["pairs"] for u in config.get("updates", [0])
+                           for r in rules or config["rules"] for n in config["pairs"] for u in config.get("updates", [0])
                            for s in config["seeds"] for lr in learning_rates(config, r)])
 
 
@@ -86,7 +93,8 @@ def seconds_per_step(config: dict, stack: dict, device) -> float:
             _sync(device)
             stamps[step] = time.perf_counter()
 
-    train_stack(members(config, steps=last, eval_every=0, test_sequences=8, **stack), device=device, on_step=on_step)
+    shape = {k: v for k, v in stack.items() if k != "steps"}
+    train_stack(members(config, steps=last, eval_every=0, test_sequences=8, **shape), device=device, on_step=on_step)
     return (stamps[last] - stamps[first]) / (last - first)
 
 
@@ -117,8 +125,8 @@ def train_width(config: dict, stack: dict, device, start: float, seconds: float,
     torch.manual_seed(0)
     name = stack_file(stack)
     per_step = seconds_per_step(config, stack, device)
-    steps = fitted_steps(config, per_step, start + seconds - time.time())
-    cfgs = members(config, steps=steps, **stack)
+    steps = stack.get("steps") or fitted_steps(config, per_step, start + seconds - time.time())
+    cfgs = members(config, steps=steps, **{k: v for k, v in stack.items() if k != "steps"})
     print(f"{name}: {len(cfgs)} models, {per_step * 1e3:.1f} ms per step -> {steps} steps", flush=True)
     began, report = time.time(), stack | {"models": len(cfgs), "calibrated_ms_per_step": per_step * 1e3,
                                           "device": device_name(device), "torch": torch.__version__, "tf32": tf32}
@@ -173,8 +181,12 @@ def merge(config: dict, out: Path, extra: dict | None = None) -> dict:
     """results.json from the stack files: the rows the page reads (no curves), the stacks' timings; and
     runs.jsonl, one run a line with its test-accuracy and training-loss curves (the update task's score
     curve too)."""
-    files = [out / stack_file(stack) for stack in stacks(config)]
-    widths = [json.loads(f.read_text(encoding="utf-8")) for f in files if f.exists()]
+    widths = []
+    for stack in stacks(config):              # a stack's rows of its own rules only (a file may hold more)
+        f = out / stack_file(stack)
+        if f.exists():
+            w = json.loads(f.read_text(encoding="utf-8"))
+            widths.append(w | {"rows": [r for r in w["rows"] if r["rule"] in stack.get("rules", config["rules"])]})
     keys = ROW_KEYS + (UPDATE_KEYS if "updates" in config else ())
     curves = lambda r: {"curve": r["curve"], "loss_curve": r.get("loss_curve", [])} | (
         {"score_curve": r.get("score_curve", [])} if "updates" in config else {})
@@ -195,13 +207,16 @@ def main(argv=None) -> None:
     p.add_argument("--tf32", action="store_true", help="float32 matmuls as TF32 (bench/recall_profile.py: the gain)")
     p.add_argument("--widths", type=int, nargs="*", help="train only these of the config's widths (one call each "
                    "gives each width the whole GPU); the merge takes every width file already in --out")
+    p.add_argument("--stacks", nargs="*", help="train only these stacks (their file names without .json, e.g. "
+                   "width24_layers1_steps2000); the merge takes every stack file already in --out")
     p.add_argument("--merge-only", action="store_true", help="train nothing: merge the width files in --out")
     args = p.parse_args(argv)
     start = time.time()
     config = json.loads(Path(args.config).read_text(encoding="utf-8"))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    chosen = [] if args.merge_only else [s for s in stacks(config) if not args.widths or s["d"] in args.widths]
+    chosen = [] if args.merge_only else [s for s in stacks(config) if (not args.widths or s["d"] in args.widths)
+                                         and (not args.stacks or stack_file(s)[:-5] in args.stacks)]
     chosen.sort(key=lambda s: (-s["d"], -s.get("layers", 0)))          # the biggest first
     ctx = mp.get_context("spawn")
     workers = [ctx.Process(target=train_width, args=(config, stack, args.device, start, args.seconds, out, args.tf32))
