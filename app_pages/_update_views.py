@@ -234,7 +234,7 @@ def inside_view() -> None:
     fig = fig_answer_paths(found, names=names(), titles=titles, labels=labels(), font_size=ui.font_size(),
                            height=400 if ui.lecture() else 340)
     ui.show_figure(fig, key="update_paths", alt=ui.tr("update.paths_alt"))
-    st.caption(ui.tr("update.paths_caption", key=f"k{one.key}", values=", ".join(f"v{v - vocab().first_value}" for v in one.values)))
+    st.caption(ui.tr("update.paths_caption", token=f"k{one.key}", values=", ".join(f"v{v - vocab().first_value}" for v in one.values)))
     ui.note(path_note(found))
     ui.note(gate_note(gates(layers), layers))
 
