@@ -101,7 +101,7 @@ def results_view() -> None:
                 unsettled[i, j, k] = cell["status"] != "settled"
     st.markdown(ui.tr("update.results_intro", d=c["widths"][0], pairs=pairs, T=c["seq_len"], seeds=S,
                       steps=summary["rows"][0]["steps_done"], lr=", ".join(f"{x:g}" for x in sorted({r["lr"] for r in summary["rows"]}))))
-    titles = [ui.tr("update.col_right", layers=n) for n in layers] + [ui.tr("update.col_old", layers=n) for n in layers]
+    titles = [ui.tr("update.col_layers", layers=n) for n in layers] + [""] * len(layers)   # the rows: the y axes' titles
     fig = fig_update_results(right, old, seeds_right, seeds_old, rules=rules, layers=layers, updates=updates,
                              names=names(), titles=titles, labels=labels(), unsettled=unsettled,
                              font_size=ui.font_size(), height=620 if ui.lecture() else 540)

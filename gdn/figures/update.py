@@ -48,6 +48,7 @@ def fig_update_results(right: np.ndarray, old: np.ndarray, seeds_right: np.ndarr
     for j in range(len(layers)):
         fig.update_xaxes(tickvals=list(xs), ticktext=[str(u) for u in updates], range=[-0.4, len(updates) - 0.6],
                          row=2, col=j + 1, title_text=labels["updates"])
+    fig.update_xaxes(zeroline=False)                  # x = 0 is the first setting, not an origin worth a line
     fig.update_yaxes(range=[-3, 103], title_text=labels["right_pct"], row=1, col=1)
     fig.update_yaxes(range=[-3, 103], title_text=labels["old_pct"], row=2, col=1)
     fig.update_annotations(font_size=font_size)
@@ -98,6 +99,7 @@ def fig_answer_paths(paths: dict[str, object], *, names: dict[str, str], titles:
                                font=dict(size=round(font_size * 0.8), color="#4b5563"), row=1, col=j + 1)
         fig.update_xaxes(title_text=labels["asked_after"], row=1, col=j + 1)
     fig.update_yaxes(range=[-3, 112], title_text=labels["prob_pct"], row=1, col=1)
+    fig.update_xaxes(zeroline=False)
     fig.update_annotations(font_size=font_size)
     fig = base_layout(fig, height=height, font_size=font_size).update_layout(
         margin=dict(l=60, t=round(3 * font_size) + round(1.25 * font_size * extra), b=50), showlegend=False)
