@@ -113,7 +113,8 @@ def results_view() -> None:
 
 def cost_words(summary: dict) -> dict:
     stacks = summary["stacks"]
-    return {"runs": len(summary["rows"]), "device": stacks[0]["device"] if stacks else "?",
+    device = stacks[0]["device"] if stacks else "?"
+    return {"runs": len(summary["rows"]), "device": "CPU" if device == "cpu" else device,
             "minutes": round(sum(s["seconds"] for s in stacks) / 60)}
 
 
