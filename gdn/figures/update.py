@@ -72,8 +72,9 @@ def fig_update_training(curves: dict[str, dict], *, names: dict[str, str], label
     fig.update_xaxes(range=[0, steps * 1.02], title_text=labels["step"])
     fig.update_yaxes(range=[-3, 103], title_text=labels["share_pct"])
     fig.update_layout(legend=dict(orientation="h", yref="container", y=1, yanchor="top", x=0, xanchor="left"))
-    return base_layout(fig, height=height, font_size=font_size).update_layout(
-        margin=dict(l=60, t=legend_top(font_size, 2 * len(curves)) + font_size, b=50))
+    fig = base_layout(fig, height=height, font_size=font_size).update_layout(
+        margin=dict(l=60, t=legend_top(font_size, 2 * len(curves)) + 2 * font_size, b=50))
+    return horizontal_titles(fig, font_size)
 
 
 def fig_answer_paths(paths: dict[str, object], *, names: dict[str, str], titles: list[str], labels: dict[str, str],
