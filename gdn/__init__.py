@@ -13,6 +13,7 @@
     lru.py     the one bounded LRU map (shared caches, figure skeletons, CUDA graphs)
     units.py   how numbers, sizes and half-lives are written, everywhere
     timing.py  timing the token loop against the chunked kernel (in a child process for the page)
+    rules.py   the write rules' one colour each, on every page
 
 Never imports streamlit, and `import gdn` or `import gdn.lessons` never imports plotly
 (tests/test_boundaries.py checks both): everything here runs in a notebook too.

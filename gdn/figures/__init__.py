@@ -11,6 +11,7 @@ No streamlit, no randomness, no I/O.
     playground.py        the playground's capacity figure
     playground_html.py   the playground toys answered in the browser: each frame's HTML
     recall.py            the recall page: the shipped MQAR results, a live run, the write step, gate init
+    update.py            the update page: the shipped results, the live curves, the answer for a rewritten key
     compare.py           three rules side by side on the same token
     cost.py              state against KV-cache memory over context length
     chunking.py          the chunking page: affine maps, in-chunk matrices, both kernels, timing
