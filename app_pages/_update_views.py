@@ -99,16 +99,26 @@ def results_view() -> None:
                 if u:
                     old[i, j, k], seeds_old[i, j, k, :len(cell["seeds"]["old"])] = cell["old"], cell["seeds"]["old"]
                 unsettled[i, j, k] = cell["status"] != "settled"
-    st.markdown(ui.tr("update.results_intro", d=c["widths"][0], pairs=pairs, T=c["seq_len"], seeds=S,
-                      steps=summary["rows"][0]["steps_done"], lr=", ".join(f"{x:g}" for x in sorted({r["lr"] for r in summary["rows"]}))))
     titles = [ui.tr("update.col_layers", layers=n) for n in layers] + [""] * len(layers)   # the rows: the y axes' titles
     fig = fig_update_results(right, old, seeds_right, seeds_old, rules=rules, layers=layers, updates=updates,
                              names=names(), titles=titles, labels=labels(), unsettled=unsettled,
                              font_size=ui.font_size(), height=620 if ui.lecture() else 540)
-    ui.show_figure(fig, key="update_results", alt=ui.tr("update.results_alt"))
+    ui.show_figure(fig, key="update_results", alt=ui.tr("update.results_alt"))      # first: the page's main figure
+    st.caption(ui.tr("update.results_intro", d=c["widths"][0], pairs=pairs, T=c["seq_len"], seeds=S,
+                     steps=steps_text(summary), lr=", ".join(f"{x:g}" for x in sorted({r["lr"] for r in summary["rows"]}))))
     for f in update_findings.findings(cells, c):
         st.markdown("- " + update_findings.sentence(f, ui.tr))
     st.caption(ui.tr("update.results_cost", **cost_words(summary)))
+
+
+def steps_text(summary: dict) -> str:
+    """'800' when every rule trained as long, else '800 (linear attention 2000)'."""
+    by_rule = {}
+    for r in summary["rows"]:
+        by_rule.setdefault(r["rule"], r["steps_done"])
+    common = max(set(by_rule.values()), key=list(by_rule.values()).count)
+    others = ui.tr("recall.list_sep").join(f"{names()[r]} {n}" for r, n in by_rule.items() if n != common)
+    return f"{common}" + (f" ({others})" if others else "")
 
 
 def cost_words(summary: dict) -> dict:

@@ -9,11 +9,11 @@ from app_pages._support import ui
 st.title(ui.tr("update.title"))
 st.caption(ui.tr("update.intro"))
 
-st.subheader(ui.tr("update.task_title"))
-views.task_view()
-
 st.subheader(ui.tr("update.results_title"))
 views.results_view()
+
+st.subheader(ui.tr("update.task_title"))
+views.task_view()
 
 st.subheader(ui.tr("update.train_title"))
 views.train_view()
