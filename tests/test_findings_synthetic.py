@@ -140,15 +140,22 @@ def test_the_rewrite_sentence_of_each_depth_is_true_of_every_setting_with_rewrit
 
 def test_no_sentence_compares_a_cell_that_did_not_settle_and_the_settled_sentence_names_it():
     cells = update_cells(grid(lambda n, u: 0.4), status={("linear", 1, 6, 4): "unsettled", ("gdn", 2, 6, 0): "split"})
-    found = {(f.key, f.params.get("layers")): f for f in upd.findings(cells, CONFIG)}
-    assert not any(k.startswith(("update_", "old_")) and n == 1 for k, n in found)        # 1 layer, 4 rewrites unsettled
-    assert not any(k.startswith("control_") and n == 2 for k, n in found)                  # 2 layers, 0 rewrites split
-    assert not any(k.startswith("depth_") for k, _ in found)
-    status = found[("settled", None)].params
+    found = upd.findings(cells, CONFIG)
+    for f in found:                                          # the cells each sentence reads, all settled
+        p = f.params
+        if f.key.startswith(("update_", "old_")):
+            assert p["layers"] != 1 or p["updates"] == 2      # one layer: 4 rewrites unsettled, so 2 is the most
+            if f.key.startswith("update_"):
+                assert p["settings"] == (2 if p["layers"] == 1 else 3)
+        if f.key.startswith("control_"):
+            assert p["layers"] == 1                           # two layers, no rewrites: seeds split
+        if f.key.startswith("depth_"):
+            assert p["updates"] == 2                          # the most rewrites settled at both depths
+    status = next(f for f in found if f.key == "settled").params
     assert status["unsettled"] == [("linear", 1, 6, 4)] and status["split"] == [("gdn", 2, 6, 0)]
     assert (status["settled"], status["cells"]) == (len(cells) - 2, len(cells))
     for lang in ("en", "zh"):
-        text = upd.sentence(found[("settled", None)], lambda k, **p: t(k, lang, **p))
+        text = upd.sentence(next(f for f in found if f.key == "settled"), lambda k, **p: t(k, lang, **p))
         assert t("recall.rule_linear", lang) in text and "{" not in text
 
 

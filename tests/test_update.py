@@ -267,3 +267,14 @@ def test_a_stack_of_linear_attention_alone_trains_and_leaves_the_gates_it_never_
         for b, a in zip(getattr(before, name), getattr(after, name)):
             assert torch.equal(b, a), name
     assert not torch.equal(before.qkv[0], after.qkv[0])                 # what linear attention reads did train
+
+
+def test_a_curve_settles_by_its_trend_not_by_one_evals_jitter():
+    """Flat with binomial jitter of +-2 points: settled. A steady climb of 4 points across the last quarter,
+    or a curve too short to read a trend from: not."""
+    from gdn.recall.update_results import trend_settled
+    early = [(s, 0.1 + s / 2000) for s in range(100, 1500, 100)]
+    jitter = early + [(1500, 0.45), (1600, 0.43), (1700, 0.47), (1800, 0.44), (1900, 0.46), (2000, 0.45)]
+    climb = early + [(1500 + 100 * i, 0.40 + 0.008 * i) for i in range(6)]
+    assert trend_settled(jitter, 2000) and not trend_settled(climb, 2000)
+    assert not trend_settled([(1900, 0.5), (2000, 0.5)], 2000)

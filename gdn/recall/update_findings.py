@@ -26,6 +26,13 @@ def _settled(cells: dict, keys) -> bool:
     return all(k in cells and cells[k]["status"] == "settled" for k in keys)
 
 
+def _most_rewrites(cells: dict, config: dict, rules, depths, pairs: int) -> int | None:
+    """The most rewrites at which every cell of these rules and depths settled (None: no such setting):
+    a sentence about "the most rewrites" quotes the most it can read."""
+    settled = [u for u in config["updates"] if u and _settled(cells, [(r, n, pairs, u) for r in rules for n in depths])]
+    return max(settled, default=None)
+
+
 def _gap(cells: dict, layers: int, pairs: int, updates: int) -> float:
     """Weaker delta rule minus linear attention on the cell's main score."""
     score = main_score(updates)
@@ -34,14 +41,17 @@ def _gap(cells: dict, layers: int, pairs: int, updates: int) -> float:
 
 def findings(cells: dict, config: dict) -> list[Finding]:
     out = []
-    most_updates, pairs = max(config["updates"]), max(config["pairs"])
+    pairs = max(config["pairs"])
     for layers in config["layers"]:
-        out += _rewrites(cells, config, layers, pairs, most_updates)
-        out += _old_values(cells, layers, pairs, most_updates)
+        most = _most_rewrites(cells, config, COMPARED, [layers], pairs)
+        out += _rewrites(cells, config, layers, pairs, most) if most else []
+        out += _old_values(cells, layers, pairs, most) if most else []
         out += _control(cells, config, layers, pairs)
-        out += _softmax(cells, layers, pairs, most_updates)
-    out += _depth(cells, config, pairs, most_updates)
-    out += _sooner(cells, config, pairs, most_updates)
+        soft = _most_rewrites(cells, config, ("softmax", *DELTA_RULES), [layers], pairs)
+        out += _softmax(cells, layers, pairs, soft) if soft else []
+    both = _most_rewrites(cells, config, COMPARED, [1, 2], pairs) if {1, 2} <= set(config["layers"]) else None
+    out += _depth(cells, config, pairs, both) if both else []
+    out += _sooner(cells, config, pairs, max(config["updates"]))
     out.append(_status(cells))
     return out
 
@@ -49,8 +59,6 @@ def findings(cells: dict, config: dict) -> list[Finding]:
 def _rewrites(cells, config, layers, pairs, most_updates) -> list[Finding]:
     """Across every setting with rewrites: the delta rules ahead everywhere, behind everywhere, or neither."""
     shown = [u for u in config["updates"] if u and _settled(cells, [(r, layers, pairs, u) for r in COMPARED])]
-    if most_updates not in shown:
-        return []
     gaps = [_gap(cells, layers, pairs, u) for u in shown]
     least, most = min(gaps), max(gaps)
     key = "update_lead" if least >= LEAD else "update_behind" if most <= -LEAD else "update_mixed"
