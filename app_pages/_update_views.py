@@ -14,6 +14,7 @@ from gdn.recall.models import RULES
 from gdn.recall.update import UPDATE_QUICK, UPDATE_RULES
 from gdn.recall.update_results import main_score, shipped
 from app_pages._support import compute, ui, work
+from app_pages._support.caches import BOUNDS
 
 REDRAW_EVERY = 1.5          # seconds between redraws of the live curves
 GATE_MOVE = 0.05            # a gate "rises" / "drops" at rewrites when its mean moves by at least this
@@ -214,7 +215,7 @@ def trained(rule: str, layers: int):
     return update_inspect.load(path, vocab(), config()["widths"][0]), update_inspect.metadata(path)
 
 
-@st.cache_data(show_spinner=False)
+@st.cache_data(max_entries=BOUNDS["update.paths"], show_spinner=False)
 def paths(layers: int, seed: int) -> tuple[dict, list[int]]:
     spec, c = config()["inspect"], config()
     tokens, _, _ = update_inspect.example(spec["pairs"], spec["updates"], c["seq_len"], vocab(), seed=seed)

@@ -79,6 +79,7 @@ BOUNDS = {                    # max_entries of the streamlit caches in app_pages
     "explorer.overwrite": 24,
     "explorer.geometry": 8,
     "real_model.layers": 8,
+    "update.paths": 32,
 }
 
 STREAMLIT = {
@@ -146,6 +147,11 @@ STREAMLIT = {
     "recall.shipped": Cache("one per argument set (a few fixed calls)", "() / (pairs, seq_len) / model name",
                             "the shipped MQAR results, the trained GDN's gate trace, gate-init half-lives (3 caches)",
                             "_recall_views.py", ("shipped_results", "trained_trace", "half_life_series")),
+    "update.shipped": Cache("one per argument set (a few fixed calls)", "() / (rule, layers) / layers",
+                            "the shipped update results, the inspected models, their gates at rewrites (3 caches)",
+                            "_update_views.py", ("results", "trained", "gates")),
+    "update.paths": Cache(BOUNDS["update.paths"], "(layers, sequence seed)", "each rule's answer path for the "
+                          "sequence's first rewritten key, and the sequence", "_update_views.py", ("paths",)),
 }
 
 LIBRARY = {
