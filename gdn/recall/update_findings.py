@@ -57,7 +57,7 @@ def findings(cells: dict, config: dict) -> list[Finding]:
 
 
 def _rewrites(cells, config, layers, pairs, most_updates) -> list[Finding]:
-    """Across every setting with rewrites: the delta rules ahead everywhere, behind everywhere, or neither."""
+    """Across every settled setting with rewrites: the delta rules ahead everywhere, behind everywhere, or neither."""
     shown = [u for u in config["updates"] if u and _settled(cells, [(r, layers, pairs, u) for r in COMPARED])]
     gaps = [_gap(cells, layers, pairs, u) for u in shown]
     least, most = min(gaps), max(gaps)
