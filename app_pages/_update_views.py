@@ -12,7 +12,8 @@ from gdn.recall import update_findings, update_inspect
 from gdn.recall.data import Vocab
 from gdn.recall.models import RULES
 from gdn.recall.update import UPDATE_QUICK, UPDATE_RULES
-from gdn.recall.update_results import main_score, shipped
+from gdn.recall.update_results import main_score, shipped, steps_by_rule
+from gdn.recall.update_results import percent as pct
 from app_pages._support import compute, ui, work
 from app_pages._support.caches import BOUNDS
 
@@ -114,12 +115,9 @@ def results_view() -> None:
 
 def steps_text(summary: dict) -> str:
     """'800' when every rule trained as long, else '800 (linear attention 2000)'."""
-    by_rule = {}
-    for r in summary["rows"]:
-        by_rule.setdefault(r["rule"], r["steps_done"])
-    common = max(set(by_rule.values()), key=list(by_rule.values()).count)
-    others = ui.tr("recall.list_sep").join(f"{names()[r]} {n}" for r, n in by_rule.items() if n != common)
-    return f"{common}" + (f" ({others})" if others else "")
+    common, others = steps_by_rule(summary)
+    said = ui.tr("recall.list_sep").join(f"{names()[r]} {n}" for r, n in others.items())
+    return f"{common}" + (f" ({said})" if others else "")
 
 
 def cost_words(summary: dict) -> dict:
@@ -153,10 +151,6 @@ def train_view() -> None:
         st.success(ui.tr("update.train_done", seconds=run["waited"], seed=run["seed"]) + "\n\n" + "\n".join(lines))
         ui.note(quick_note(run["rows"]))
     st.caption(ui.tr("update.train_cli", seed=seed))
-
-
-def pct(x) -> str:
-    return "–" if x is None else f"{x * 100:.0f}"
 
 
 def curves_of(rows: dict) -> dict:

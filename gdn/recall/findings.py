@@ -10,10 +10,9 @@ directions exactly):
 """
 from __future__ import annotations
 
-import statistics
 from dataclasses import dataclass, field
 
-from gdn.recall.results import LEFT_CHANCE, REACH, SEED_SPREAD
+from gdn.recall.results import LEFT_CHANCE, REACH, SEED_SPREAD, median_reach
 
 DELTA_RULES = ("deltanet", "gdn")
 LEAD = 0.15                      # a rule "leads" when its mean is ahead by at least this (the seeds' allowed spread)
@@ -98,11 +97,10 @@ def _sooner(cells: dict, widths) -> list[Finding]:
              for r in ("linear", *DELTA_RULES)}
     if not all(reach.values()):
         return []
-    never = 10 ** 9
-    median = {r: statistics.median(never if s is None else s for s in steps) for r, steps in reach.items()}
-    first = all(median[r] < median["linear"] for r in DELTA_RULES)
+    median = {r: median_reach(steps) for r, steps in reach.items()}
+    first = all(median[r] is not None and (median["linear"] is None or median[r] < median["linear"]) for r in DELTA_RULES)
     return [Finding("inside_sooner" if first else "inside_not_sooner",
-                    {"reach": round(REACH * 100)} | {f"{r}_at": None if m >= never else int(m) for r, m in median.items()})]
+                    {"reach": round(REACH * 100)} | {f"{r}_at": m for r, m in median.items()})]
 
 
 def sentence(f: Finding, tr) -> str:

@@ -69,6 +69,14 @@ def best_cells(rows: list[dict], curves: dict | None = None) -> dict[tuple[str, 
     return cells
 
 
+def median_reach(steps: list[int | None]) -> int | None:
+    """The median of seeds' first steps at REACH, a seed that never got there counting as later than any
+    (None: the median seed never got there)."""
+    never = float("inf")
+    m = float(np.median([never if s is None else s for s in steps]))
+    return None if m == never else int(m)
+
+
 def _key(run: dict) -> tuple:
     return run["rule"], run["d"], run["pairs"], run["seed"], run["lr"]
 

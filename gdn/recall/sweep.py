@@ -60,6 +60,11 @@ def stacks(config: dict) -> list[dict]:
             for d in config["widths"] for n in config.get("layers", [None]) for steps, rules in groups if rules]
 
 
+def shape_of(stack: dict) -> dict:
+    """What members() needs of a stack: its width, depth and rules (its steps are chosen apart)."""
+    return {k: v for k, v in stack.items() if k != "steps"}
+
+
 def stack_file(stack: dict) -> str:
     return (f"width{stack['d']}" + (f"_layers{stack['layers']}" if "layers" in stack else "")
             + (f"_steps{stack['steps']}" if stack.get("steps") else "") + ".json")
@@ -93,8 +98,8 @@ def seconds_per_step(config: dict, stack: dict, device) -> float:
             _sync(device)
             stamps[step] = time.perf_counter()
 
-    shape = {k: v for k, v in stack.items() if k != "steps"}
-    train_stack(members(config, steps=last, eval_every=0, test_sequences=8, **shape), device=device, on_step=on_step)
+    train_stack(members(config, steps=last, eval_every=0, test_sequences=8, **shape_of(stack)), device=device,
+                on_step=on_step)
     return (stamps[last] - stamps[first]) / (last - first)
 
 
@@ -126,7 +131,7 @@ def train_width(config: dict, stack: dict, device, start: float, seconds: float,
     name = stack_file(stack)
     per_step = seconds_per_step(config, stack, device)
     steps = stack.get("steps") or fitted_steps(config, per_step, start + seconds - time.time())
-    cfgs = members(config, steps=steps, **{k: v for k, v in stack.items() if k != "steps"})
+    cfgs = members(config, steps=steps, **shape_of(stack))
     print(f"{name}: {len(cfgs)} models, {per_step * 1e3:.1f} ms per step -> {steps} steps", flush=True)
     began, report = time.time(), stack | {"models": len(cfgs), "calibrated_ms_per_step": per_step * 1e3,
                                           "device": device_name(device), "torch": torch.__version__, "tf32": tf32}

@@ -8,10 +8,8 @@ update task's point), read only from cells whose compared rules all settled; the
 """
 from __future__ import annotations
 
-import statistics
-
 from gdn.recall.findings import DELTA_RULES, LEAD, Finding
-from gdn.recall.results import SEED_SPREAD
+from gdn.recall.results import SEED_SPREAD, median_reach
 from gdn.recall.update_results import REACH, main_score
 
 COMPARED = ("linear", *DELTA_RULES)
@@ -126,13 +124,12 @@ def _sooner(cells, config, pairs, updates) -> list[Finding]:
     keys = {r: (r, 1, pairs, updates) for r in COMPARED}
     if 1 not in config["layers"] or not all(k in cells for k in keys.values()):
         return []
-    never = 10 ** 9
-    median = {r: statistics.median(s if s is not None else never for s in cells[k]["reach"]) for r, k in keys.items()}
-    said = {r: (None if m >= never else int(m)) for r, m in median.items()}
-    delta_first = all(median[r] < median["linear"] for r in DELTA_RULES)
+    median = {r: median_reach(cells[k]["reach"]) for r, k in keys.items()}
+    delta_first = all(median[r] is not None and (median["linear"] is None or median[r] < median["linear"])
+                      for r in DELTA_RULES)
     return [Finding("sooner" if delta_first else "not_sooner",
                     {"reach": pct(REACH), "updates": updates, "steps": cells[keys["linear"]]["steps"]} |
-                    {f"{r}_at": said[r] for r in COMPARED})]
+                    {f"{r}_at": median[r] for r in COMPARED})]
 
 
 def _status(cells) -> Finding:

@@ -11,13 +11,10 @@ from pathlib import Path
 
 from gdn.i18n import t
 from gdn.recall.update_findings import findings, sentence
-from gdn.recall.update_results import FOLDER, REACH, cells_of, load, main_score
+from gdn.recall.update_results import FOLDER, REACH, cells_of, load, main_score, steps_by_rule
+from gdn.recall.update_results import percent as pct
 
 MARKS = {"settled": "", "split": " · **seeds disagree**", "at_chance": " · chance", "unsettled": " · **unsettled**"}
-
-
-def pct(x) -> str:
-    return "–" if x is None else f"{x * 100:.0f}"
 
 
 def cell_text(cell: dict, score: str) -> str:
@@ -43,12 +40,9 @@ def table(cells: dict, config: dict) -> str:
 
 def steps_words(summary: dict) -> str:
     """'800 (linear 2000)': the steps every rule trained, and those of a rule trained longer (rule_steps)."""
-    by_rule = {}
-    for r in summary["rows"]:
-        by_rule.setdefault(r["rule"], r["steps_done"])
-    common = max(set(by_rule.values()), key=list(by_rule.values()).count)
-    others = ", ".join(f"{r} {n}" for r, n in by_rule.items() if n != common)
-    return f"{common}" + (f" ({others}: its cells were still climbing at {common})" if others else "")
+    common, others = steps_by_rule(summary)
+    said = ", ".join(f"{r} {n}" for r, n in others.items())
+    return f"{common}" + (f" ({said}: its cells were still climbing at {common})" if others else "")
 
 
 def report(summary: dict, cells: dict) -> str:

@@ -22,6 +22,20 @@ SCORES = ("updated", "kept", "old")
 REACH = 0.9                 # "steps to learn": the first eval at which the main score reaches this
 
 
+def percent(x: float | None) -> str:
+    """'45' for 0.45; '–' for a score nobody was asked (no rewritten keys)."""
+    return "–" if x is None else f"{x * 100:.0f}"
+
+
+def steps_by_rule(summary: dict) -> tuple[int, dict[str, int]]:
+    """The steps most rules trained, and {rule: steps} of the rules trained otherwise (config "rule_steps")."""
+    by_rule = {}
+    for r in summary["rows"]:
+        by_rule.setdefault(r["rule"], r["steps_done"])
+    common = max(set(by_rule.values()), key=list(by_rule.values()).count)
+    return common, {r: n for r, n in by_rule.items() if n != common}
+
+
 def main_score(updates: int) -> str:
     return "updated" if updates else "kept"
 
