@@ -104,9 +104,11 @@ def results_view() -> None:
     titles = [ui.tr("update.col_layers", layers=n) for n in layers] + [""] * len(layers)   # the rows: the y axes' titles
     fig = fig_update_results(right, old, seeds_right, seeds_old, rules=rules, layers=layers, updates=updates,
                              names=names(), titles=titles, labels=labels(), unsettled=unsettled,
-                             font_size=ui.font_size(), height=620 if ui.lecture() else 540)
+                             font_size=ui.font_size(), height=480 if ui.lecture() else 540)   # whole at 1280x720
     ui.show_figure(fig, key="update_results", alt=ui.tr("update.results_alt"))      # first: the page's main figure
+    sep = ui.tr("recall.list_sep")
     st.caption(ui.tr("update.results_intro", d=c["widths"][0], pairs=pairs, T=c["seq_len"], seeds=S,
+                     updates=sep.join(map(str, updates)), layers=sep.join(map(str, layers)),
                      steps=steps_text(summary), lr=", ".join(f"{x:g}" for x in sorted({r["lr"] for r in summary["rows"]}))))
     for f in update_findings.findings(cells, c):
         st.markdown("- " + update_findings.sentence(f, ui.tr))

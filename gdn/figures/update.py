@@ -24,7 +24,7 @@ def fig_update_results(right: np.ndarray, old: np.ndarray, seeds_right: np.ndarr
     open marker."""
     titles, extra = fitted_titles(titles, font_size, spacing=0.08)
     fig = make_subplots(rows=2, cols=len(layers), subplot_titles=titles, shared_xaxes=True, shared_yaxes=True,
-                        horizontal_spacing=0.08, vertical_spacing=0.16)
+                        horizontal_spacing=0.08, vertical_spacing=0.2)
     unsettled = np.zeros(right.shape, bool) if unsettled is None else unsettled
     xs = np.arange(len(updates), dtype=float)
     for i, rule in enumerate(rules):
