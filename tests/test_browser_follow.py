@@ -11,7 +11,9 @@ import pytest
 from gdn.i18n import t
 from devtools.app_server import start_server, wait_for_app
 
-pytestmark = pytest.mark.browser
+# A second try, once (tests/test_browser_live.py says why): in a whole CI run a burst of steps once reached the
+# phone after more than SLOW_S while the other test worker drove its own browsers; alone it passes.
+pytestmark = [pytest.mark.browser, pytest.mark.flaky(reruns=1)]
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 FOLLOW_S = 2.0          # the bound: the student's screen shows the teacher's step within 2 s
 SLOW_S = 6.0            # the most any one burst may take on a loaded test machine
