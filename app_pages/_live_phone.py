@@ -9,9 +9,6 @@ limited rate per network address), kept in its localStorage, so a reload or anot
 """
 from __future__ import annotations
 
-import ipaddress
-import os
-
 import streamlit as st
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -32,6 +29,7 @@ from app_pages._live import (
 )
 from app_pages._support import ui
 from app_pages._support.chrome import LANG_NAMES
+from app_pages._support.client import client_address
 from app_pages._support.escape import plain
 
 
@@ -67,28 +65,6 @@ def _language_picked() -> None:
 
 
 # --- the seat -----------------------------------------------------------------------------------------
-def seat_address(direct: str | None, forwarded: str, trusted: str) -> str | None:
-    """The address a seat's mint rate is counted against. direct: the peer Streamlit saw (None on
-    loopback: serve-class.sh's nginx on this machine); forwarded: the X-Forwarded-For header; trusted:
-    GDN_TRUSTED_PROXIES, comma-separated networks whose peers are proxies (a cluster's Ingress). Behind a
-    proxy the address is the last one X-Forwarded-For names, the one that proxy saw; the ones before it
-    are the client's own word. A peer that is no proxy (a phone on the room's Wi-Fi, whatever its
-    address) is counted as itself, so a made-up header buys no fresh seats."""
-    last = forwarded.split(",")[-1].strip()
-    try:
-        proxy = direct is None or any(ipaddress.ip_address(direct) in ipaddress.ip_network(net.strip(), strict=False)
-                                      for net in trusted.split(",") if net.strip())
-    except ValueError:                      # a malformed network in the setting trusts nobody
-        proxy = direct is None
-    return last if last and proxy else direct
-
-
-def client_address() -> str | None:
-    """The phone's network address as the server sees it (seat_address)."""
-    return seat_address(st.context.ip_address, st.context.headers.get("X-Forwarded-For") or "",
-                        os.environ.get("GDN_TRUSTED_PROXIES", ""))
-
-
 def seat_of(code: str) -> str | None:
     seat = st.session_state.get("_live_seat")
     return seat[1] if seat and seat[0] == code else None

@@ -188,7 +188,7 @@ def test_a_seat_is_counted_against_the_proxy_s_peer_never_a_phone_s_own_header()
     """The mint rate's address: a phone that reaches the server itself (the room's Wi-Fi, a private
     address) is counted as itself whatever X-Forwarded-For it sends; behind serve-class's nginx (a
     loopback peer, which Streamlit reports as None) or a trusted proxy network, the last forwarded hop."""
-    from app_pages._live_phone import seat_address
+    from app_pages._support.client import seat_address
     assert seat_address("192.168.1.23", "203.0.113.9", "") == "192.168.1.23"          # a made-up header
     assert seat_address("192.168.1.23", "1.2.3.4, 203.0.113.9", "") == "192.168.1.23"
     assert seat_address(None, "1.2.3.4, 192.168.1.40", "") == "192.168.1.40"         # nginx on loopback
