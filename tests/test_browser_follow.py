@@ -132,3 +132,44 @@ def test_a_phone_follows_the_teacher_to_an_exercise_and_has_its_own_code_judged(
     box = student.locator(".gdn-editor-code").bounding_box()
     assert box["width"] >= 300
     assert "return g, b" not in teacher.locator(".gdn-editor-code").input_value()     # the phone's code stays there
+
+
+# Every active panel's cell (framed, td.cell.active) on the phone's screen: inside the viewport's width and,
+# once the student has scrolled the figure to the top of the screen, its height.
+ACTIVE_ON_SCREEN = """() => {
+  const cells = [...document.querySelectorAll('.gdn-player-figure td.cell.active')];
+  const out = cells.filter((c) => { const r = c.getBoundingClientRect();
+                                    return r.left < -1 || r.right > innerWidth + 1 || r.top < 0 || r.bottom > innerHeight; });
+  return {active: cells.length, off: out.map((c) => c.dataset.panel), pageWider: document.documentElement.scrollWidth > innerWidth};
+}"""
+
+
+def test_a_phone_following_the_memory_table_shows_each_stage_on_screen(live_server, browser):
+    """A 390x844 phone following the memory page through all five stages of a token: the panels each stage is
+    about are on the phone's screen with no sideways scrolling, its stage buttons keep their words whole, and
+    it is told to tap rather than to press keys."""
+    teacher, student, code = open_room(browser, live_server, "zh", ready=".st-key-live_student [data-testid=stAlertContentInfo]")
+    teacher.locator('[data-testid="stTopNavLink"][href$="/memory_table"]').click()
+    wait_for_app(teacher)
+    teacher.wait_for_selector(".gdn-player-figure td[data-panel]")
+    at_address(student, r"/memory_table\?.*follow=" + code)
+    student.wait_for_selector(".gdn-player-figure td[data-panel]", timeout=60_000)
+    wait_for_app(student)
+    teacher.locator("h1").click()
+    teacher.keyboard.press("Home")                      # token 1, decay: the five stages follow
+    student.locator(".gdn-player-figure").evaluate("(e) => e.scrollIntoView({block: 'start'})")
+    stages = []
+    for stage in range(5):
+        if stage:
+            teacher.keyboard.press("ArrowRight")
+        follows_within(student, step_of(teacher), 30)
+        student.locator(".gdn-player-figure").evaluate("(e) => e.scrollIntoView({block: 'start'})")
+        seen = student.evaluate(ACTIVE_ON_SCREEN)
+        stages.append(student.locator(".gdn-stage[aria-pressed=true]").inner_text())
+        assert seen["active"] > 0 and not seen["off"] and not seen["pageWider"], (stages[-1], seen)
+    assert len(set(stages)) == 5
+    heights = student.eval_on_selector_all(".gdn-stage", "(bs) => bs.map((b) => b.getBoundingClientRect().height)")
+    assert max(heights) < 1.6 * min(heights) and max(heights) < 60, heights      # one line each: no word split
+    assert "点" in student.locator(".gdn-counter").inner_text()                   # a phone taps, it has no keys
+    teacher.context.close()
+    student.context.close()

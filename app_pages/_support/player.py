@@ -169,7 +169,8 @@ def _mount(prefix: str, packed: Packed, n_tokens: int, stages: tuple[str, ...], 
         "labels": {"reset": ui.tr("common.reset"), "prev": ui.tr("common.prev"), "next": ui.tr("common.next"),
                    "play": ui.tr("common.play"), "pause": ui.tr("common.pause"), "stage": ui.tr("common.stage"),
                    "token": ui.tr("common.token_t"),
-                   "stepOf": ui.tr("common.step_n" if ui.lecture() else "common.step_of", step="{n}", total="{N}")},
+                   "stepOf": ui.tr("common.step_n" if ui.lecture() else "common.step_of", step="{n}", total="{N}"),
+                   "stepOfTouch": ui.tr("common.step_of_touch", step="{n}", total="{N}")},
         **payload.ship(packed.hash, packed.gz),          # the gz only if this tab was never sent it
     }
     if variants:

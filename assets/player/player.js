@@ -170,7 +170,8 @@ function show(player, index, { forward = false } = {}) {
   }
   const token = Math.floor(index / stages.length), stage = index % stages.length;
   for (const b of player.stageGroup.children) b.setAttribute("aria-pressed", String(b.dataset.stage === stages[stage]));
-  player.counter.textContent = labels.stepOf.replace("{n}", index + 1).replace("{N}", player.frames.length);
+  const stepOf = touchOnly() && labels.stepOfTouch ? labels.stepOfTouch : labels.stepOf;
+  player.counter.textContent = stepOf.replace("{n}", index + 1).replace("{N}", player.frames.length);
   player.slider.value = String(token + 1);
   player.sliderValue.textContent = String(token + 1);
   player.buttons.prev.disabled = player.buttons.reset.disabled = index === 0;
@@ -179,7 +180,25 @@ function show(player, index, { forward = false } = {}) {
     cell.classList.toggle("gdn-now", Number(cell.dataset.token) === token);
   }
   if (before) flyEnd(player, before, frame.fly);
+  for (const strip of player.figure.querySelectorAll(".gdn-tables")) revealActive(strip);
   writePosition(player, token, stages[stage]);
+}
+
+// A phone has no keys to press, only the buttons to tap.
+const touchOnly = () => window.matchMedia("(pointer: coarse)").matches;
+
+// On a phone a row of side-by-side tables is wider than the screen and scrolls sideways on its own
+// (assets/app.css): each row is scrolled so that the panels the stage is about (framed, td.active) are on
+// screen, and a student following the projector never has to look for them. Where they do not fit together,
+// the last one shows: the stage's result (the decayed table, the written one, the output) is its rightmost.
+function revealActive(strip) {
+  const width = strip.clientWidth;
+  if (!width || strip.scrollWidth <= width + 1) return;
+  const cells = [...strip.querySelectorAll("td.cell.active")];
+  if (!cells.length) return;
+  const origin = strip.getBoundingClientRect().left - strip.scrollLeft;
+  const right = Math.max(...cells.map((c) => c.getBoundingClientRect().right)) - origin;
+  strip.scrollLeft = Math.max(0, right + 2 - width);        // 2: the frame's outer edge
 }
 
 // ---- the address bar --------------------------------------------------------------------------------
