@@ -215,8 +215,8 @@ def test_a_second_session_running_the_same_prompt_costs_no_forward_pass(monkeypa
     made = []
     submit = JobLine.submit
 
-    def counted(self, session, kind, key, fn, args=(), pin=False):
-        job = submit(self, session, kind, key, fn, args, pin)
+    def counted(self, session, kind, key, fn, args=(), pin=False, client=None):
+        job = submit(self, session, kind, key, fn, args, pin, client)
         made.append((kind, key, session, job))
         return job
     monkeypatch.setattr(JobLine, "submit", counted)

@@ -4,7 +4,9 @@ bounded result caches shared by every session, and the cached model loader.
 run_job sends a job (a function of app_pages/_support/work.py and its plain arguments) to the worker
 processes through the server's JobLine (app_pages/_support/jobs.py) and waits, saying the visitor's place
 ("2 ahead of you") and an estimate. GDN_WORKERS sets how many workers (default: the CPUs this process may
-use), GDN_QUEUE_CAP how many jobs may wait. cached() computes in this process instead, in one of
+use), GDN_QUEUE_CAP how many jobs may wait, GDN_JOBS_PER_CLIENT how many one client (a network address:
+client.client_address, however many tabs it opens) may hold waiting or running (default 2; a load test
+whose sessions all come from 127.0.0.1 raises it). cached() computes in this process instead, in one of
 GDN_FORWARD_SLOTS (default 1) slots: the pages whose work is small or shared once per server use it.
 """
 from __future__ import annotations
@@ -25,13 +27,15 @@ from gdn.qwen35.sources import Source, folder_stamp, listing_stamp, scan_sources
 from app_pages._support import work
 from app_pages._support.caches import BOUNDS, SHARED
 from app_pages._support.chrome import tr
-from app_pages._support.jobs import JobLine, QueueFull, WorkerLost
+from app_pages._support.client import client_address
+from app_pages._support.jobs import PER_CLIENT, ClientBusy, JobLine, QueueFull, WorkerLost
 from app_pages._support.pool import PoolTimeout, SlotPool
 from app_pages._support.turn import given_up
 from app_pages._support.workers import Slot, cores
 
 WAIT_SECONDS = 300            # give up waiting for a slot after this long (the user can press Run again)
 QUEUE_CAP = 32                # jobs that may wait for a worker (GDN_QUEUE_CAP): a class of 30 pressing at once
+LOCAL_CLIENT = "local"        # every session from loopback (this machine, or a proxy on it sending no header): one client
 POLL_S = 0.25                 # how often a waiting page looks at its job (and tells the line it still waits)
 _held = threading.local()     # .slot: this thread holds a pool slot now
 
@@ -42,12 +46,19 @@ def job_line() -> JobLine:
     slots = [Slot(i) for i in range(cores())]
     for slot in slots:
         slot.warm(work.warm)
-    return JobLine(slots, cap=int(os.environ.get("GDN_QUEUE_CAP", "") or QUEUE_CAP), results=shared_caches())
+    return JobLine(slots, cap=int(os.environ.get("GDN_QUEUE_CAP", "") or QUEUE_CAP), results=shared_caches(),
+                   per_client=int(os.environ.get("GDN_JOBS_PER_CLIENT", "") or PER_CLIENT))
 
 
 def session_id() -> str:
     ctx = get_script_run_ctx()
     return ctx.session_id if ctx is not None else "no-session"
+
+
+def client_id() -> str:
+    """Who this session's jobs count against in the line: its network address (behind a trusted proxy, the
+    one the proxy saw), or LOCAL_CLIENT on loopback."""
+    return client_address() or LOCAL_CLIENT
 
 
 def run_job(kind: str, key, fn: Callable, *args, on_progress: Callable[[list], None] | None = None,
@@ -62,7 +73,10 @@ def run_job(kind: str, key, fn: Callable, *args, on_progress: Callable[[list], N
     pin: keep the result pinned."""
     line, session = job_line(), session_id()
     try:
-        job = line.submit(session, kind, key, fn, args, pin=pin)
+        job = line.submit(session, kind, key, fn, args, pin=pin, client=client_id())
+    except ClientBusy:
+        st.error(tr("jobs.yours", n=line.per_client), icon=":material/tab_close:")
+        stop(on_fail)
     except QueueFull:
         st.error(tr("jobs.full", cap=line.cap), icon=":material/hourglass_disabled:")
         stop(on_fail)
