@@ -27,17 +27,23 @@ from streamlit.errors import StreamlitAPIException
 from gdn.figures.live import tally_html
 from gdn.i18n import t
 from gdn.lessons.classroom import EXERCISES
-from gdn.live.store import MAX_STUDENTS, LiveError, NoRoom, Room, Store
+from gdn.live.store import MAX_STUDENTS, LiveError, NoRoom, Room, Seating, Store
 from gdn.lru import LRU
 from app_pages._support import ui
 from app_pages._support.caches import BOUNDS
+from app_pages._support.client import client_address
 from app_pages._support.escape import plain
-from app_pages._support.share import public_base, qr_png, share_url
+from app_pages._support.share import public_base, qr_png, share_url, visible_cut
+from app_pages._support.share_panel import bad_public_url
 
 REFRESH_S = 0.5             # the projector's bars: a vote shows within a second (one read, three elements)
 CLASSROOM_PAGE = "classroom"  # follow-me's view of this page: the phones show the live question
 FOLLOW_S = 1.0             # a phone: follows the teacher within 2 s (a poll is ~5 ms of replica CPU)
 ROOM_TTL_S = 0.1            # the phones of one replica polling one room share one store read this long
+SEATS_REFRESH_S = 2.0       # the teacher's seats by network: a burst shows within seconds (one grouped read)
+SHOWN_GROUPS = 6            # networks listed one by one, the largest first (a burst is among them)
+LOCK_HINT_SEATS = 5         # the lock hint: once this many phones joined ...
+LOCK_HINT_QUIET_S = 60.0    # ... and none for this long (the class is in; a late burst is someone else's)
 LOG = logging.getLogger(__name__)
 QUESTIONS = {ex.id: ex for ex in EXERCISES}
 STUDENT_CSS = f"<style>\n{(ui.ASSETS / 'live' / 'student.css').read_text(encoding='utf-8')}</style>"
@@ -76,7 +82,8 @@ def explain(error: Exception, student: bool = False) -> str:
     """A refused or failed request, in the student's or teacher's language. An unreachable store is the
     operator's to fix: the teacher reads what to check, a student only that the class will be back."""
     if isinstance(error, LiveError):
-        return ui.tr(f"live.err_{error.reason}", code=str(error), n=MAX_STUDENTS)
+        fields = {"code": plain(visible_cut(str(error), 12)), "n": MAX_STUDENTS, **error.details}
+        return ui.tr(f"live.err_{error.reason}", **fields)
     return ui.tr("live.err_store_student") if student else ui.tr("live.err_store", what=type(error).__name__)
 
 
@@ -145,7 +152,10 @@ def option_words(ex, language: str) -> list[str]:
 # --- the teacher --------------------------------------------------------------------------------------
 def _start() -> None:
     try:
-        code, secret = store().create_room()
+        code, secret = store().create_room(client_address())
+    except LiveError as error:                                    # this client opened its rooms for the hour
+        st.session_state["_live_message"] = explain(error)
+        return
     except (SQLAlchemyError, OSError, ValueError) as error:      # ValueError: GDN_CLASS_MINT malformed
         LOG.warning("live class: the store cannot open a room: %s", error)
         st.session_state["_live_message"] = explain(error)
@@ -176,7 +186,7 @@ def teacher_panel(open_demo) -> None:
             join_card(room["code"], room["secret"])
         with board:
             controls(room["code"], room["secret"])
-            bars(room["code"], open_demo)
+            bars(room["code"], room["secret"], open_demo)
 
 
 def join_link(code: str) -> str:
@@ -190,7 +200,7 @@ def reachability() -> bool:
     True when the link is unreachable."""
     base = public_base(st.context.url)
     if base.bad:
-        st.error(ui.tr("live.bad_public_url", value=plain(base.bad[:80])), icon=":material/link_off:")
+        st.error(bad_public_url(base), icon=":material/link_off:")
     if base.loopback:
         st.warning(ui.tr("live.loopback", host=plain(base.host)), icon=":material/wifi_off:")
         with st.popover(ui.tr("live.loopback_fix"), icon=":material/help:", width="stretch"):
@@ -211,8 +221,9 @@ def join_card(code: str, secret: str) -> None:
     st.toggle(ui.tr("live.follow"), key="live_follow", help=ui.tr("live.follow_help"), on_change=_follow_switched,
               args=(code, secret))
     room_settings(code, secret)
-    if not reachability():                         # a code no phone can open is no use: the warning instead
-        st.image(qr_png(link, scale=5), width=200)
+    png = None if reachability() else qr_png(link, scale=5)   # a code no phone can open is no use
+    if png is not None:                            # (nor one too long to read: qr_png gives none)
+        st.image(png, width=200)
     st.markdown(ui.tr("live.join_hint"))
     st.code(link, language=None, wrap_lines=True)
 
@@ -244,7 +255,7 @@ def redraw_room() -> None:
     """From a callback of the room's widgets: rerun the controls and the bars only. A callback that runs
     in a full run of a page without them (the room closed meanwhile, a late click) reruns the page."""
     try:
-        st.rerun(scope=["live_controls", "live_bars"])
+        st.rerun(scope=["live_controls", "live_bars", "live_seats"])
     except StreamlitAPIException:                 # no such fragment in this page's last run
         pass
 
@@ -310,25 +321,98 @@ def controls(code: str, secret: str) -> None:
 
 
 def room_settings(code: str, secret: str) -> None:
-    """Who may join (the lock, the empty seats freed) and what the clicker does, in a popover."""
+    """Who may join (the lock, phones per network, the seats by network with their drop buttons, the empty
+    seats freed, all seats reset) and what the clicker does, in a popover."""
     with st.popover(ui.tr("live.room"), icon=":material/tune:", width="stretch", help=ui.tr("live.room_help")):
-        if "live_lock" not in st.session_state:          # the store says (a reload, another screen)
-            try:
-                st.session_state["live_lock"] = store().room(code).locked
+        if "live_lock" not in st.session_state or "live_address_seats" not in st.session_state:
+            try:                                         # the store says (a reload, another screen)
+                room = store().room(code)
+                st.session_state["live_lock"] = room.locked
+                st.session_state["live_address_seats"] = room.address_seats
             except (LiveError, SQLAlchemyError, OSError):
                 pass
         st.toggle(ui.tr("live.lock"), key="live_lock", help=ui.tr("live.lock_help"),
                   on_change=lambda: attempt(store().lock, code, secret, bool(st.session_state.get("live_lock"))))
-        st.button(ui.tr("live.drop"), icon=":material/event_seat:", key="live_drop", help=ui.tr("live.drop_help"),
-                  on_click=_drop, args=(code, secret))
+        st.number_input(ui.tr("live.address_seats"), min_value=1, max_value=MAX_STUDENTS, step=1,
+                        key="live_address_seats", help=ui.tr("live.address_seats_help"),
+                        on_change=lambda: attempt(store().set_address_seats, code, secret,
+                                                  int(st.session_state.get("live_address_seats") or 1)))
+        seat_groups(code, secret)
+        drop, reset = st.columns(2)
+        drop.button(ui.tr("live.drop"), icon=":material/event_seat:", key="live_drop", help=ui.tr("live.drop_help"),
+                    on_click=_drop, args=(code, secret), width="stretch")
+        reset.button(ui.tr("live.reset_seats"), icon=":material/group_remove:", key="live_reset_seats",
+                     help=ui.tr("live.reset_seats_help"), on_click=_reset_seats, args=(code, secret), width="stretch")
         st.toggle(ui.tr("live.reveal_first"), key="live_reveal_first", help=ui.tr("live.reveal_first_help"))
         st.markdown(ui.tr("live.clicker"))          # not a caption: lecture mode hides those
+
+
+@st.fragment(run_every=SEATS_REFRESH_S, key="live_seats")
+def seat_groups(code: str, secret: str) -> None:
+    """The seats by the network address that took them, counts only (the store keeps no address): the
+    largest groups one by one, each with its drop button, then the phones alone on their network."""
+    try:
+        seating = store().seating(code, secret)
+    except (LiveError, SQLAlchemyError, OSError):
+        return                                      # the bars say what is wrong with the room or the store
+    st.markdown(f"**{ui.tr('live.by_network')}**")
+    for line in seating_lines(seating):
+        if isinstance(line, str):
+            st.markdown(line)
+            continue
+        words, drop = st.columns([3, 2], vertical_alignment="center")
+        words.markdown(ui.tr("live.group", seats=line.seats, answered=line.answered))
+        # Keyed by the group (its keyed hash, which names no address): a click between two redraws
+        # drops the group the teacher saw, not whichever is now in that row.
+        drop.button(ui.tr("live.drop_group", seats=line.seats), key=f"live_drop_{line.key[:16]}",
+                    icon=":material/person_remove:", help=ui.tr("live.drop_group_help"), width="stretch",
+                    on_click=_drop_group, args=(code, secret, line.key))
+
+
+def seating_lines(seating: Seating) -> list:
+    """What the seats panel lists: the groups of two or more phones (SeatGroup, the largest SHOWN_GROUPS),
+    then as sentences the networks left out, the phones alone on theirs and the networks barred."""
+    shared = [g for g in seating.groups if g.seats > 1]
+    alone = len(seating.groups) - len(shared)
+    lines: list = shared[:SHOWN_GROUPS]
+    if not seating.groups:
+        lines.append(ui.tr("live.no_seats"))
+    if len(shared) > SHOWN_GROUPS:
+        rest = shared[SHOWN_GROUPS:]
+        lines.append(ui.tr("live.more_groups", n=len(rest), seats=sum(g.seats for g in rest)))
+    if alone:
+        lines.append(ui.tr("live.alone_one" if alone == 1 else "live.alone", n=alone))
+    if seating.barred:
+        lines.append(ui.tr("live.barred_note", n=seating.barred))
+    return lines
 
 
 def _drop(code: str, secret: str) -> None:
     dropped = []
     if attempt(lambda: dropped.append(store().drop_empty(code, secret))):
         st.session_state["_live_message"] = ui.tr("live.dropped", n=dropped[0])
+
+
+def _drop_group(code: str, secret: str, group: str) -> None:
+    """One network's seats and their answers gone, that network barred; the bars and the panel redrawn."""
+    dropped = []
+    if attempt(lambda: dropped.append(store().drop_group(code, secret, group))):
+        st.session_state["_live_message"] = ui.tr("live.group_dropped", n=dropped[0])
+    redraw_room()
+
+
+def _reset_seats(code: str, secret: str) -> None:
+    """Every seat and answer gone, the bars lifted, the question asked again from zero."""
+    freed = []
+    if attempt(lambda: freed.append(store().reset_seats(code, secret))):
+        st.session_state["_live_message"] = ui.tr("live.seats_reset", n=freed[0])
+    redraw_room()
+
+
+def _lock_now(code: str, secret: str) -> None:
+    """The lock hint's button: the room locked, and the Room popover's switch shown on."""
+    if attempt(store().lock, code, secret):
+        st.session_state["live_lock"] = True
 
 
 def _follow_switched(code: str, secret: str) -> None:
@@ -343,13 +427,15 @@ def _follow_switched(code: str, secret: str) -> None:
 def _forget_room() -> None:
     st.session_state.pop("_live_room", None)
     st.session_state.pop("live_lock", None)
+    st.session_state.pop("live_address_seats", None)
     st.session_state["_live_save_host"] = None
 
 
 @st.fragment(run_every=REFRESH_S, key="live_bars")
-def bars(code: str, open_demo) -> None:
+def bars(code: str, secret: str, open_demo) -> None:
     """The live question and its answers as bars, redrawn every REFRESH_S: one store read and three small
-    elements, so a vote shows on the projector within about a second."""
+    elements, so a vote shows on the projector within about a second. Under them, once the class seems
+    in, the hint to lock the room."""
     try:
         room, counts = store().snapshot(code)
     except NoRoom:
@@ -360,6 +446,7 @@ def bars(code: str, open_demo) -> None:
         return
     if room.question is None:
         st.info(ui.tr("live.no_question"), icon=":material/touch_app:")
+        lock_hint(code, secret, room)
         return
     ex = QUESTIONS[room.question]
     n = sum(counts)
@@ -373,7 +460,23 @@ def bars(code: str, open_demo) -> None:
                 f'<span class="gdn-live-seats"> · {seated}</span></div>', unsafe_allow_html=True)
     st.html(tally_html(option_words(ex, ui.lang()), counts, ex.answer if room.revealed else None,
                        ui.tr("live.right_mark")))
+    lock_hint(code, secret, room)
     if room.revealed:
         st.markdown(ui.tr(f"classroom.e_{ex.id}", **ex.fields()))
         if st.button(ui.tr("classroom.show_demo"), key="live_demo", icon=":material/play_circle:"):
             open_demo(ex.demo)
+
+
+def wants_lock(room: Room, now: float) -> bool:
+    """The class seems in: LOCK_HINT_SEATS phones or more, none for LOCK_HINT_QUIET_S, the room open. A
+    seat taken after that is more likely a script's or a neighbour's than a student's."""
+    quiet = room.last_join is not None and now - room.last_join >= LOCK_HINT_QUIET_S
+    return not room.locked and room.seats >= LOCK_HINT_SEATS and quiet
+
+
+def lock_hint(code: str, secret: str, room: Room) -> None:
+    if wants_lock(room, time.time()):
+        hint, lock = st.columns([4, 1], vertical_alignment="center")
+        hint.info(ui.tr("live.lock_hint", seats=room.seats), icon=":material/lock_open:")
+        lock.button(ui.tr("live.lock_now"), icon=":material/lock:", key="live_lock_now", on_click=_lock_now,
+                    args=(code, secret))

@@ -5,7 +5,10 @@ moves on or projects another page (follow-me) the phone follows within 2 s.
 
 The phone reads its own language (its browser's, ?lang only when it chose one with the switch on top), not
 the projector's: the join link carries none. It votes from a seat the server gave it (Store.join, at a
-limited rate per network address), kept in its localStorage, so a reload or another replica keeps it.
+limited rate and up to a cap per network address), kept in its localStorage, so a reload or another
+replica keeps it. The code it opens is looked up once per session through Store.find_room, which counts a
+client's wrong codes (guessing a class's code waits a minute after CODE_TRIES); the code as the link gave it
+is echoed only as a short, visible cut (no bidi override turns the page's text around).
 """
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from gdn.figures.live import LETTERS
 from gdn.i18n import LANGS
-from gdn.live.store import NoRoom, NoSeat, normalize_code
+from gdn.live.store import LiveError, NoRoom, NoSeat, normalize_code
 from app_pages._live import (
     FOLLOW_S,
     QUESTIONS,
@@ -31,6 +34,9 @@ from app_pages._support import ui
 from app_pages._support.chrome import LANG_NAMES
 from app_pages._support.client import client_address
 from app_pages._support.escape import plain
+from app_pages._support.share import visible_cut
+
+SHOWN_CODE_CHARS = 12       # of a code that names no room, the page echoes at most this much
 
 
 def student_view(raw_code: str, open_view) -> None:
@@ -40,7 +46,9 @@ def student_view(raw_code: str, open_view) -> None:
     try:
         code = normalize_code(raw_code)
     except NoRoom:
-        st.error(ui.tr("live.err_no_room", code=plain(str(raw_code)[:12])), icon=":material/error:")
+        st.error(ui.tr("live.err_no_room", code=shown_code(raw_code)), icon=":material/error:")
+        return
+    if not room_found(code):
         return
     seats = identity()["seats"]
     if seats is not None:
@@ -49,6 +57,28 @@ def student_view(raw_code: str, open_view) -> None:
             st.rerun()                            # the new seat goes to the browser's localStorage
     with st.container(key="live_student"):
         student_board(code, open_view)
+
+
+def shown_code(raw_code) -> str:
+    """A ?join= value as the page may echo it: visible characters only, cut short, Markdown-safe."""
+    return plain(visible_cut(raw_code, SHOWN_CODE_CHARS))
+
+
+def room_found(code: str) -> bool:
+    """Once per code in a session: whether the room is there, asked as this client (Store.find_room counts
+    its wrong codes). A wrong code or one tried too often is said here; an unreachable store is left to the
+    board (it says so, and retries)."""
+    if st.session_state.get("_live_found") == code:
+        return True
+    try:
+        store().find_room(code, client_address())
+    except LiveError as error:
+        st.error(explain(error, student=True), icon=":material/error:")
+        return False
+    except (SQLAlchemyError, OSError):
+        return True
+    st.session_state["_live_found"] = code
+    return True
 
 
 def language_switch() -> None:

@@ -8,6 +8,7 @@ import pytest
 import sqlalchemy as sa
 
 from gdn.live import store as live
+from gdn.live.tables import ADDED
 from gdn.live.store import (
     BadVote,
     Locked,
@@ -238,12 +239,14 @@ def test_two_replicas_voting_at_once_lose_and_double_nothing(location):
 
 def test_one_client_minting_seats_casts_no_more_than_the_mint_rate(location):
     """The vote stuffer of issue 40: a fresh id with every tap (refused: no seat), then a join before every
-    tap from one address. Its votes stay within MINT_BURST + MINT_PER_S x the time; a real student behind
-    the same address joins a moment after it stops."""
+    tap from one address. Its votes stay within MINT_BURST + MINT_PER_S x the time (the teacher let a whole
+    room in from one address: the cap is tested in test_seats_burst.py); a real student behind the same
+    address joins a moment after it stops."""
     clock = Clock()
     store = Store(location, clock=clock)
     code, secret = store.create_room()
     store.ask(code, secret, "alpha_zero", 4)
+    store.set_address_seats(code, secret, live.MAX_STUDENTS)
     for _ in range(20):                                    # fresh ids: not one vote
         with pytest.raises(NoSeat):
             store.vote(code, voter(), 1, 0)
@@ -265,20 +268,22 @@ def test_one_client_minting_seats_casts_no_more_than_the_mint_rate(location):
 
 
 def test_the_mint_rate_is_the_operators_to_set(location, monkeypatch, caplog):
-    assert live.mint_rate("") is None and live.mint_rate(" 120, 6 ") == (120.0, 6.0)
-    for bad in ("60", "a,b", "0,4", "60,0", "60,-1", "1,2,3"):
+    assert live.mint_rate("") is None and live.mint_rate(" 120, 6 ") == (120.0, 6.0, 120)
+    assert live.mint_rate("10,4") == (10.0, 4.0, live.ADDRESS_SEATS) and live.mint_rate("20,4,200").per_address == 200
+    for bad in ("60", "a,b", "0,4", "60,0", "60,-1", "1,2,0", "1,2,501", "1,2,3,4"):
         with pytest.raises(ValueError, match="GDN_CLASS_MINT"):
             live.mint_rate(bad)
     monkeypatch.setenv("GDN_CLASS_DB", location)
     monkeypatch.setenv("GDN_CLASS_MINT", "sixty")               # a typo: logged, the defaults hold, no error
     with caplog.at_level("WARNING", logger="gdn.live.store"):
         assert Store.from_env().mint == Store(location).mint
-    assert "GDN_CLASS_MINT='sixty': write BURST,PER_S" in caplog.text
+    assert "GDN_CLASS_MINT='sixty': write BURST,PER_S[,PER_ADDRESS]" in caplog.text
     clock = Clock()
     monkeypatch.setenv("GDN_CLASS_MINT", "2,0.5")
     store = Store.from_env()
     store.clock = clock
     code, _ = store.create_room()
+    assert store.room(code).address_seats == live.ADDRESS_SEATS     # the default cap: above this burst
     store.join(code, "192.0.2.9")
     store.join(code, "192.0.2.9")
     with pytest.raises(TooManySeats):
@@ -290,10 +295,12 @@ def test_the_mint_rate_is_the_operators_to_set(location, monkeypatch, caplog):
 
 
 def test_two_hundred_students_behind_one_address_join_within_a_minute(location):
+    """A class of 200 behind one school NAT, once the teacher set 200 phones per network."""
     clock = Clock()
     store = Store(location, clock=clock)
     code, secret = store.create_room()
     store.ask(code, secret, "alpha_zero", 4)
+    assert store.set_address_seats(code, secret, 200).address_seats == 200
     for i in range(200):                                   # evenly over 59.7 s
         clock.now += 0.3 * (i > 0)
         store.vote(code, store.join(code, "192.0.2.1"), 1, i % 4)
@@ -324,18 +331,53 @@ def test_the_teacher_locks_the_room_and_drops_empty_seats(location):
     assert not store.has_seat(code, 7) and not store.has_seat(code, "no")
 
 
+def downgrade(store: Store, version: int) -> None:
+    """Make a store look as `version` wrote it: the columns later versions added dropped, its number set."""
+    with store.writer.begin() as conn:
+        conn.exec_driver_sql("DROP INDEX IF EXISTS gdn_members_address")     # SQLite drops no indexed column
+        for later in range(version + 1, live.SCHEMA_VERSION + 1):
+            for table, column, _ in ADDED[later]:
+                conn.exec_driver_sql(f"ALTER TABLE {table} DROP COLUMN {column}")
+        conn.execute(live.schema_info.update().values(version=version))
+    store.dispose()
+
+
 def test_a_version_1_store_is_migrated(location):
     """A store written by the first schema (no lock) is brought to this one, its rooms kept."""
     store = Store(location)
     code, secret = store.create_room()
-    with store.writer.begin() as conn:
-        conn.exec_driver_sql("ALTER TABLE gdn_rooms DROP COLUMN locked")
-        conn.execute(live.schema_info.update().values(version=1))
-    store.dispose()
+    downgrade(store, 1)
     again = Store(location)
     assert not again.room(code).locked and again.lock(code, secret).locked
     with again.reader.begin() as conn:
         assert conn.execute(sa.select(live.schema_info.c.version)).scalar() == live.SCHEMA_VERSION
+
+
+def test_a_version_2_store_with_a_live_class_is_migrated(location):
+    """Seats hashed the old way (sha256 of code:seat): the room, its teacher and its votes go on; an old
+    seat is no seat any more (its phone takes a new one at its next tap), and the new seats work."""
+    store = Store(location)
+    code, secret = store.create_room()
+    store.ask(code, secret, "alpha_zero", 4)
+    downgrade(store, 2)
+    old_seat = secrets.token_urlsafe(18)
+    old_hash = live._hash(f"{code}:{old_seat}")[:32]
+    engine = sa.create_engine(live.engine_url(location))
+    with engine.begin() as conn:                           # what version 2's join and vote wrote
+        conn.exec_driver_sql("UPDATE gdn_seats SET taken = 1")
+        conn.execute(sa.text("INSERT INTO gdn_members (code, voter, window_start, window_votes) "
+                             "VALUES (:c, :v, 0, 0)"), {"c": code, "v": old_hash})
+        conn.execute(sa.text("INSERT INTO gdn_votes (code, round, voter, choice, at) VALUES (:c, 1, :v, 3, 0)"),
+                     {"c": code, "v": old_hash})
+    engine.dispose()
+    again = Store(location)
+    room, counts = again.snapshot(code)
+    assert (room.question, counts, room.seats, room.address_seats) == ("alpha_zero", [0, 0, 0, 1], 1, live.ADDRESS_SEATS)
+    assert not again.has_seat(code, old_seat)
+    again.vote(code, again.join(code, "192.0.2.1"), 1, 0)
+    assert again.snapshot(code)[1] == [1, 0, 0, 1]
+    assert sorted(g.seats for g in again.seating(code, secret).groups) == [1, 1]
+    assert again.reset_seats(code, secret) == 2 and again.snapshot(code)[0].seats == 0
 
 
 def test_a_newer_schema_is_refused(tmp_path):

@@ -3,7 +3,7 @@
     store = Store.from_env()                          # GDN_CLASS_DB: a file path (SQLite) or postgresql://...
     code, secret = store.create_room()                # the teacher keeps `secret`; students get `code`
     store.ask(code, secret, "alpha_zero", n_options=4)
-    seat = store.join(code, address="203.0.113.7")   # a phone's seat, minted by the server (rate per address)
+    seat = store.join(code, address="203.0.113.7")   # a phone's seat, minted by the server (rate and cap per address)
     store.vote(code, seat, round_=1, choice=2)        # returns once the vote is committed
     room, counts = store.snapshot(code)               # counts[i]: votes for option i in this round
 
@@ -11,12 +11,18 @@ A room's question is asked in rounds: asking a question, the next one or a reset
 only the votes of the current round count. A student's vote is one row per (room, round, voter), so a
 changed answer replaces the old one and is counted once.
 
-A vote needs a seat, and only the server makes seats (join): a random token the phone keeps, stored here
-only as a hash salted with the room code. Seats are minted at a limited rate per network address (a
-token bucket of MINT_BURST, refilled MINT_PER_S a second), so a client that sends a fresh id with every
-tap casts at most as many votes as it is given seats, while a class of 200 behind one NAT address joins
-within a minute. The teacher can lock the room (no new seats) and drop the seats that never answered.
-Nothing personal is kept: seats, the teacher's secret and addresses are stored only as salted hashes.
+A vote needs a seat, and only the server makes seats (join): a random token the phone keeps. Seats are
+minted at a limited rate per network address (a token bucket of MINT_BURST, refilled MINT_PER_S a second)
+and up to a cap per address in one room (ADDRESS_SEATS unless the teacher or GDN_CLASS_MINT says
+otherwise), so one device, however many ids it invents, holds at most that many seats, and the class
+behind another address still gets in. The teacher sees the seats grouped by address (counts only), drops
+one group with its votes (and bars that address from the room) or all seats at once, locks the room and
+frees the seats that never answered. A client opens at most ROOMS_PER_HOUR rooms an hour and tries at most
+CODE_TRIES wrong codes a minute (the server's own machine is not limited: it is the operator's).
+
+Nothing personal is kept: seats and addresses are stored only as HMAC-SHA256 under the store's key
+(GDN_CLASS_KEY, else one made once and kept beside the SQLite file or in gdn_keys on PostgreSQL), so the
+public room code is no help in reversing them; the teacher's secret, a random token, as its SHA-256.
 
 SQLite (the default, one host): WAL so that readers never wait for the writer, every write transaction
 takes the write lock up front (BEGIN IMMEDIATE: two replicas never deadlock upgrading a read lock), and
@@ -28,23 +34,30 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import ipaddress
 import json
 import logging
 import os
 import re
 import secrets
 import time
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import wraps
 from pathlib import Path
+from typing import NamedTuple
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
 from gdn.live.tables import (  # noqa: F401  (metadata, schema_info, SCHEMA_VERSION: read here by the tests too)
     CODE_LENGTH,
+    DEFAULT_ADDRESS_SEATS,
+    HASH_LENGTH,
     SCHEMA_VERSION,
+    clients,
+    keys,
     members,
     metadata,
     migrate,
@@ -59,15 +72,26 @@ ROOM_LIFETIME_S = 12 * 3600
 MAX_STUDENTS = 500
 VOTE_WINDOW_S = 10.0            # rate limit: at most VOTES_PER_WINDOW votes per browser per window
 VOTES_PER_WINDOW = 10
-MINT_BURST = 60                 # seats one address may take at once (a class arriving together) ...
-MINT_PER_S = 4.0                # ... then this many a second: 200 behind one NAT join within 35 s
+MINT_BURST = 20                 # seats one address may take at once (a class arriving together) ...
+MINT_PER_S = 4.0                # ... then this many a second: the default cap's 40 are seated within 5 s ...
+ADDRESS_SEATS = DEFAULT_ADDRESS_SEATS   # ... and no more than 40 from one address (the teacher raises it)
+ROOMS_PER_HOUR = 6              # rooms one client may open in an hour (a teacher reopening one opens none)
+ROOMS_WINDOW_S = 3600.0
+CODE_TRIES = 10                 # wrong room codes one client may try in a minute, then it waits the minute out
+CODE_TRIES_WINDOW_S = 60.0
+MIN_KEY_LENGTH = 16             # a shorter GDN_CLASS_KEY is used, with a warning: it may be guessed
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"     # no 0/O, 1/I/L: read off a projector
 VOTER_ID = re.compile(r"[A-Za-z0-9_-]{8,64}")
 
 
 class LiveError(Exception):
-    """A refused request; `reason` names its message (i18n key live.err_<reason>)."""
+    """A refused request; `reason` names its message (i18n key live.err_<reason>), `details` the numbers
+    the message states (a limit, seconds to wait)."""
     reason = "unknown"
+
+    def __init__(self, code: str = "", **details):
+        super().__init__(code)
+        self.details = details
 
 
 class NoRoom(LiveError):
@@ -106,6 +130,22 @@ class TooManySeats(LiveError):
     reason = "mint"             # this address took seats faster than MINT_PER_S
 
 
+class AddressFull(LiveError):
+    reason = "address_full"     # this address holds the room's cap of seats (details: limit)
+
+
+class Barred(LiveError):
+    reason = "barred"           # the teacher dropped this address's seats: it takes no new ones
+
+
+class TooManyRooms(LiveError):
+    reason = "rooms"            # this client opened ROOMS_PER_HOUR rooms in the last hour (details: limit)
+
+
+class TooManyTries(LiveError):
+    reason = "tries"            # this client tried CODE_TRIES wrong codes in a minute (details: wait, seconds)
+
+
 def retried(method):
     """Run a write again when the database says "busy" (SQLite: another process held the lock past the
     busy timeout, or recovered the WAL after a replica was killed) or dropped the connection (PostgreSQL
@@ -135,6 +175,30 @@ class Room:
     view: dict | None
     locked: bool = False
     seats: int = 0              # seats taken (room() and snapshot() read it; a teacher's update does not)
+    address_seats: int = DEFAULT_ADDRESS_SEATS   # seats one address may hold here
+    last_join: float | None = None               # when the last seat was taken (room() and snapshot())
+
+
+@dataclass(frozen=True)
+class SeatGroup:
+    """The seats one network address holds in a room: `key` names the group (the address's keyed hash,
+    which reveals no address), `answered` how many of them voted in this room."""
+    key: str
+    seats: int
+    answered: int
+
+
+@dataclass(frozen=True)
+class Seating:
+    """A room's seats by address, the largest group first, and how many addresses the teacher barred."""
+    groups: tuple[SeatGroup, ...]
+    barred: int
+
+
+class Mint(NamedTuple):
+    burst: float                # seats one address takes at once
+    per_s: float                # then per second
+    per_address: int            # at most this many in one room (a new room's default; the teacher changes it)
 
 
 def default_location() -> str:
@@ -157,37 +221,93 @@ def engine_url(location: str) -> str:
     return f"sqlite:///{path}"
 
 
-def mint_rate(text: str) -> tuple[float, float] | None:
-    """GDN_CLASS_MINT: "" (the defaults) or "BURST,PER_S", e.g. "120,6"; anything else is a ValueError
-    that says what to write."""
+def mint_rate(text: str) -> Mint | None:
+    """GDN_CLASS_MINT: "" (the defaults) or "BURST,PER_S[,PER_ADDRESS]", e.g. "120,6" or "40,4,200";
+    anything else is a ValueError that says what to write. Without PER_ADDRESS a room lets one address
+    hold the larger of ADDRESS_SEATS and BURST (an operator who raised the burst meant that many)."""
     if not text.strip():
         return None
     try:
-        burst, per_s = (float(x) for x in text.split(","))
+        numbers = [float(x) for x in text.split(",")]
     except ValueError:
-        burst = per_s = -1.0
-    if not (burst >= 1 and per_s > 0):
-        raise ValueError(f"GDN_CLASS_MINT={text!r}: write BURST,PER_S, e.g. 60,4 (seats one address takes at "
-                         f"once, then per second)")
-    return burst, per_s
+        numbers = []
+    if len(numbers) == 2:
+        numbers.append(max(ADDRESS_SEATS, numbers[0]))
+    if not (len(numbers) == 3 and numbers[0] >= 1 and numbers[1] > 0 and 1 <= numbers[2] <= MAX_STUDENTS):
+        raise ValueError(f"GDN_CLASS_MINT={text!r}: write BURST,PER_S[,PER_ADDRESS], e.g. 20,4,40 (seats one "
+                         f"address takes at once, then per second, and at most in one room: 1 to {MAX_STUDENTS})")
+    return as_mint(tuple(numbers))
+
+
+def as_mint(mint: tuple | None) -> Mint:
+    """(burst, per_s[, per_address]) or None (the defaults) -> Mint, per_address as in mint_rate."""
+    if mint is None:
+        return Mint(MINT_BURST, MINT_PER_S, ADDRESS_SEATS)
+    burst, per_s, *rest = mint
+    per_address = int(rest[0]) if rest else max(ADDRESS_SEATS, int(burst))
+    return Mint(float(burst), float(per_s), min(per_address, MAX_STUDENTS))
 
 
 def _hash(text: str) -> str:
+    """The teacher's secret as stored: a random 144-bit token cannot be found from its SHA-256, so no key
+    is needed (and the rooms of an older store keep their teacher)."""
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def key_file(database: Path) -> bytes:
+    """The hash key kept beside a SQLite store (class.db.key, mode 0600), made by the first replica that
+    needs it: written whole to a file of its own, then linked into place, so a replica never reads half a
+    key and never replaces one another replica made first."""
+    path = database.with_name(database.name + ".key")
+    if not path.exists():
+        draft = path.with_name(f"{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
+        with os.fdopen(os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as out:
+            out.write(secrets.token_hex(32))
+            out.flush()
+            os.fsync(out.fileno())
+        try:
+            os.link(draft, path)
+        except FileExistsError:
+            pass
+        finally:
+            draft.unlink()
+    if path.stat().st_mode & 0o077:
+        logging.getLogger(__name__).warning("%s can be read by other users: chmod 600 it", path)
+    key = path.read_text(encoding="utf-8").strip()
+    if not key:
+        raise RuntimeError(f"{path} is empty: delete it (a new key is made; seats then join again) or set GDN_CLASS_KEY")
+    return key.encode()
+
+
+def is_local(address: str | None) -> bool:
+    """This machine itself (None: a loopback peer no proxy forwarded): the operator, never rate-limited
+    for rooms or codes."""
+    if address is None:
+        return True
+    try:
+        return ipaddress.ip_address(str(address)).is_loopback
+    except ValueError:
+        return False
+
+
 def normalize_code(code: str) -> str:
-    """What a student typed ("abc 234") -> the stored form ("ABC234"); NoRoom when it cannot be one."""
-    code = re.sub(r"[\s-]", "", str(code or "")).upper()
+    """What a student typed ("abc 234", or full-width "ＡＢＣ２３４" from a Chinese keyboard) -> the stored
+    form ("ABC234"); NoRoom when it cannot be one."""
+    code = unicodedata.normalize("NFKC", str(code or ""))
+    code = re.sub(r"[\s-]", "", code).upper()
     if len(code) != CODE_LENGTH or any(c not in CODE_ALPHABET for c in code):
         raise NoRoom(code)
     return code
 
 
 class Store:
-    def __init__(self, location: str, clock: Callable[[], float] = time.time, mint: tuple[float, float] | None = None):
-        """mint: (burst, seats per second) per address; default (MINT_BURST, MINT_PER_S)."""
+    def __init__(self, location: str, clock: Callable[[], float] = time.time, mint: tuple | None = None,
+                 key: str | None = None):
+        """mint: (burst, seats per second[, seats per address]) (as_mint); default (MINT_BURST, MINT_PER_S,
+        ADDRESS_SEATS). key: the hash key of seats and addresses; default GDN_CLASS_KEY, else the store's
+        own (made once, shared by every replica of this store: the file beside SQLite, gdn_keys on PostgreSQL)."""
         self.mint = mint
+        self.rate = as_mint(mint)
         self.url = engine_url(location)
         self.clock = clock
         self.is_sqlite = self.url.startswith("sqlite")
@@ -207,12 +327,14 @@ class Store:
             self.reader = self.writer = sa.create_engine(self.url, pool_pre_ping=True, pool_size=5, max_overflow=10)
             self._insert = postgresql.insert
         self._migrate()
+        self.key = self._load_key(os.environ.get("GDN_CLASS_KEY", "") if key is None else key)
 
     @classmethod
     def from_env(cls) -> Store:
-        """The store at GDN_CLASS_DB; GDN_CLASS_MINT="BURST,PER_S" sets the seat mint's rate (a larger
-        class behind one address, or a test). A malformed rate is logged with what to write and the
-        defaults hold: the class goes on (a ValueError here reached every phone as a traceback)."""
+        """The store at GDN_CLASS_DB; GDN_CLASS_MINT="BURST,PER_S[,PER_ADDRESS]" sets the seat mint (a
+        larger class behind one address, or a test); GDN_CLASS_KEY the hash key. A malformed rate is logged
+        with what to write and the defaults hold: the class goes on (a ValueError here reached every phone
+        as a traceback)."""
         try:
             mint = mint_rate(os.environ.get("GDN_CLASS_MINT", ""))
         except ValueError as e:
@@ -233,9 +355,39 @@ class Store:
                 conn.execute(sa.text("SELECT pg_advisory_xact_lock(72817)"))   # any fixed number
             migrate(conn)
 
+    def _load_key(self, given: str) -> bytes:
+        """The hash key: `given` (GDN_CLASS_KEY) when set, else the store's own (key_file beside SQLite, a
+        row of gdn_keys on PostgreSQL, made by the first replica under the migration's lock)."""
+        if given.strip():
+            if len(given.strip()) < MIN_KEY_LENGTH:
+                logging.getLogger(__name__).warning("GDN_CLASS_KEY is shorter than %d characters: it may be "
+                                                    "guessed, and the addresses' hashes with it", MIN_KEY_LENGTH)
+            return given.strip().encode()
+        if self.is_sqlite:
+            return key_file(Path(self.url.removeprefix("sqlite:///")))
+        with self.writer.begin() as conn:
+            conn.execute(sa.text("SELECT pg_advisory_xact_lock(72817)"))
+            value = conn.execute(sa.select(keys.c.value).where(keys.c.name == "hash")).scalar()
+            if value is None:
+                value = secrets.token_hex(32)
+                conn.execute(keys.insert().values(name="hash", value=value))
+        return value.encode()
+
+    def _keyed(self, *parts) -> str:
+        """HMAC-SHA256 of the parts under the store's key, cut: what is stored of a seat or an address."""
+        return hmac.new(self.key, ":".join(map(str, parts)).encode(), hashlib.sha256).hexdigest()[:HASH_LENGTH]
+
+    def seat_hash(self, code: str, seat: str) -> str:
+        return self._keyed("seat", code, seat)
+
+    def address_hash(self, code: str, address: str | None) -> str:
+        """An address's name in one room (per room: its groups in two rooms cannot be matched up)."""
+        return self._keyed("address", code, address or "?")
+
     # --- the teacher ------------------------------------------------------------------------------
-    def create_room(self) -> tuple[str, str]:
-        """A new room: (code, teacher secret). Expired rooms are purged first."""
+    def create_room(self, address: str | None = None) -> tuple[str, str]:
+        """A new room: (code, teacher secret), for the client at `address` (client_address()); TooManyRooms
+        once it opened ROOMS_PER_HOUR in the last hour. Expired rooms are purged first."""
         self.purge()
         secret = secrets.token_urlsafe(24)
         now = self.clock()
@@ -245,12 +397,57 @@ class Store:
                 taken = conn.execute(sa.select(rooms.c.code).where(rooms.c.code == code)).first()
                 if taken:
                     continue
+                self._count_client(conn, "room", address, ROOMS_WINDOW_S, ROOMS_PER_HOUR, TooManyRooms)
                 conn.execute(rooms.insert().values(code=code, teacher_hash=_hash(secret), created_at=now,
                                                    expires_at=now + ROOM_LIFETIME_S, n_options=0, round=0,
-                                                   revealed=False, closed=False))
+                                                   revealed=False, closed=False, locked=False,
+                                                   address_seats=self.rate.per_address))
                 conn.execute(seats.insert().values(code=code, taken=0))
             return code, secret
         raise RuntimeError("no free room code after 20 tries")
+
+    # --- the limits per client (rooms opened, wrong codes) -------------------------------------------
+    def _client_used(self, conn, kind: str, who: str, window: float) -> tuple[int, float]:
+        """(acts of `kind` by client `who` in its current window, seconds left of that window)."""
+        row = conn.execute(sa.select(clients).where(clients.c.kind == kind, clients.c.address == who)
+                           .with_for_update()).first()
+        left = 0.0 if row is None else row.window_start + window - self.clock()
+        return (row.count if left > 0 else 0), max(left, 0.0)
+
+    def _count_client(self, conn, kind: str, address: str | None, window: float, limit: int,
+                      refusal: type[LiveError]) -> None:
+        """One more act of `kind` by the client at `address`, in the caller's transaction; `refusal` (with
+        the limit and the seconds to wait) when it already did `limit` in the window. This machine itself
+        is not counted (is_local)."""
+        if is_local(address):
+            return
+        who, now = self._keyed("client", kind, address), self.clock()
+        used, left = self._client_used(conn, kind, who, window)
+        if used >= limit:
+            raise refusal(limit=limit, wait=max(1, round(left)))
+        values = {"window_start": now, "count": 1} if used == 0 else {"count": used + 1}
+        upsert = self._insert(clients).values(kind=kind, address=who, window_start=now, count=1)
+        conn.execute(upsert.on_conflict_do_update(index_elements=["kind", "address"], set_=values))
+
+    @retried
+    def find_room(self, code: str, address: str | None) -> Room:
+        """The room a phone at `address` asks for by its code (the join link's, or typed). A well-formed
+        code of no open room counts as a wrong try; after CODE_TRIES in a minute the client waits the minute
+        out (TooManyTries), right code or not: guessing codes is too slow to find a class. A malformed code
+        is NoRoom, uncounted (it names no room and costs the store nothing)."""
+        code = normalize_code(code)
+        if not is_local(address):
+            with self.reader.begin() as conn:
+                used, left = self._client_used(conn, "code", self._keyed("client", "code", address),
+                                               CODE_TRIES_WINDOW_S)
+            if used >= CODE_TRIES:
+                raise TooManyTries(code, limit=CODE_TRIES, wait=max(1, round(left)))
+        try:
+            return self.room(code)
+        except NoRoom:
+            with self.writer.begin() as conn:
+                self._count_client(conn, "code", address, CODE_TRIES_WINDOW_S, CODE_TRIES, TooManyTries)
+            raise
 
     def _teacher_row(self, conn, code: str, secret: str):
         """The room's row, write-locked, once the room is open and `secret` is its teacher's."""
@@ -295,6 +492,13 @@ class Store:
         """Locked: no new seats (the seated students still vote); unlocked: phones may join again."""
         return self._teacher_update(code, secret, locked=bool(locked))
 
+    def set_address_seats(self, code: str, secret: str, limit: int) -> Room:
+        """The most seats one address may hold in this room, 1 to MAX_STUDENTS (a class behind one school
+        NAT needs its size here). Seats already taken past a lowered limit stay."""
+        if not (isinstance(limit, int) and 1 <= limit <= MAX_STUDENTS):
+            raise ValueError(f"seats per address: 1 to {MAX_STUDENTS}, got {limit!r}")
+        return self._teacher_update(code, secret, address_seats=limit)
+
     @retried
     def drop_empty(self, code: str, secret: str) -> int:
         """Free the seats that never answered in this room (minted and left empty); returns how many.
@@ -307,6 +511,58 @@ class Store:
             dropped = conn.execute(members.delete().where(*empty)).rowcount
             conn.execute(seats.update().where(seats.c.code == code).values(taken=seats.c.taken - dropped))
         return dropped
+
+    @retried
+    def drop_group(self, code: str, secret: str, group: str) -> int:
+        """Drop every seat of one address group (SeatGroup.key) and their votes in every round, and bar
+        that address from new seats here (a script that keeps joining gets nothing back); returns how many
+        seats. reset_seats lifts the bar."""
+        code = normalize_code(code)
+        theirs = members.c.code == code, members.c.address == group
+        with self.writer.begin() as conn:
+            self._teacher_row(conn, code, secret)
+            conn.execute(votes.delete().where(votes.c.code == code,
+                                              votes.c.voter.in_(sa.select(members.c.voter).where(*theirs))))
+            dropped = conn.execute(members.delete().where(*theirs)).rowcount
+            conn.execute(seats.update().where(seats.c.code == code).values(taken=seats.c.taken - dropped))
+            bar = self._insert(mints).values(code=code, address=group, tokens=0.0, at=self.clock(), barred=True)
+            conn.execute(bar.on_conflict_do_update(index_elements=["code", "address"], set_={"barred": True}))
+        return dropped
+
+    @retried
+    def reset_seats(self, code: str, secret: str) -> int:
+        """Free every seat of the room with all its votes, lift every bar, and start the round again (the
+        phones redraw the question; a tap takes a new seat); returns how many seats were freed."""
+        code = normalize_code(code)
+        with self.writer.begin() as conn:
+            row = self._teacher_row(conn, code, secret)
+            freed = conn.execute(members.delete().where(members.c.code == code)).rowcount
+            for table in (votes, mints):
+                conn.execute(table.delete().where(table.c.code == code))
+            conn.execute(seats.update().where(seats.c.code == code).values(taken=0, joined_at=None))
+            conn.execute(rooms.update().where(rooms.c.code == code).values(round=row.round + 1, revealed=False))
+        return freed
+
+    def seating(self, code: str, secret: str) -> Seating:
+        """The room's seats grouped by the address that took them, for its teacher: counts and keyed
+        hashes, never an address."""
+        code = normalize_code(code)
+        with self.reader.begin() as conn:
+            row = conn.execute(sa.select(rooms).where(rooms.c.code == code)).first()
+            self._check_open(row)
+            if not hmac.compare_digest(row.teacher_hash, _hash(secret or "")):
+                raise NotTeacher(code)
+            seated = dict(conn.execute(sa.select(members.c.address, sa.func.count()).where(members.c.code == code)
+                                       .group_by(members.c.address)).all())
+            voted = members.join(votes, sa.and_(votes.c.code == members.c.code, votes.c.voter == members.c.voter))
+            answered = dict(conn.execute(
+                sa.select(members.c.address, sa.func.count(sa.distinct(members.c.voter))).select_from(voted)
+                .where(members.c.code == code).group_by(members.c.address)).all())
+            barred = conn.execute(sa.select(sa.func.count()).select_from(mints)
+                                  .where(mints.c.code == code, mints.c.barred.is_(True))).scalar()
+        groups = sorted((SeatGroup(key, n, answered.get(key, 0)) for key, n in seated.items()),
+                        key=lambda g: (-g.seats, g.key))
+        return Seating(tuple(groups), int(barred or 0))
 
     def close(self, code: str, secret: str) -> Room:
         return self._teacher_update(code, secret, closed=True)
@@ -327,9 +583,10 @@ class Store:
     def join(self, code: str, address: str | None) -> str:
         """A new seat in the room for a phone at `address` (its network address as the server sees it);
         returns the seat's token, which the phone keeps and votes with. Raises NoRoom, Locked, RoomFull
-        (MAX_STUDENTS seats taken) or TooManySeats (this address past its mint rate)."""
+        (MAX_STUDENTS seats taken), Barred (the teacher dropped this address's seats), AddressFull (this
+        address holds the room's address_seats) or TooManySeats (this address past its mint rate)."""
         code = normalize_code(code)
-        where = _hash(f"{code}:{address or '?'}")[:32]
+        where = self.address_hash(code, address)
         seat = secrets.token_urlsafe(18)
         now = self.clock()
         with self.writer.begin() as conn:
@@ -337,21 +594,29 @@ class Store:
             self._check_open(row)
             if row.locked:
                 raise Locked(code)
+            # The bucket's row lock also queues this address's joins, so two never both take the last seat
+            # under its cap (the first join of an address has no row to lock: it is far below any cap).
             bucket = conn.execute(sa.select(mints).where(mints.c.code == code, mints.c.address == where)
                                   .with_for_update()).first()
-            burst, per_s = self.mint or (MINT_BURST, MINT_PER_S)
+            if bucket is not None and bucket.barred:
+                raise Barred(code)
+            held = conn.execute(sa.select(sa.func.count()).select_from(members)
+                                .where(members.c.code == code, members.c.address == where)).scalar()
+            if held >= row.address_seats:
+                raise AddressFull(code, limit=row.address_seats)
+            burst, per_s = self.rate.burst, self.rate.per_s
             tokens = burst if bucket is None else min(burst, bucket.tokens + (now - bucket.at) * per_s)
             if tokens < 1:
                 raise TooManySeats(code)
             took = conn.execute(seats.update().where(seats.c.code == code, seats.c.taken < MAX_STUDENTS)
-                                .values(taken=seats.c.taken + 1))
+                                .values(taken=seats.c.taken + 1, joined_at=now))
             if took.rowcount != 1:
                 raise RoomFull(code)
-            upsert = self._insert(mints).values(code=code, address=where, tokens=tokens - 1, at=now)
+            upsert = self._insert(mints).values(code=code, address=where, tokens=tokens - 1, at=now, barred=False)
             conn.execute(upsert.on_conflict_do_update(index_elements=["code", "address"],
                                                       set_={"tokens": tokens - 1, "at": now}))
-            conn.execute(members.insert().values(code=code, voter=_hash(f"{code}:{seat}")[:32], window_start=now,
-                                                 window_votes=0))
+            conn.execute(members.insert().values(code=code, voter=self.seat_hash(code, seat), window_start=now,
+                                                 window_votes=0, address=where))
         return seat
 
     def has_seat(self, code: str, seat: str) -> bool:
@@ -361,7 +626,7 @@ class Store:
         code = normalize_code(code)
         with self.reader.begin() as conn:
             return conn.execute(sa.select(members.c.voter).where(
-                members.c.code == code, members.c.voter == _hash(f"{code}:{seat}")[:32])).first() is not None
+                members.c.code == code, members.c.voter == self.seat_hash(code, seat))).first() is not None
 
     @retried
     def vote(self, code: str, seat: str, round_: int, choice: int) -> None:
@@ -371,7 +636,7 @@ class Store:
         code = normalize_code(code)
         if not isinstance(seat, str) or not VOTER_ID.fullmatch(seat):
             raise BadVote("seat")
-        key = _hash(f"{code}:{seat}")[:32]
+        key = self.seat_hash(code, seat)
         now = self.clock()
         with self.writer.begin() as conn:
             row = conn.execute(sa.select(rooms).where(rooms.c.code == code).with_for_update(read=True)).first()
@@ -427,32 +692,36 @@ class Store:
 
     def my_vote(self, code: str, seat: str, round_: int) -> int | None:
         """The choice `seat` made in round `round_`, if any (a reloaded phone shows its answer)."""
-        key = _hash(f"{normalize_code(code)}:{seat}")[:32]
+        code = normalize_code(code)
+        key = self.seat_hash(code, seat) if isinstance(seat, str) else ""
         with self.reader.begin() as conn:
-            return conn.execute(sa.select(votes.c.choice).where(votes.c.code == normalize_code(code),
+            return conn.execute(sa.select(votes.c.choice).where(votes.c.code == code,
                                                                 votes.c.round == round_, votes.c.voter == key)).scalar()
 
     def purge(self) -> int:
-        """Delete rooms past their lifetime with everything they hold; returns how many."""
+        """Delete rooms past their lifetime with everything they hold, and the clients' counts past their
+        longest window; returns how many rooms."""
         now = self.clock()
         with self.writer.begin() as conn:
             old = [r.code for r in conn.execute(sa.select(rooms.c.code).where(rooms.c.expires_at <= now))]
             for table in (votes, members, mints, seats, rooms):
                 if old:
                     conn.execute(table.delete().where(table.c.code.in_(old)))
+            conn.execute(clients.delete().where(clients.c.window_start <= now - ROOMS_WINDOW_S))
         return len(old)
 
 
 def _with_seats():
     """SELECT the room's columns and its seats taken (an outer join: a room is never hidden by its seats)."""
-    return sa.select(rooms, seats.c.taken).select_from(rooms.outerjoin(seats, seats.c.code == rooms.c.code))
+    return sa.select(rooms, seats.c.taken, seats.c.joined_at).select_from(rooms.outerjoin(seats, seats.c.code == rooms.c.code))
 
 
 def _room(row) -> Room:
     return Room(code=row.code, question=row.question, n_options=row.n_options, round=row.round,
                 revealed=bool(row.revealed), closed=bool(row.closed), expires_at=row.expires_at,
                 view=json.loads(row.view) if row.view else None, locked=bool(row.locked),
-                seats=int(getattr(row, "taken", 0) or 0))
+                seats=int(getattr(row, "taken", 0) or 0), address_seats=row.address_seats,
+                last_join=getattr(row, "joined_at", None))
 
 
 def _sqlite_connect(dbapi_conn, _record) -> None:

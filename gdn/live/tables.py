@@ -1,15 +1,21 @@
 """The live class store's tables, and the steps that bring an older store up to this schema.
 
 A room's row holds its live question and round; its seats taken are a row of their own (counting a new
-student never write-locks the room row); members are the seats (hashed), mints the seat mint's token
-bucket per address (hashed), votes one row per (room, round, seat).
+student never write-locks the room row); members are the seats (hashed), each with the network address
+that took it (hashed: the teacher's seats-by-network view and the per-address cap count it), mints the seat
+mint's token bucket per address (hashed; `barred` once the teacher dropped that address's seats), clients
+the rate of room creation and wrong room codes per client (hashed), keys the store's own hash key when the
+operator set none (PostgreSQL; on SQLite it is a file beside the database), votes one row per (room, round,
+seat).
 """
 from __future__ import annotations
 
 import sqlalchemy as sa
 
-SCHEMA_VERSION = 2           # 2: rooms.locked, gdn_mints (seats minted by the server)
+SCHEMA_VERSION = 3           # 2: rooms.locked, gdn_mints; 3: keyed hashes, seats per address, client limits
 CODE_LENGTH = 6
+HASH_LENGTH = 32             # hex digits kept of a keyed hash (128 bits)
+DEFAULT_ADDRESS_SEATS = 40   # a room's per-address seat cap before the teacher or the operator changes it
 
 metadata = sa.MetaData()
 schema_info = sa.Table("gdn_schema", metadata, sa.Column("version", sa.Integer, nullable=False))
@@ -26,48 +32,89 @@ rooms = sa.Table(
     sa.Column("closed", sa.Boolean, nullable=False, default=False),
     sa.Column("view", sa.Text),                           # follow-me: the teacher's view as JSON, or none
     sa.Column("locked", sa.Boolean, nullable=False, default=False),   # no new seats
+    sa.Column("address_seats", sa.Integer, nullable=False, default=DEFAULT_ADDRESS_SEATS),  # seats one address may hold
 )
 # Seats taken, its own row so that counting a new student never write-locks the room row.
 seats = sa.Table(
     "gdn_seats", metadata,
     sa.Column("code", sa.String(CODE_LENGTH), primary_key=True),
     sa.Column("taken", sa.Integer, nullable=False, default=0),
+    sa.Column("joined_at", sa.Float),                     # the last seat's time: the lock hint waits for a quiet minute
 )
 members = sa.Table(
     "gdn_members", metadata,
     sa.Column("code", sa.String(CODE_LENGTH), primary_key=True),
-    sa.Column("voter", sa.String(32), primary_key=True),   # sha256(code:voter id), cut
+    sa.Column("voter", sa.String(HASH_LENGTH), primary_key=True),   # HMAC(key, code:seat), cut
     sa.Column("window_start", sa.Float, nullable=False),
     sa.Column("window_votes", sa.Integer, nullable=False),
+    sa.Column("address", sa.String(HASH_LENGTH), nullable=False, default=""),  # HMAC(key, code:address), cut
 )
+# The per-address cap and the teacher's groups count a room's seats by address.
+members_by_address = sa.Index("gdn_members_address", members.c.code, members.c.address)
 # The seat mint's token bucket per (room, address): `tokens` seats left at time `at`.
 mints = sa.Table(
     "gdn_mints", metadata,
     sa.Column("code", sa.String(CODE_LENGTH), primary_key=True),
-    sa.Column("address", sa.String(32), primary_key=True),  # sha256(code:address), cut
+    sa.Column("address", sa.String(HASH_LENGTH), primary_key=True),  # HMAC(key, code:address), cut
     sa.Column("tokens", sa.Float, nullable=False),
     sa.Column("at", sa.Float, nullable=False),
+    sa.Column("barred", sa.Boolean, nullable=False, default=False),  # the teacher dropped its seats: no new ones
+)
+# What one client did in a window (rooms opened in the hour, wrong codes in the minute), per kind of act.
+clients = sa.Table(
+    "gdn_clients", metadata,
+    sa.Column("kind", sa.String(8), primary_key=True),
+    sa.Column("address", sa.String(HASH_LENGTH), primary_key=True),  # HMAC(key, kind:address), cut
+    sa.Column("window_start", sa.Float, nullable=False),
+    sa.Column("count", sa.Integer, nullable=False),
+)
+# The store's hash key on PostgreSQL when GDN_CLASS_KEY is not set: one row every replica reads.
+keys = sa.Table(
+    "gdn_keys", metadata,
+    sa.Column("name", sa.String(16), primary_key=True),
+    sa.Column("value", sa.String(128), nullable=False),
 )
 votes = sa.Table(
     "gdn_votes", metadata,
     sa.Column("code", sa.String(CODE_LENGTH), primary_key=True),
     sa.Column("round", sa.Integer, primary_key=True),
-    sa.Column("voter", sa.String(32), primary_key=True),
+    sa.Column("voter", sa.String(HASH_LENGTH), primary_key=True),
     sa.Column("choice", sa.Integer, nullable=False),
     sa.Column("at", sa.Float, nullable=False),
 )
+# Columns each version added to a table that already existed, as ALTER TABLE writes them.
+ADDED = {
+    2: [("gdn_rooms", "locked", "BOOLEAN NOT NULL DEFAULT FALSE")],
+    3: [("gdn_rooms", "address_seats", f"INTEGER NOT NULL DEFAULT {DEFAULT_ADDRESS_SEATS}"),
+        ("gdn_seats", "joined_at", "FLOAT"),
+        ("gdn_members", "address", "VARCHAR(32) NOT NULL DEFAULT ''"),
+        ("gdn_mints", "barred", "BOOLEAN NOT NULL DEFAULT FALSE")],
+}
 
 
 def migrate(conn) -> None:
     """Create the tables on first use and record the schema version; bring an older schema up one version
-    at a time; refuse a newer one (an older app on a store a newer one wrote)."""
+    at a time; refuse a newer one (an older app on a store a newer one wrote).
+
+    3: seats and addresses are hashed with the store's key from now on. The rooms of an older store keep
+    their question, round and votes; their seats, hashed the old way, are no longer found, so a phone takes
+    a new one at its next tap (its old seat counts in no network's group: address "")."""
     metadata.create_all(conn)
     found = conn.execute(sa.select(schema_info.c.version)).scalar()
     if found is None:
         conn.execute(schema_info.insert().values(version=SCHEMA_VERSION))
-    elif found > SCHEMA_VERSION:
+        return
+    if found > SCHEMA_VERSION:
         raise RuntimeError(f"the class store has schema version {found}; this app knows up to "
                            f"{SCHEMA_VERSION}: update the app")
-    elif found < 2:                  # 1 -> 2: the lock (gdn_mints is new: create_all made it)
-        conn.execute(sa.text("ALTER TABLE gdn_rooms ADD COLUMN locked BOOLEAN NOT NULL DEFAULT FALSE"))
-        conn.execute(schema_info.update().values(version=2))
+    for version in range(found + 1, SCHEMA_VERSION + 1):
+        for table, column, kind in ADDED.get(version, []):
+            _add_column(conn, table, column, kind)
+        conn.execute(schema_info.update().values(version=version))
+    members_by_address.create(conn, checkfirst=True)       # create_all makes no index on a table it found
+
+
+def _add_column(conn, table: str, column: str, kind: str) -> None:
+    """ALTER TABLE ... ADD COLUMN, unless the column is there (a store half-migrated by a replica that died)."""
+    if column not in {c["name"] for c in sa.inspect(conn).get_columns(table)}:
+        conn.execute(sa.text(f"ALTER TABLE {table} ADD COLUMN {column} {kind}"))
