@@ -50,6 +50,14 @@ def steps_text(data: dict) -> str:
     return ", ".join(ui.tr("recall.steps_of_width", steps=n, d=d) for d, n in sorted(steps.items()))
 
 
+def seeds_text(data: dict) -> str:
+    """How many seeds a cell has: the sweep's, and where cells were trained again with more (gdn/recall/capacity.py)."""
+    usual = len(data["config"]["seeds"])
+    again = data.get("replaced")
+    return (ui.tr("recall.seeds_again", usual=usual, more=len(again["config"]["seeds"])) if again
+            else ui.tr("recall.seeds_n", n=usual))
+
+
 def lrs_text(config: dict) -> str:
     """'softmax attention 0.003; linear attention 0.003, 0.01; ...': each rule's learning-rate grid."""
     rates = lambda r: ui.tr("recall.list_sep").join(f"{x:g}" for x in learning_rates(config, r))
@@ -69,7 +77,7 @@ def results_view() -> None:
     ui.show_figure(fig, key="recall_results", alt=ui.tr("recall.results_alt"), fit_top=222)
     stacks = data["stacks"]
     st.caption(ui.tr("recall.results_caption", tests=cfg["test_sequences"], T=cfg["seq_len"], steps=steps_text(data),
-                     seeds=len(cfg["seeds"]), lrs=lrs_text(cfg), batch=cfg["batch"], spread=round(results.SEED_SPREAD * 100),
+                     seeds=seeds_text(data), lrs=lrs_text(cfg), batch=cfg["batch"], spread=round(results.SEED_SPREAD * 100),
                      minutes=sum(s["seconds"] for s in stacks) / 60, done=len(data["rows"]), stacks=len(stacks),
                      device=stacks[0].get("device", "GPU")))
     st.markdown("\n\n".join(sentence(f, ui.tr) for f in findings(cells, cfg)))

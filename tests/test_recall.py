@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from gdn.ops.linear import causal_linear_attention
-from gdn.recall import gate_init, results
+from gdn.recall import capacity, gate_init, results
 from gdn.recall.batched import in_stack_order, questions, train_stack
 from gdn.recall.data import FILLER, IGNORE, Vocab, mqar_batch
 from gdn.recall.findings import findings, sentence
@@ -193,9 +193,13 @@ def shipped_runs() -> list[dict]:
 
 def test_the_shipped_sweep_has_every_run_of_its_grid_once_and_its_curves_end_at_its_accuracy():
     shipped = results.load()
-    cfg = shipped["config"]
+    cfg, again = shipped["config"], shipped["replaced"]
+    trained_again = {tuple(c) for c in again["cells"]}      # these cells' runs: the capacity sweep's, more seeds
+    seeds_of = lambda r, d, n: again["config"]["seeds"] if (r, d, n) in trained_again else cfg["seeds"]
     grid = {(r, d, n, s, lr) for r in cfg["rules"] for d in cfg["widths"] for n in cfg["pairs"]
-            for s in cfg["seeds"] for lr in learning_rates(cfg, r)}
+            for s in seeds_of(r, d, n) for lr in learning_rates(cfg, r)}
+    assert {(r, 32, n) for r in ("linear", "deltanet", "gdn") for n in (32, 64)} <= trained_again
+    assert all(again["config"][k] == cfg[k] for k in ("seq_len", "batch", "test_sequences", "eval_every"))
     keys = [(r["rule"], r["d"], r["pairs"], r["seed"], r["lr"]) for r in shipped["rows"]]
     assert len(keys) == len(set(keys)) == shipped["runs"] and set(keys) == grid
     for r in shipped["rows"]:
@@ -216,6 +220,46 @@ def seeds_at_best_lr(rows, rule, d, pairs) -> list[float]:
             by_lr.setdefault(r["lr"], []).append((r["seed"], r["accuracy"]))
     best = max(by_lr.values(), key=lambda runs: sum(a for _, a in runs) / len(runs))
     return [a for _, a in sorted(best)]
+
+
+def wilson_by_bisection(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
+    """Independent of capacity.wilson: the interval's ends are the shares p whose score test just accepts
+    k / n, i.e. the roots of (k/n - p)^2 = z^2 p (1 - p) / n on either side of k/n, found by bisection."""
+    inside = lambda q: (k / n - q) ** 2 <= z * z * q * (1 - q) / n
+    def edge(accepted: float, rejected: float) -> float:
+        for _ in range(60):
+            mid = (accepted + rejected) / 2
+            accepted, rejected = (mid, rejected) if inside(mid) else (accepted, mid)
+        return accepted
+    share = k / n
+    lo = 0.0 if k == 0 else edge(share, 0.0)
+    hi = 1.0 if k == n else edge(share, 1.0)
+    return lo, hi
+
+
+def test_the_wilson_interval_is_the_score_tests_acceptance_region():
+    for k, n in [(0, 8), (3, 8), (4, 8), (7, 8), (8, 8), (12, 40)]:
+        lo, hi = capacity.wilson(k, n)
+        want_lo, want_hi = wilson_by_bisection(k, n)
+        assert lo == pytest.approx(want_lo, abs=1e-9) and hi == pytest.approx(want_hi, abs=1e-9)
+        assert lo <= k / n <= hi
+    assert capacity.wilson(8, 8)[1] == 1.0 and round(capacity.wilson(8, 8)[0], 3) == 0.676
+
+
+def test_cells_trained_again_replace_the_sweeps_runs_of_those_cells_only():
+    row = lambda rule, pairs, seed, acc: dict(rule=rule, d=32, pairs=pairs, lr=1e-2, seed=seed, accuracy=acc, steps_done=4)
+    run = lambda r: {k: r[k] for k in ("rule", "d", "pairs", "lr", "seed")} | {"curve": [(4, r["accuracy"])]}
+    sweep = [row("gdn", 8, s, 1.0) for s in range(3)] + [row("gdn", 64, s, 0.5) for s in range(3)]
+    again = [row("gdn", 64, s, 0.07 if s % 2 else 0.9) for s in range(8)]
+    summary = {"config": {}, "rows": sweep, "runs": 6, "stacks": [{"d": 32}]}
+    extra = {"config": {"seeds": list(range(8))}, "rows": again, "runs": 8, "stacks": [{"d": 32}]}
+    merged, runs = capacity.merged(summary, [run(r) for r in sweep], extra, [run(r) for r in again])
+    assert merged["rows"] == sweep[:3] + again and merged["runs"] == 11 and len(runs) == 11
+    assert merged["replaced"]["cells"] == [["gdn", 32, 64]] and merged["replaced"]["dropped"] == 3
+    assert merged["stacks"] == [{"d": 32}, {"d": 32, "again": True}]
+    cell = results.best_cells(merged["rows"])[("gdn", 32, 64)]
+    assert capacity.jumps(cell) == {"k": 4, "n": 8, "lo": capacity.wilson(4, 8)[0], "hi": capacity.wilson(4, 8)[1]}
+    assert capacity.jumps(results.best_cells(merged["rows"])[("gdn", 32, 8)]) is None     # 3 seeds: not counted
 
 
 def best_mean(rows, rule, d, pairs) -> float:
@@ -293,6 +337,22 @@ def test_every_sentence_about_the_results_holds_in_the_shipped_rows():
                 clear = settled and means[first] - means[second] >= 0.15   # a leader is no seed's luck
                 assert f.key.endswith("_lead" if clear else "_tie") and p["ahead"] == first
                 claimed.add((d, n))
+            elif f.key == "jumps":                          # the cells at capacity trained with >= 8 seeds
+                counted = [(c["rule"], p["d"], c["pairs"]) for c in p["cells"]]
+                assert set(counted) == {(r, p["d"], n) for r in ("linear", "deltanet", "gdn") for n in cfg["pairs"]
+                                        if n >= p["d"] and len(seeds_at_best_lr(rows, r, p["d"], n)) >= 8}
+                assert {(r, 32, n) for r in ("linear", "deltanet", "gdn") for n in (32, 64)} <= set(counted)
+                for c in p["cells"]:
+                    seeds = seeds_at_best_lr(rows, c["rule"], p["d"], c["pairs"])
+                    made = sum(1 for a in seeds if a >= 0.3)
+                    assert (c["made"], c["seeds"]) == (made, len(seeds)) and len(seeds) >= 8
+                    lo, hi = wilson_by_bisection(made, len(seeds))
+                    assert (c["lo"], c["hi"]) == (round(lo * 100), round(hi * 100))
+                    assert f"{c['lo']}–{c['hi']} %" in text
+                    # the count stands wherever the line is drawn in the gap between plateau and jump
+                    assert all(not 0.22 <= a < 0.36 for a in seeds), seeds
+                stayed = [a for c in p["cells"] for a in seeds_at_best_lr(rows, c["rule"], p["d"], c["pairs"]) if a < 0.3]
+                assert p["stayed"] == round(max(stayed) * 100) and f"{p['stayed']} %" in text
             elif f.key == "softmax":
                 settled = [best_mean(rows, "softmax", d, n) for d in widths for n in cfg["pairs"]
                            if cells[("softmax", d, n)]["status"] == "settled"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from gdn.recall.capacity import JUMPED, jumps
 from gdn.recall.results import LEFT_CHANCE, REACH, SEED_SPREAD, median_reach
 
 DELTA_RULES = ("deltanet", "gdn")
@@ -78,6 +79,7 @@ def findings(cells: dict, config: dict, min_width: int = 32) -> list[Finding]:
             accs = {r: round(cells[(r, d, n)]["accuracy"] * 100) for r in shown}
             out.append(Finding(f"{where}_{'lead' if clear else 'tie'}",
                                {"d": d, "pairs": n, **accs, "ahead": first, "lead": round(LEAD * 100)}))
+    out += _jumps(cells, widths)
     softmax = [c for (r, d, _), c in cells.items() if r == "softmax" and d in widths and c["status"] == "settled"]
     if softmax:                                             # unsettled cells are listed below, not floored here
         out.append(Finding("softmax", {"lo": round(min(c["accuracy"] for c in softmax) * 100, 1)}))
@@ -103,12 +105,33 @@ def _sooner(cells: dict, widths) -> list[Finding]:
                     {"reach": round(REACH * 100)} | {f"{r}_at": m for r, m in median.items()})]
 
 
+def _jumps(cells: dict, widths) -> list[Finding]:
+    """Per width, the cells at or past capacity trained with enough seeds to count (gdn/recall/capacity.py):
+    how many of each cell's seeds made MQAR's jump, with the share's 95 % interval."""
+    out = []
+    for d in widths:
+        counted = [(n, r, j) for (r, w, n), c in sorted(cells.items()) if w == d and r in ("linear", *DELTA_RULES)
+                   and region(d, n) in ("at", "beyond") and (j := jumps(c))]
+        if counted:
+            rows = [{"rule": r, "pairs": n, "made": j["k"], "seeds": j["n"], "lo": round(j["lo"] * 100), "hi": round(j["hi"] * 100)}
+                    for n, r, j in sorted(counted, key=lambda x: (x[0], ("linear", *DELTA_RULES).index(x[1])))]
+            stayed = [a for (r, w, n), c in cells.items() if w == d and (n, r) in {(n, r) for n, r, _ in counted}
+                      for a in c["seed_accuracies"] if a < JUMPED]
+            out.append(Finding("jumps", {"d": d, "cells": rows, "jumped": round(JUMPED * 100),
+                                         "stayed": round(max(stayed, default=0) * 100)}))
+    return out
+
+
 def sentence(f: Finding, tr) -> str:
     """The claim in words: tr(key, **fields) looks up the language's strings (the page's ui.tr, or
     gdn.i18n.t with a language for REPORT.md and the tests)."""
     rule = lambda r: tr(f"recall.rule_{r}")
     cells = lambda keys: ", ".join(tr("recall.cell_name", rule=rule(r), d=d, pairs=n) for r, d, n in keys) or tr("recall.none")
     params = dict(f.params)
+    if f.key == "jumps":
+        params["cells"] = tr("recall.jump_sep").join(tr("recall.jump_cell", **{**c, "rule": rule(c["rule"])})
+                                                  for c in params["cells"])
+        return tr("recall.finding_jumps", **params)
     if f.key == "settled":
         key = "settled_all" if params["settled"] == params["cells"] else "settled_some"
         params.update(unsettled=cells(params["unsettled"]), split=cells(params["split"]), chance=cells(params["chance"]))

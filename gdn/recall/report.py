@@ -99,6 +99,18 @@ def across_runs(cells: dict, folder: Path) -> str:
     return head + "\n".join(lines) + "\n"
 
 
+def again_text(summary: dict) -> str:
+    """The cells trained again with more seeds (gdn/recall/capacity.py), in place of the sweep's: '' if none."""
+    again = summary.get("replaced")
+    if not again:
+        return ""
+    cells = ", ".join(f"{rule} {d}×{n}" for rule, d, n in again["cells"])
+    runs = sum([r["rule"], r["d"], r["pairs"]] in again["cells"] for r in summary["rows"])
+    return (f", except the cells {cells}, trained again with {len(again['config']['seeds'])} seeds each and the "
+            f"same recipe (`assets/recall/capacity32_config.json`, merged by `gdn/recall/capacity.py`: "
+            f"{runs} runs in place of the sweep's {again['dropped']})")
+
+
 def report(summary: dict, cells: dict, template: str, folder: Path) -> str:
     config, stacks = summary["config"], summary["stacks"]
     en = lambda key, **fields: t(key, "en", **fields)
@@ -111,12 +123,12 @@ def report(summary: dict, cells: dict, template: str, folder: Path) -> str:
         steps=", ".join(f"{n} at width {d}" for d, n in sorted(steps.items())), steps_32=steps.get(32, "–"),
         device=stacks[0].get("device", "?"), torch=stacks[0].get("torch", "?"),
         tf32="TF32" if stacks[0].get("tf32") else "full float32",
-        stacks="; ".join(f"width {s['d']}: {s['models']} models, {s['calibrated_ms_per_step']:.0f} ms a step, "
-                         f"{s['seconds']:.0f} s" for s in stacks),
+        stacks="; ".join(f"width {s['d']}{' (the cells trained again)' if s.get('again') else ''}: {s['models']} models, "
+                         f"{s['calibrated_ms_per_step']:.0f} ms a step, {s['seconds']:.0f} s" for s in stacks),
         spread=round(SEED_SPREAD * 100), window=round(SETTLE_WINDOW * 100), move=round(SETTLE_MOVE * 100),
         left=round(LEFT_CHANCE * 100), table=table(cells, config),
         findings="\n".join(f"- {sentence(f, en)}" for f in findings(cells, config)), papers=papers_table(cells, config),
-        across=across_runs(cells, folder))
+        across=across_runs(cells, folder), again=again_text(summary))
     return template.format(**fields, **side_runs(folder))
 
 
