@@ -1,7 +1,8 @@
 """deploy/k8s: every manifest is valid against Kubernetes' own schemas (kubernetes-validate bundles them:
 no cluster, no network), and the pieces fit together: the Service selects the Deployment's pods, the
 Ingress routes to the Service with cookie affinity, the HPA scales the Deployment on CPU, the probes
-ask the app's health endpoint, and the store's URL comes from a Secret."""
+ask the app's health endpoint, and the store's URL comes from a Secret; one client cannot take a class
+down (the Ingress's limits per address, a NetworkPolicy admitting only the Ingress controller)."""
 import re
 from pathlib import Path
 
@@ -119,3 +120,40 @@ def test_the_ingress_speaks_tls_and_the_join_links_name_its_host():
     assert notes["nginx.ingress.kubernetes.io/session-cookie-secure"] == "true"
     public = next(e["value"] for e in container["env"] if e["name"] == "GDN_PUBLIC_URL")
     assert public.startswith("https://") and public.removeprefix("https://").split("/")[0] in hosts
+
+
+def test_one_client_meets_the_ingress_s_limits_and_only_the_controller_reaches_the_pods():
+    """Issue 49: per client address, the Ingress allows a class behind one NAT (a room holds 500 phones)
+    and no more: connections and requests a second are capped, with a burst; a NetworkPolicy admits only
+    the Ingress controller's namespace, on the container's port, so nothing in the cluster goes around
+    those limits or passes for the trusted proxy."""
+    m = manifests()
+    notes = m["Ingress"]["metadata"]["annotations"]
+    assert 500 <= int(notes["nginx.ingress.kubernetes.io/limit-connections"]) <= 2000
+    rps = int(notes["nginx.ingress.kubernetes.io/limit-rps"])
+    assert 0 < rps and rps * int(notes["nginx.ingress.kubernetes.io/limit-burst-multiplier"]) >= 500 * 5
+    policy = m["NetworkPolicy"]
+    pods = m["Deployment"]["spec"]["template"]
+    assert policy["spec"]["podSelector"]["matchLabels"].items() <= pods["metadata"]["labels"].items()
+    assert policy["spec"]["policyTypes"] == ["Ingress"]
+    [rule] = policy["spec"]["ingress"]
+    [source] = rule["from"]
+    assert source["namespaceSelector"]["matchLabels"] == {"kubernetes.io/metadata.name": "ingress-nginx"}
+    container = pods["spec"]["containers"][0]
+    ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+    assert [p["port"] for p in rule["ports"]] in (["http"], [ports["http"]]) and "http" in ports
+    assert "networkpolicy.yaml" in yaml.safe_load((K8S / "kustomization.yaml").read_text())["resources"]
+    env = {e["name"]: e.get("value") for e in container["env"]}
+    assert env["FORWARDED_ALLOW_IPS"] == ""         # Streamlit's server reports the peer; the app judges the header
+
+
+def test_pods_carry_no_token_leave_the_load_balancer_first_and_the_image_is_pinned_by_digest():
+    """No service-account token in a pod that never calls the API; a preStop sleep, inside the grace
+    period, while the endpoint leaves the Service; the docs say how to pin the image by digest."""
+    pod = manifests()["Deployment"]["spec"]["template"]["spec"]
+    assert pod["automountServiceAccountToken"] is False
+    command = pod["containers"][0]["lifecycle"]["preStop"]["exec"]["command"]
+    assert command[0] == "sleep" and 2 <= int(command[1]) < pod["terminationGracePeriodSeconds"]
+    docs = (K8S / "deployment.yaml").read_text() + (K8S / "kustomization.yaml").read_text()
+    assert "@sha256:" in docs and "kustomize edit set image" in docs and "imagetools inspect" in docs
+    assert "@sha256:" in (ROOT / "README.md").read_text(encoding="utf-8")

@@ -186,12 +186,16 @@ def test_the_join_link_uses_the_public_address_and_loopback_is_warned(class_db, 
 
 def test_a_seat_is_counted_against_the_proxy_s_peer_never_a_phone_s_own_header():
     """The mint rate's address: a phone that reaches the server itself (the room's Wi-Fi, a private
-    address) is counted as itself whatever X-Forwarded-For it sends; behind serve-class's nginx (a
-    loopback peer, which Streamlit reports as None) or a trusted proxy network, the last forwarded hop."""
+    address) or a local process straight at a replica (a loopback peer, which Streamlit reports as None)
+    is counted as itself whatever X-Forwarded-For it sends; behind a proxy GDN_TRUSTED_PROXIES names
+    (serve-class's nginx on loopback, a cluster's Ingress network), the last forwarded hop."""
     from app_pages._support.client import seat_address
     assert seat_address("192.168.1.23", "203.0.113.9", "") == "192.168.1.23"          # a made-up header
     assert seat_address("192.168.1.23", "1.2.3.4, 203.0.113.9", "") == "192.168.1.23"
-    assert seat_address(None, "1.2.3.4, 192.168.1.40", "") == "192.168.1.40"         # nginx on loopback
+    assert seat_address(None, "1.2.3.4, 192.168.1.40", "") is None                   # loopback, not named
+    assert seat_address(None, "1.2.3.4, 192.168.1.40", "10.0.0.0/8") is None
+    assert seat_address(None, "1.2.3.4, 192.168.1.40", "127.0.0.1/32,::1/128") == "192.168.1.40"   # serve-class
+    assert seat_address("::1", "192.168.1.40", "127.0.0.1/32,::1/128") == "192.168.1.40"
     assert seat_address("10.2.0.7", "1.2.3.4, 192.168.1.40", "10.0.0.0/8") == "192.168.1.40"
     assert seat_address("10.2.0.7", "", "10.0.0.0/8") == "10.2.0.7"                  # no header: the peer
     assert seat_address("172.16.0.5", "192.168.1.40", "10.0.0.0/8") == "172.16.0.5"  # not a trusted proxy
