@@ -23,8 +23,8 @@ from gdn.ops import state_norm_scan
 from gdn.qwen35.checkpoint import DTYPE_BYTES, INDEX_FILE, read_header, read_index
 from gdn.qwen35.config import Qwen35Config, load_config
 from gdn.qwen35.errors import CheckpointError
-from gdn.qwen35.filecaps import TOKENIZER_MAX_BYTES, check_size
-from gdn.qwen35.tokenizer import script_keep
+from gdn.qwen35.filecaps import TOKENIZER_MAX_BYTES, read_json
+from gdn.qwen35.tokenizer import check_fits, json_id_count, script_keep
 
 
 @dataclass(frozen=True)
@@ -59,9 +59,11 @@ def describe(folder: str | Path) -> CheckpointInfo:
             read_bytes += numel * DTYPE_BYTES[dtype]
             n_tensors += 1
     if (folder / "tokenizer.json").is_file():
-        # only its size: a full parse takes seconds for a large file, and every listed folder is described
-        # on each visit; loading the model parses it (and refuses ids past the embedding)
-        check_size(folder / "tokenizer.json", TOKENIZER_MAX_BYTES, "tokenizer.json", "tokenizer")
+        # read as plain JSON under its cap, not built (the tokenizers library takes seconds for a large one;
+        # json, a fraction of one, once per folder change: compute caches describe), so that a tokenizer of
+        # another model is listed unusable with its reason instead of failing once picked
+        raw = read_json(folder / "tokenizer.json", TOKENIZER_MAX_BYTES, "tokenizer.json", "tokenizer")
+        check_fits(json_id_count(raw), cfg.vocab_size)
     return CheckpointInfo(cfg, n_params, read_bytes, sum(p.stat().st_size for p in files), n_tensors, len(files))
 
 

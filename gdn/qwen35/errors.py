@@ -17,6 +17,7 @@ KINDS = (
     "dtype",            # weights stored in a dtype Qwen3.5 never uses
     "outside_roots",    # the folder (or a link in it) is outside the allowed model folders
     "no_folder",        # no such folder
+    "long_name",        # a typed folder name far longer than any path (a paste gone wrong)
     "unreadable",       # a folder that cannot be opened (permissions, a symlink loop, a name too long)
     "no_config",        # no config.json
     "model_type",       # config.json is not a Qwen3.5 model
@@ -26,7 +27,8 @@ KINDS = (
     "corrupt",          # a damaged, truncated or hostile safetensors file or index
     "not_finite",       # NaN or Inf in the weights
     "no_weights",       # no *.safetensors weights
-    "tokenizer",        # tokenizer.json missing, unreadable or of another model
+    "tokenizer",        # tokenizer.json missing or unreadable
+    "tokenizer_vocab",  # tokenizer.json of another model: ids past the embedding's rows
     "no_hub",           # downloading needs huggingface_hub
     "repo_id",          # not a valid repo id
 )

@@ -26,6 +26,10 @@ DEMO_PATH = ASSETS_MODELS / DEMO_NAME
 # The app's default: a small Qwen3.5-format model trained on gdn.qwen35.demo.tasks (python -m gdn.qwen35.demo.train).
 TRAINED_NAME = "qwen35-demo-trained"
 TRAINED_PATH = ASSETS_MODELS / TRAINED_NAME
+# A folder name typed on the page: longer than this is a paste gone wrong (Linux refuses paths of 4096
+# bytes and more; the deepest hub snapshot is a few hundred characters), refused before it touches the disk
+FOLDER_NAME_MAX = 1024
+ECHO_CHARS = 80               # what of a typed name the messages repeat (a 20 MB paste came back whole)
 WEIGHT_PATTERNS = ["config.json", "*.safetensors", "model.safetensors.index.json", "tokenizer.json",
                    "tokenizer_config.json", "generation_config.json"]
 
@@ -49,6 +53,13 @@ def _inside_roots(path: Path) -> bool:
                for root in (r.expanduser().resolve() for r in allowed_roots()))
 
 
+def echoed(typed: object, chars: int = ECHO_CHARS) -> str:
+    """A name the visitor typed, as a message repeats it: its first `chars` characters and "…" when longer,
+    so a message stays a line however much was pasted."""
+    text = str(typed)
+    return text if len(text) <= chars else text[:chars] + "…"
+
+
 class OutsideRoots(CheckpointError):
     """A folder, or a file the app would read from it, lies outside every allowed root (kind "outside_roots";
     the listing leaves such folders out instead of listing them unusable)."""
@@ -61,22 +72,28 @@ def check_folder(path: str | Path) -> Path:
     """Return the resolved folder if it, and every file the app would read from it (config, tokenizer,
     weights, index: a symlink may point anywhere), lies inside an allowed root; else raise a CheckpointError
     (OutsideRoots for a way out of the roots). Messages name the folder as given, never the resolved path
-    or the roots (a web user sees them)."""
+    or the roots (a web user sees them), and only its start (echoed): a name over FOLDER_NAME_MAX
+    characters is refused unread."""
+    shown = echoed(path)
+    if len(str(path)) > FOLDER_NAME_MAX:
+        raise CheckpointError("long_name", f"{shown} is {len(str(path)):,} characters long; a folder name has at most "
+                              f"{FOLDER_NAME_MAX:,}. Paste only the checkpoint folder's path, e.g. "
+                              "/models/Qwen3.5-0.8B")
     try:
         folder = Path(path).expanduser().resolve()
         if not _inside_roots(folder):
-            raise OutsideRoots(f"{path} is outside the allowed model folders; move the checkpoint into one of them, "
+            raise OutsideRoots(f"{shown} is outside the allowed model folders; move the checkpoint into one of them, "
                                "or ask the operator to add its parent folder to GDN_MODEL_DIRS")
         if not folder.is_dir():
-            raise CheckpointError("no_folder", f"{path}: no such folder")
+            raise CheckpointError("no_folder", f"{shown}: no such folder")
         outside = [f.name for pattern in WEIGHT_PATTERNS for f in folder.glob(pattern) if not _inside_roots(f)]
     except (OSError, RuntimeError) as e:     # name too long, permission denied, a symlink loop (RuntimeError)...
         why = (e.strerror if isinstance(e, OSError) and e.strerror else     # RuntimeError's text names the server path
                "a symbolic link loops back on itself" if isinstance(e, RuntimeError) else type(e).__name__)
-        raise CheckpointError("unreadable", f"{path}: cannot be opened ({why}); check the folder name and that it is "
+        raise CheckpointError("unreadable", f"{shown}: cannot be opened ({why}); check the folder name and that it is "
                               "readable") from None
     if outside:
-        raise OutsideRoots(f"{path}: {outside[0]} links outside the allowed model folders; the app reads only "
+        raise OutsideRoots(f"{shown}: {echoed(outside[0])} links outside the allowed model folders; the app reads only "
                            "files inside them (copy the file instead of linking it)")
     return folder
 
@@ -253,7 +270,8 @@ def plan_download(repo_id: str, *, revision: str | None = None, hub=None) -> Dow
     Qwen3.5 model, and the files' total size under the cap. `hub` is the huggingface_hub module (tests
     pass a fake)."""
     if not REPO_ID.match(repo_id or ""):
-        raise CheckpointError("repo_id", f"{repo_id!r} is not a Hugging Face repo id; use the form owner/name, e.g. Qwen/Qwen3.5-0.8B")
+        raise CheckpointError("repo_id", f"{echoed(repr(repo_id))} is not a Hugging Face repo id; use the form owner/name, "
+                              "e.g. Qwen/Qwen3.5-0.8B")
     hub = _hub(hub)
     with _staging() as stage:
         config = Path(hub.hf_hub_download(repo_id=repo_id, filename="config.json", revision=revision,

@@ -169,9 +169,38 @@ def script_keep(model, ids, n_logits: int) -> torch.Tensor | None:
     return torch.from_numpy(keep)
 
 
+def check_fits(n_ids: int | None, rows: int, shown: str = "tokenizer.json") -> None:
+    """A tokenizer of another model produces ids past the embedding's last row (the first such token would
+    fail the forward pass): a CheckpointError ("tokenizer_vocab") saying both sizes and what to do. n_ids
+    None: not known, nothing to check."""
+    if n_ids is not None and n_ids > rows:
+        raise CheckpointError("tokenizer_vocab", f"{shown}: the tokenizer has {n_ids:,} token ids (0 to {n_ids - 1:,}) "
+                              f"but the model's embedding only {rows:,} rows (config.json's vocab_size); this "
+                              "tokenizer.json belongs to another model: copy the checkpoint's own tokenizer.json "
+                              "into the folder, or download the checkpoint again")
+
+
+def json_id_count(raw) -> int | None:
+    """How many token ids a tokenizer.json (parsed as plain JSON) can produce, its highest id + 1: from its
+    model's vocab (BPE, WordPiece, WordLevel: token -> id; Unigram: a list, an entry's id its place) and
+    its added tokens. None for a layout not known here: loading parses it with `tokenizers` and checks."""
+    model = raw.get("model") if isinstance(raw, dict) else None
+    vocab = model.get("vocab") if isinstance(model, dict) else None
+    if isinstance(vocab, dict):
+        ids = [i for i in vocab.values() if isinstance(i, int) and not isinstance(i, bool)]
+    elif isinstance(vocab, list):
+        ids = [len(vocab) - 1]
+    else:
+        return None
+    added = raw.get("added_tokens")
+    ids += [t["id"] for t in (added if isinstance(added, list) else [])
+            if isinstance(t, dict) and isinstance(t.get("id"), int) and not isinstance(t["id"], bool)]
+    return max(ids, default=-1) + 1
+
+
 def load_tokenizer(folder: str | Path, vocab_size: int | None = None) -> Qwen35Tokenizer:
     """tokenizer.json of a checkpoint folder; with vocab_size, every id it can produce must be a row of the
-    embedding (a tokenizer of another model would index past it)."""
+    embedding (check_fits: a tokenizer of another model would index past it)."""
     path = Path(folder) / "tokenizer.json"
     if not path.is_file():
         raise CheckpointError("tokenizer", f"{Path(folder).name}: no tokenizer.json; copy the checkpoint's tokenizer.json into this folder")
@@ -180,8 +209,6 @@ def load_tokenizer(folder: str | Path, vocab_size: int | None = None) -> Qwen35T
         tok = Qwen35Tokenizer(Tokenizer.from_file(str(path)))
     except Exception as e:  # tokenizers raises plain Exception subclasses
         raise CheckpointError("tokenizer", f"{path.name}: not a valid tokenizer.json ({e}); re-download it") from None
-    top = max(tok.tok.get_vocab(with_added_tokens=True).values(), default=-1)
-    if vocab_size is not None and top >= vocab_size:
-        raise CheckpointError("tokenizer", f"{path.name}: the tokenizer has token ids up to {top} but the model's vocab_size is "
-                         f"{vocab_size}; tokenizer.json belongs to another model, re-download the checkpoint")
+    if vocab_size is not None:
+        check_fits(max(tok.tok.get_vocab(with_added_tokens=True).values(), default=-1) + 1, vocab_size, path.name)
     return tok
