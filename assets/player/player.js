@@ -328,6 +328,11 @@ function press(player, move) {
   else if (move === "home") go(player, 0);
   else if (move === "end") go(player, player.frames.length - 1);
   else go(player, player.index + move);
+  // A stage button clicked before the keys keeps the focus, and the keys make its focus ring show: two
+  // stages looked chosen. The focus moves along to the stage now shown (a keyboard user keeps a place).
+  if (player.stageGroup.contains(document.activeElement)) {
+    player.stageGroup.querySelector('[aria-pressed="true"]')?.focus({ preventScroll: true });
+  }
 }
 
 // ---- variants: one player, several payloads --------------------------------------------------------

@@ -134,3 +134,20 @@ test("a player remounted by its hash alone keeps its payload first in line while
   assert.equal(shown(), "f2");
   assert.ok(kept().includes("frames-1"), "the shown payload was dropped");
 });
+
+test("keys after a clicked stage move the focus to the stage shown, so one stage looks chosen", async () => {
+  const { tab, host } = await mounted();
+  const stage = (name) => host.querySelector(`.gdn-stage[data-stage="${name}"]`);
+  let focused = null;
+  Object.defineProperty(document, "activeElement", { get: () => focused, configurable: true });
+  for (const b of host.querySelectorAll(".gdn-stage")) b.focus = () => { focused = b; };
+  stage("decay").dispatchEvent(new window.Event("click", { bubbles: true }));
+  focused = stage("decay");                                  // a click focuses the button it hits
+  tab.key("ArrowRight");
+  assert.equal(stage("write").getAttribute("aria-pressed"), "true");
+  assert.equal(focused, stage("write"));
+  focused = document.body;                                   // the focus elsewhere: the keys leave it there
+  tab.key("ArrowLeft");
+  assert.equal(focused, document.body);
+  Object.defineProperty(document, "activeElement", { value: document.body, configurable: true });
+});
