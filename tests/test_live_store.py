@@ -8,7 +8,6 @@ import pytest
 import sqlalchemy as sa
 
 from gdn.live import store as live
-from gdn.live.tables import ADDED
 from gdn.live.store import (
     BadVote,
     Locked,
@@ -21,6 +20,7 @@ from gdn.live.store import (
     TooFast,
     TooManySeats,
 )
+from gdn.live.tables import ADDED
 from devtools.pg_server import postgres_server
 
 
@@ -204,6 +204,20 @@ def test_seats_rate_limit_and_bad_input(location, monkeypatch):
         store.snapshot("ZZZZZZ")
     with pytest.raises(ValueError):
         store.ask(code, secret, "alpha_zero", 1)
+
+
+def test_every_replica_hashes_with_the_stores_one_key(location, monkeypatch):
+    """No GDN_CLASS_KEY: the first replica makes the key and keeps it in the store's place (a file beside
+    SQLite, tested in test_seats_privacy.py; a row of gdn_keys on PostgreSQL), the others read it."""
+    monkeypatch.delenv("GDN_CLASS_KEY", raising=False)
+    first = Store(location)
+    code, _ = first.create_room()
+    seat = first.join(code, "192.0.2.1")
+    second = Store(location)
+    assert len(first.key) == 64 and second.key == first.key and second.has_seat(code, seat)
+    if not second.is_sqlite:
+        with second.reader.begin() as conn:
+            assert [r.value.encode() for r in conn.execute(sa.select(live.keys))] == [first.key]
 
 
 def test_two_replicas_voting_at_once_lose_and_double_nothing(location):

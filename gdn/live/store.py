@@ -37,6 +37,7 @@ import hmac
 import ipaddress
 import json
 import logging
+import math
 import os
 import re
 import secrets
@@ -424,7 +425,7 @@ class Store:
         who, now = self._keyed("client", kind, address), self.clock()
         used, left = self._client_used(conn, kind, who, window)
         if used >= limit:
-            raise refusal(limit=limit, wait=max(1, round(left)))
+            raise refusal(limit=limit, **_waiting(left))
         values = {"window_start": now, "count": 1} if used == 0 else {"count": used + 1}
         upsert = self._insert(clients).values(kind=kind, address=who, window_start=now, count=1)
         conn.execute(upsert.on_conflict_do_update(index_elements=["kind", "address"], set_=values))
@@ -441,13 +442,13 @@ class Store:
                 used, left = self._client_used(conn, "code", self._keyed("client", "code", address),
                                                CODE_TRIES_WINDOW_S)
             if used >= CODE_TRIES:
-                raise TooManyTries(code, limit=CODE_TRIES, wait=max(1, round(left)))
+                raise TooManyTries(code, limit=CODE_TRIES, **_waiting(left))
         try:
             return self.room(code)
         except NoRoom:
             with self.writer.begin() as conn:
                 self._count_client(conn, "code", address, CODE_TRIES_WINDOW_S, CODE_TRIES, TooManyTries)
-            raise
+            raise NoRoom(code) from None                  # the code the phone asked for, said back
 
     def _teacher_row(self, conn, code: str, secret: str):
         """The room's row, write-locked, once the room is open and `secret` is its teacher's."""
@@ -709,6 +710,11 @@ class Store:
                     conn.execute(table.delete().where(table.c.code.in_(old)))
             conn.execute(clients.delete().where(clients.c.window_start <= now - ROOMS_WINDOW_S))
         return len(old)
+
+
+def _waiting(seconds: float) -> dict:
+    """A refusal's wait as its message states it: whole seconds, and whole minutes (rounded up)."""
+    return {"wait": max(1, math.ceil(seconds)), "minutes": max(1, math.ceil(seconds / 60))}
 
 
 def _with_seats():
