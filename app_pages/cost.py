@@ -14,11 +14,13 @@ LENGTHS = [2 ** p for p in range(0, 19)]                # 1 .. 262144 tokens
 # paragraphs too) to their labels' size; on this page the numbers are what the room reads.
 if ui.lecture():
     st.html(ui.BIG_METRICS_CSS)
-st.title(ui.tr("cost.title"))
+title = st.empty()
 st.caption(ui.tr("cost.intro"))
-# Lecture mode keeps the screen for the chart and its two sliders: model, format and batch go to the sidebar.
+# Lecture mode keeps the screen for the chart and its two sliders: model, format and batch go to the sidebar,
+# and the title says which model the curves are for (the room does not see the folded sidebar).
 c1, c2, c3 = [st.sidebar] * 3 if ui.lecture() else st.columns([3, 3, 2])
 name = ui.linked(c1.selectbox, ui.tr("cost.model"), SIZES, key="cost_model", default="Qwen3.5-0.8B")
+title.title(ui.tr("cost.title_for", model=name) if ui.lecture() else ui.tr("cost.title"))
 dtype = ui.linked(c2.segmented_control, ui.tr("cost.dtype"), cost.DTYPE_BYTES, key="cost_dtype", default=cost.SHIPPED_DTYPE,
                   required=True, format_func=ui.label_maker("cost.dtype_"))
 batch = ui.linked_int(c3, ui.tr("cost.batch"), 1, 1024, 1, key="cost_batch")

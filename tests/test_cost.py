@@ -128,6 +128,16 @@ def test_page_controls(lang):
     assert not at.exception and len(at.table[0].value) == len(SIZES)
 
 
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_lecture_mode_names_the_model_in_the_title(lang):
+    """In lecture mode the pickers fold into the sidebar, so the room reads the model from the title."""
+    at = open_app(lang, "app_pages/cost.py", mode="lecture")
+    assert [x.value for x in at.title] == [t("cost.title_for", lang, model="Qwen3.5-0.8B")]
+    at.selectbox(key="cost_model").set_value("Qwen3.5-9B").run()
+    assert "Qwen3.5-9B" in at.title[0].value
+    assert [x.value for x in open_app(lang, "app_pages/cost.py").title] == [t("cost.title", lang)]
+
+
 def test_page_marks_the_real_model_prompt():
     at = open_app("en", "app_pages/cost.py")
     at.session_state["real_model_prompt_tokens"] = 512
