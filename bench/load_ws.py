@@ -355,7 +355,8 @@ def main() -> None:
     if not 1 <= a.sessions <= 200 or not 0 <= a.real <= a.sessions:
         ap.error("1 <= sessions <= 200 and 0 <= real <= sessions")
     os.sched_setaffinity(0, parse_cpus(a.client_cpus))
-    env = {"OMP_NUM_THREADS": a.omp} if a.omp else {}
+    # every session comes from 127.0.0.1, one client to the job line: lift its per-client cap for the bench
+    env = {"GDN_JOBS_PER_CLIENT": "200", **({"OMP_NUM_THREADS": a.omp} if a.omp else {})}
     server_cpus = parse_cpus(a.server_cpus)
     if a.url and not a.url.startswith("http://127.0.0.1:"):
         ap.error("--url must be a server on 127.0.0.1")

@@ -18,7 +18,9 @@
     payload.py      a packed payload goes to a tab once, then by its hash alone
     compute.py      heavy jobs from the pages (run_job: place in line, estimate), the shared slot pool,
                     bounded result caches and the cached model loader
-    jobs.py         the fair line of heavy jobs shared by every session: a cap, one job per session and per key
+    jobs.py         the fair line of heavy jobs shared by every session: a cap, one job per session and per key,
+                    a few per client, trainings never on the last free worker
+    client.py       who a request comes from: the address seats, rooms and the job line are counted against
     workers.py      the worker processes (one per core the server may use) that run the jobs
     work.py         what the workers run: model passes and the recall page's training, plain data in and out
     caches.py       every cache of the app and the library: bound, key, owner (one list)

@@ -14,6 +14,7 @@ and the update task: which one reads a key's new value after the key was written
     results.py     the shipped results as cells: best learning rate, every seed, settled or not
     findings.py    what the results say, as claims with their numbers (the page's and REPORT.md's sentences)
     report.py      REPORT.md written from its template and the results (python -m gdn.recall.report)
+    capacity.py    the cells at capacity trained again with more seeds: merged in, and how many made the jump
     update.py      the update task's quick CPU setting (python -m gdn.recall --task update --quick --seed N)
     update_results.py  its sweep's cells: the three scores per seed, settled or not
     update_findings.py what that sweep says (the update page's and its REPORT.md's sentences)
