@@ -77,3 +77,29 @@ def test_the_playground_shows_the_2d_write_at_every_grid_point(lang):
         at = open_app(lang, "app_pages/playground.py", playground_delta2d_between=bad, playground_delta2d_beta=bad)
         assert not at.exception and at.session_state["playground_delta2d_between"] == 60
         assert at.session_state["playground_delta2d_beta"] == 1.0
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_axes_names_never_sit_on_a_vectors_label(lang):
+    """Over every grid point of the view, each vector's label (text centred on its anchor, 16 px, ~0.6 em a
+    Latin letter) and each axis name (right-aligned in its corner) keep apart: at the axes' ends, "dim 2"
+    sat on "read k2" and "dim 1" on "k1"."""
+    from gdn.figures.geometry_html import write_2d_html
+    from gdn.i18n import t
+    from app_pages._geometry_view import BETAS, BETWEEN, K1_ANGLES, NAMES
+    words = {n: t(f"geometry.{n}", lang) for n in NAMES}
+    width = lambda text: sum(16 if ord(ch) > 0x2e7f else 9.6 for ch in text)     # CJK a full em, else ~0.6 em
+    def box(node, anchor: str):
+        x, y = float(node.attrs["x"]), float(node.attrs["y"])
+        w = width(node.text)
+        left = x - w / 2 if anchor == "middle" else x - w
+        return left, y - 14, left + w, y + 3
+    apart = lambda a, b: a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1]
+    for k1 in K1_ANGLES:
+        for between in BETWEEN:
+            for beta in BETAS[::2]:
+                markup = write_2d_html(scene(k1, k1 + between, beta), labels=words, metrics=[])
+                names = [box(n, "end") for n in select(markup, class_="tick")]
+                labels = [box(n, "middle") for n in select(markup, class_="vec-label")]
+                assert len(names) == 4 and labels
+                assert all(apart(a, b) for a in names for b in labels), (k1, between, beta)

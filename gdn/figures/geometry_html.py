@@ -52,7 +52,9 @@ def _label(px, at, text: str, colour: str, *, push: float = 0.16) -> str:
 
 
 def _plane(panel: int, title: str, dims: tuple[str, str]) -> str:
-    """The axes through the origin, a light grid every 0.5, the title above, the dims' names at the ends."""
+    """The axes through the origin, a light grid every 0.5, the title above, the dims' names in the right-hand
+    corners with an arrow along their axis: at the axes' ends the labels of unit vectors on the axes
+    (k1 = (1, 0), a read of v2 = (0, 1)) sat on them, and the top left holds the angle."""
     px = _to_px(panel)
     lines = []
     for t in np.arange(-1.0, 1.01, 0.5):
@@ -65,8 +67,8 @@ def _plane(panel: int, title: str, dims: tuple[str, str]) -> str:
     left = panel * (PANEL_W + GAP)
     return ("".join(lines) + f'<line class="axis" x1="{xa:.1f}" x2="{xb:.1f}" y1="{ya:.1f}" y2="{yb:.1f}"/>'
             f'<line class="axis" x1="{xc:.1f}" x2="{xd:.1f}" y1="{yc:.1f}" y2="{yd:.1f}"/>'
-            f'<text class="tick dim1" x="{xb - 2:.1f}" y="{ya - 6:.1f}">{html.escape(dims[0])}</text>'
-            f'<text class="tick dim2" x="{xd + 6:.1f}" y="{yd + 14:.1f}">{html.escape(dims[1])}</text>'
+            f'<text class="tick dim1" x="{xb - 2:.1f}" y="{yc - 6:.1f}">{html.escape(dims[0])} →</text>'
+            f'<text class="tick dim2" x="{xb - 2:.1f}" y="{yd + 14:.1f}">↑ {html.escape(dims[1])}</text>'
             f'<text class="title plane" x="{left + PANEL_W / 2:.1f}" y="{TOP - 10}">{html.escape(title)}</text>')
 
 
