@@ -1,5 +1,7 @@
 """The classroom page's live class: the teacher's room (code, QR code, the live question, the answers as
-bars, reveal / next / reset / close, follow-me) and what the student's phone (_live_phone.py) shares with it.
+bars, reveal / next / reset / close, follow-me; under Room the lock, phones per network, the seats grouped
+by network with a drop per group, the empty seats freed and all seats reset; a hint to lock the room once
+the class seems in) and what the student's phone (_live_phone.py) shares with it.
 
 Every replica reads and writes one store (gdn/live/store.py); nothing here is kept per process except
 the store's connection pool. Both sides poll it in a fragment (the projector every REFRESH_S, a phone
@@ -10,7 +12,8 @@ address the projector shows.
 
 The join link and its QR code point at the address phones reach (share.public_base: GDN_PUBLIC_URL, else
 browser.serverAddress when set), and carry no language: each phone reads its own. On a loopback address
-the room says that phones cannot open it and how to serve the class on the network. A presenter's
+the room says that phones cannot open it and how to serve the class on the network; on a GDN_PUBLIC_URL
+that is no usable address (share.url_problem), what is wrong and what to set, and the room goes on. A presenter's
 clicker runs the room (assets/live/clicker.js): PageDown / → next (after a reveal, if the teacher chose
 so), PageUp / ← back, B blanks the projector; the keys never scroll it.
 """
@@ -27,7 +30,7 @@ from streamlit.errors import StreamlitAPIException
 from gdn.figures.live import tally_html
 from gdn.i18n import t
 from gdn.lessons.classroom import EXERCISES
-from gdn.live.store import MAX_STUDENTS, LiveError, NoRoom, Room, Seating, Store
+from gdn.live.store import ADDRESS_SEATS, MAX_STUDENTS, LiveError, NoRoom, Room, Seating, Store
 from gdn.lru import LRU
 from app_pages._support import ui
 from app_pages._support.caches import BOUNDS
@@ -324,19 +327,20 @@ def room_settings(code: str, secret: str) -> None:
     """Who may join (the lock, phones per network, the seats by network with their drop buttons, the empty
     seats freed, all seats reset) and what the clicker does, in a popover."""
     with st.popover(ui.tr("live.room"), icon=":material/tune:", width="stretch", help=ui.tr("live.room_help")):
-        if "live_lock" not in st.session_state or "live_address_seats" not in st.session_state:
+        if "live_lock" not in st.session_state or "_live_address_seats" not in st.session_state:
             try:                                         # the store says (a reload, another screen)
                 room = store().room(code)
                 st.session_state["live_lock"] = room.locked
-                st.session_state["live_address_seats"] = room.address_seats
+                st.session_state["_live_address_seats"] = room.address_seats
             except (LiveError, SQLAlchemyError, OSError):
                 pass
         st.toggle(ui.tr("live.lock"), key="live_lock", help=ui.tr("live.lock_help"),
                   on_change=lambda: attempt(store().lock, code, secret, bool(st.session_state.get("live_lock"))))
+        # The store's number as the widget's value, not seeded into its state: the popover's widgets mount
+        # when it opens, and a number input seeded that way reported its minimum then (the cap fell to 1).
         st.number_input(ui.tr("live.address_seats"), min_value=1, max_value=MAX_STUDENTS, step=1,
-                        key="live_address_seats", help=ui.tr("live.address_seats_help"),
-                        on_change=lambda: attempt(store().set_address_seats, code, secret,
-                                                  int(st.session_state.get("live_address_seats") or 1)))
+                        value=st.session_state.get("_live_address_seats", ADDRESS_SEATS), key="live_address_seats",
+                        help=ui.tr("live.address_seats_help"), on_change=_address_seats_set, args=(code, secret))
         seat_groups(code, secret)
         drop, reset = st.columns(2)
         drop.button(ui.tr("live.drop"), icon=":material/event_seat:", key="live_drop", help=ui.tr("live.drop_help"),
@@ -387,6 +391,12 @@ def seating_lines(seating: Seating) -> list:
     return lines
 
 
+def _address_seats_set(code: str, secret: str) -> None:
+    limit = int(st.session_state.get("live_address_seats") or 1)
+    if attempt(store().set_address_seats, code, secret, limit):
+        st.session_state["_live_address_seats"] = limit
+
+
 def _drop(code: str, secret: str) -> None:
     dropped = []
     if attempt(lambda: dropped.append(store().drop_empty(code, secret))):
@@ -427,7 +437,7 @@ def _follow_switched(code: str, secret: str) -> None:
 def _forget_room() -> None:
     st.session_state.pop("_live_room", None)
     st.session_state.pop("live_lock", None)
-    st.session_state.pop("live_address_seats", None)
+    st.session_state.pop("_live_address_seats", None)
     st.session_state["_live_save_host"] = None
 
 
