@@ -141,9 +141,15 @@ def test_the_layer_diagram_is_full_width_and_clips_nothing(tabs, app_url, width,
                            .map(b => b.dataset.open);
       return {width: block.getBoundingClientRect().width, main: main.getBoundingClientRect().width, clipped,
               font: Math.min(...boxes.map(b => parseFloat(getComputedStyle(b).fontSize))),
-              stack: [...document.querySelectorAll('.stk-note')].filter(n => n.scrollWidth > n.clientWidth + 1).length};
+              stack: [...document.querySelectorAll('.stk-note')].filter(n => n.scrollWidth > n.clientWidth + 1).length,
+              deltaLines: (() => { const box = block.querySelector('.blk-box[data-open="delta"]');
+                                   return box.firstElementChild.getBoundingClientRect().height
+                                          / parseFloat(getComputedStyle(box).lineHeight); })()};
     }""")
     assert got["clipped"] == [] and got["stack"] == 0, got
+    # the delta rule's box: its name, the update in two lines, two shapes and the live norm (the update once
+    # wrapped over five lines in a box too narrow for it)
+    assert got["deltaLines"] <= 7.5, got                             # six lines (sub- and superscripts add a little)
     assert got["width"] >= got["main"] - 1                           # as wide as the page's content
     if width == 1920:
         assert got["font"] >= 20, got                                # lecture text at 1920 x 1080

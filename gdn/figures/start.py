@@ -14,18 +14,21 @@ from gdn.figures.tables import rich
 
 # box id -> (centre x, centre y, width, height, colour group) on a grid of columns 1.2 apart.
 # Rows: z on top (it runs straight to the gated norm), then q/k/v, a, b; the delta rule spans those. The conv
-# and L2 boxes hold the most lines (title, shapes, live norms) and have free room above and below them.
+# and L2 boxes hold the most lines (title, shapes, live norms) and take the free room above their row.
 LAYOUT = {
     "x": (0.0, -1.5, 1.0, 3.6, "stream"),
     "in_z": (1.2, 0.0, 1.0, 0.8, "proj"), "in_qkv": (1.2, -1.0, 1.0, 0.8, "proj"),
     "in_a": (1.2, -2.0, 1.0, 0.8, "proj"), "in_b": (1.2, -3.0, 1.0, 0.8, "proj"),
-    "conv": (2.4, -1.0, 1.0, 0.96, "conv"), "l2": (3.6, -1.0, 1.0, 0.96, "conv"),    # taller: six lines of 16 px
-    "alpha": (3.0, -2.0, 2.2, 0.8, "gate"), "beta": (3.0, -3.0, 2.2, 0.8, "gate"),   # g -> alpha in one wide box
-    "delta": (4.85, -2.0, 1.2, 3.0, "delta"),
-    "chunk": (4.85, -4.05, 1.2, 0.7, "chunk"), "norm": (6.1, -0.5, 1.0, 1.8, "norm"),
-    "out": (7.3, -0.5, 1.0, 0.8, "norm"), "residual": (7.3, -2.0, 1.0, 0.8, "stream"),
+    # taller, up into the free room under the z arrow: six lines of 16 px
+    "conv": (2.4, -0.95, 1.0, 1.1, "conv"), "l2": (3.6, -0.95, 1.0, 1.1, "conv"),
+    "alpha": (3.0, -2.0, 2.2, 0.9, "gate"), "beta": (3.0, -3.0, 2.2, 0.9, "gate"),   # g -> alpha in one wide box
+    # the delta rule wide enough for its update in two lines at the 16 px floor of a 1280 px projector (1.2
+    # wide, it wrapped over five)
+    "delta": (5.25, -2.0, 2.0, 3.0, "delta"),
+    "chunk": (5.25, -4.05, 2.0, 0.7, "chunk"), "norm": (6.9, -0.5, 1.0, 1.8, "norm"),
+    "out": (8.1, -0.5, 1.0, 0.8, "norm"), "residual": (8.1, -2.0, 1.0, 0.8, "stream"),
 }
-X0, X1, Y0, Y1 = -0.55, 8.15, -4.45, 0.98          # the drawing's extent, in box units
+X0, X1, Y0, Y1 = -0.55, 8.95, -4.45, 0.98          # the drawing's extent, in box units
 COLOURS = {"stream": ("#f1f5f9", "#475569"), "proj": ("#dbeafe", "#1d4ed8"), "conv": ("#dcfce7", "#15803d"),
            "gate": ("#ffedd5", "#c2410c"), "delta": ("#fee2e2", "#b91c1c"), "chunk": ("#fff1f2", "#e11d48"),
            "norm": ("#ede9fe", "#6d28d9")}
@@ -88,8 +91,8 @@ def block_html(texts: dict[str, str], hovers: dict[str, str], *, skip_label: str
                      f'style="{_pct(bx - w / 2, by + h / 2, w, h)};background:{fill};border-color:{line}">'
                      f'<span>{rich(texts[box])}</span></div>')
     notes = (f'<div class="blk-note skip" style="{_pct(1.7, SKIP_Y + 0.12, 3.8, 0.24)}"><span>{html.escape(skip_label)}</span></div>'
-             f'<div class="blk-note chunk" style="{_pct(5.55, -3.8, 2.5, 0.5)}">{html.escape(chunk_label)}</div>')
-    return (f'<div class="gdn-block" role="group" aria-label="{html.escape(alt)}">'
+             f'<div class="blk-note chunk" style="{_pct(edge("chunk", "right") + 0.1, -3.8, 2.5, 0.5)}">{html.escape(chunk_label)}</div>')
+    return (f'<div class="gdn-block" role="group" aria-label="{html.escape(alt)}" style="aspect-ratio:{X1 - X0:g} / {Y1 - Y0:g}">'
             f'{svg}{"".join(boxes)}{notes}</div>')
 
 
