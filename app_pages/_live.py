@@ -47,6 +47,7 @@ SEATS_REFRESH_S = 2.0       # the teacher's seats by network: a burst shows with
 SHOWN_GROUPS = 6            # networks listed one by one, the largest first (a burst is among them)
 LOCK_HINT_SEATS = 5         # the lock hint: once this many phones joined ...
 LOCK_HINT_QUIET_S = 60.0    # ... and none for this long (the class is in; a late burst is someone else's)
+LOCK_HINT_CHECK_S = 5.0     # how often the join column asks whether to show it
 LOG = logging.getLogger(__name__)
 QUESTIONS = {ex.id: ex for ex in EXERCISES}
 STUDENT_CSS = f"<style>\n{(ui.ASSETS / 'live' / 'student.css').read_text(encoding='utf-8')}</style>"
@@ -189,7 +190,7 @@ def teacher_panel(open_demo) -> None:
             join_card(room["code"], room["secret"])
         with board:
             controls(room["code"], room["secret"])
-            bars(room["code"], room["secret"], open_demo)
+            bars(room["code"], open_demo)
 
 
 def join_link(code: str) -> str:
@@ -224,6 +225,7 @@ def join_card(code: str, secret: str) -> None:
     st.toggle(ui.tr("live.follow"), key="live_follow", help=ui.tr("live.follow_help"), on_change=_follow_switched,
               args=(code, secret))
     room_settings(code, secret)
+    lock_hint(code, secret)
     png = None if reachability() else qr_png(link, scale=5)   # a code no phone can open is no use
     if png is not None:                            # (nor one too long to read: qr_png gives none)
         st.image(png, width=200)
@@ -442,10 +444,9 @@ def _forget_room() -> None:
 
 
 @st.fragment(run_every=REFRESH_S, key="live_bars")
-def bars(code: str, secret: str, open_demo) -> None:
+def bars(code: str, open_demo) -> None:
     """The live question and its answers as bars, redrawn every REFRESH_S: one store read and three small
-    elements, so a vote shows on the projector within about a second. Under them, once the class seems
-    in, the hint to lock the room."""
+    elements, so a vote shows on the projector within about a second."""
     try:
         room, counts = store().snapshot(code)
     except NoRoom:
@@ -456,7 +457,6 @@ def bars(code: str, secret: str, open_demo) -> None:
         return
     if room.question is None:
         st.info(ui.tr("live.no_question"), icon=":material/touch_app:")
-        lock_hint(code, secret, room)
         return
     ex = QUESTIONS[room.question]
     n = sum(counts)
@@ -470,7 +470,6 @@ def bars(code: str, secret: str, open_demo) -> None:
                 f'<span class="gdn-live-seats"> · {seated}</span></div>', unsafe_allow_html=True)
     st.html(tally_html(option_words(ex, ui.lang()), counts, ex.answer if room.revealed else None,
                        ui.tr("live.right_mark")))
-    lock_hint(code, secret, room)
     if room.revealed:
         st.markdown(ui.tr(f"classroom.e_{ex.id}", **ex.fields()))
         if st.button(ui.tr("classroom.show_demo"), key="live_demo", icon=":material/play_circle:"):
@@ -484,9 +483,16 @@ def wants_lock(room: Room, now: float) -> bool:
     return not room.locked and room.seats >= LOCK_HINT_SEATS and quiet
 
 
-def lock_hint(code: str, secret: str, room: Room) -> None:
-    if wants_lock(room, time.time()):
-        hint, lock = st.columns([4, 1], vertical_alignment="center")
-        hint.info(ui.tr("live.lock_hint", seats=room.seats), icon=":material/lock_open:")
-        lock.button(ui.tr("live.lock_now"), icon=":material/lock:", key="live_lock_now", on_click=_lock_now,
-                    args=(code, secret))
+@st.fragment(run_every=LOCK_HINT_CHECK_S, key="live_lock_hint")
+def lock_hint(code: str, secret: str) -> None:
+    """Under the Room button, once the class seems in (wants_lock): a button that asks and locks. In
+    the join column, not under the bars: there it fell below a 1280x720 projector's edge, and here it
+    only pushes down the QR code, which the class no longer needs."""
+    try:
+        room = store().room(code)
+    except (LiveError, SQLAlchemyError, OSError):
+        return                                      # the bars say what is wrong with the room or the store
+    if wants_lock(room, time.time()):                # one button, its question the hint: short on a projector
+        st.button(ui.tr("live.lock_hint"), icon=":material/lock:", key="live_lock_now", on_click=_lock_now,
+                  args=(code, secret), type="primary", width="stretch",
+                  help=ui.tr("live.lock_hint_help", seats=room.seats))

@@ -87,15 +87,17 @@ def test_a_quiet_full_room_nudges_the_teacher_to_lock_it(class_db, lang):
     for i in range(_live.LOCK_HINT_SEATS):
         store.join(code, f"192.0.2.{i + 1}")
     at = teacher(lang, code, secret)
-    hint = t("live.lock_hint", lang, seats=_live.LOCK_HINT_SEATS)
-    assert hint not in texts(at)                                          # they joined just now
+    hint = lambda: [b for b in at.button if b.key == "live_lock_now"]
+    assert not hint()                                                     # they joined just now
     with store.writer.begin() as conn:                                    # ... a quiet minute later
         conn.execute(live.seats.update().values(joined_at=sa.func.coalesce(live.seats.c.joined_at, 0) - 61))
     at.run()
-    assert hint in texts(at)
-    at.button(key="live_lock_now").click().run()
+    assert [(b.label, b.help) for b in hint()] == [(t("live.lock_hint", lang),
+                                                    t("live.lock_hint_help", lang, seats=_live.LOCK_HINT_SEATS))]
+    hint()[0].click().run()
     assert not at.exception and store.room(code).locked and at.session_state["live_lock"] is True
-    assert hint not in texts(at)
+    at.run()
+    assert not hint() and at.toggle(key="live_lock").value is True
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
