@@ -220,6 +220,38 @@ def test_every_replica_hashes_with_the_stores_one_key(location, monkeypatch):
             assert [r.value.encode() for r in conn.execute(sa.select(live.keys))] == [first.key]
 
 
+def test_a_burst_is_capped_dropped_and_reset_and_clients_are_limited(location):
+    """Issue 49's store actions on both databases (the whole story on SQLite: test_seats_*.py): one
+    address stops at the room's cap, the teacher drops its group (votes too, the address barred) and
+    resets every seat; a client's rooms per hour and wrong codes per minute are counted."""
+    clock = Clock()
+    store = Store(location, clock=clock, mint=(500, 100, 5))
+    code, secret = store.create_room("198.51.100.7")
+    store.ask(code, secret, "alpha_zero", 4)
+    for _ in range(5):
+        store.vote(code, store.join(code, "203.0.113.66"), 1, 0)
+    with pytest.raises(live.AddressFull):
+        store.join(code, "203.0.113.66")
+    store.vote(code, store.join(code, "192.0.2.1"), 1, 1)
+    burst = store.seating(code, secret).groups[0]
+    assert (burst.seats, burst.answered) == (5, 5) and store.drop_group(code, secret, burst.key) == 5
+    assert store.snapshot(code)[1] == [0, 1, 0, 0] and store.seating(code, secret).barred == 1
+    with pytest.raises(live.Barred):
+        store.join(code, "203.0.113.66")
+    assert store.reset_seats(code, secret) == 1 and store.join(code, "203.0.113.66")
+    for _ in range(live.ROOMS_PER_HOUR - 1):
+        store.create_room("198.51.100.7")
+    with pytest.raises(live.TooManyRooms):
+        store.create_room("198.51.100.7")
+    for _ in range(live.CODE_TRIES):
+        with pytest.raises(NoRoom):
+            store.find_room("ZZZZZZ" if code != "ZZZZZZ" else "YYYYYY", "203.0.113.66")
+    with pytest.raises(live.TooManyTries):
+        store.find_room(code, "203.0.113.66")
+    clock.now += live.CODE_TRIES_WINDOW_S
+    assert store.find_room(code, "203.0.113.66").code == code
+
+
 def test_two_replicas_voting_at_once_lose_and_double_nothing(location):
     """Two Store objects (as two app replicas) and 8 threads: 80 students, each votes then half change."""
     first, second = Store(location), Store(location)
