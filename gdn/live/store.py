@@ -408,10 +408,11 @@ class Store:
         raise RuntimeError("no free room code after 20 tries")
 
     # --- the limits per client (rooms opened, wrong codes) -------------------------------------------
-    def _client_used(self, conn, kind: str, who: str, window: float) -> tuple[int, float]:
-        """(acts of `kind` by client `who` in its current window, seconds left of that window)."""
-        row = conn.execute(sa.select(clients).where(clients.c.kind == kind, clients.c.address == who)
-                           .with_for_update()).first()
+    def _client_used(self, conn, kind: str, who: str, window: float, lock: bool = False) -> tuple[int, float]:
+        """(acts of `kind` by client `who` in its current window, seconds left of that window); lock: the
+        row write-locked, for a caller that counts one more."""
+        query = sa.select(clients).where(clients.c.kind == kind, clients.c.address == who)
+        row = conn.execute(query.with_for_update() if lock else query).first()
         left = 0.0 if row is None else row.window_start + window - self.clock()
         return (row.count if left > 0 else 0), max(left, 0.0)
 
@@ -423,7 +424,7 @@ class Store:
         if is_local(address):
             return
         who, now = self._keyed("client", kind, address), self.clock()
-        used, left = self._client_used(conn, kind, who, window)
+        used, left = self._client_used(conn, kind, who, window, lock=True)
         if used >= limit:
             raise refusal(limit=limit, **_waiting(left))
         values = {"window_start": now, "count": 1} if used == 0 else {"count": used + 1}
