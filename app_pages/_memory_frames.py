@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from gdn.figures.memory import memory_step_html, rules_html, timeline_html
-from gdn.lessons.memory import InputError, rows_to_stream, stage_numbers, stream_to_rows
+from gdn.lessons.memory import InputError, changed_rows, rows_to_stream, stage_numbers, stream_to_rows
 from gdn.lessons.stream import STAGES, StepRecords, Stream, step_records
 from app_pages._support import ui
 from app_pages._support.caches import BOUNDS
@@ -27,7 +27,12 @@ FLY = {"from": [["keys", 0], ["read", 3]], "to": "write"}
 def narration(rec: StepRecords, t: int, stage: str) -> str:
     """One line that says what this stage did to token t, with its numbers (escaped: plain text)."""
     numbers = stage_numbers(rec, t, dim=ui.tr("common.dim"))
-    key = "memory.narrate_write_none" if stage == "write" and not numbers["rows"] else f"memory.narrate_{stage}"
+    key = f"memory.narrate_{stage}"
+    if stage == "write":
+        rows, K = len(changed_rows(rec, t)), rec.stream.shape[1]
+        # every row of a wider table: "all 4 rows", where the list of dims took a second line on a projector
+        key = "memory.narrate_write_none" if not rows else "memory.narrate_write_all" if rows == K > 2 else key
+        numbers["K"] = str(K)
     return html.escape(ui.tr(key, **numbers))
 
 

@@ -2,6 +2,7 @@
 and shows the numbers the server-side figure code made."""
 import pytest
 
+from gdn.lessons.memory import PRESETS
 from devtools.app_server import SentMessages, wait_for_app
 
 pytestmark = pytest.mark.browser
@@ -146,3 +147,18 @@ def test_lecture_mode_at_1280x720_keeps_the_story_and_the_whole_figure(page, app
                            ".map(td => td.getBoundingClientRect().bottom))")
     assert bottom <= 720, bottom
     assert not page.problems, page.problems
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_lecture_mode_at_1280x720_keeps_every_examples_token_strip_on_screen(page, app_url, preset):
+    """The token strip (the scrubber at 1280x720) under every example's figure, inside the first screen, the
+    numbers still at least 20 px and their labels 16 px: the 4-dim example's ended 73 px below it."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    open_memory(page, app_url, f"lang=en&mode=lecture&memory_preset={preset}&memory_t=1&memory_stage=write")
+    page.wait_for_selector(".gdn-timeline .tok")
+    got = page.evaluate("""() => {
+      const size = (sel) => Math.min(...[...document.querySelectorAll('.gdn-player-figure ' + sel)]
+                                     .filter(e => e.textContent.trim()).map(e => parseFloat(getComputedStyle(e).fontSize)));
+      return {strip: document.querySelector('.gdn-timeline').getBoundingClientRect().bottom,
+              cell: size('td.cell'), label: size(':is(th.col, th.row, td.axis)')}; }""")
+    assert got["strip"] <= 720 and got["cell"] >= 20 and got["label"] >= 16, got
