@@ -212,7 +212,8 @@ async def student(i: int, nginx_url: str, out: dict, rng: random.Random) -> None
 @contextlib.contextmanager
 def class_server(replicas: int, db: str):
     port = free_port()
-    proc, lines = class_server_process.serving(replicas, port, env={"GDN_CLASS_DB": db})
+    # the whole class joins from 127.0.0.1, one address: its per-address seat cap raised to the class
+    proc, lines = class_server_process.serving(replicas, port, env={"GDN_CLASS_DB": db, "GDN_CLASS_MINT": "20,4,200"})
     replicas_at = [(int(m.group(1)), m.group(2)) for m in (re.search(r"pid (\d+) on (\S+)", x) for x in lines) if m]
     try:
         time.sleep(1.0)                                    # nginx's listen socket
