@@ -266,15 +266,23 @@ def redraw_room() -> None:
 
 
 def _step(code: str, secret: str, room: Room, direction: int) -> None:
-    """Next (+1) or back (-1) from the question the room shows; next reveals first when the teacher
-    asked the clicker to (live_reveal_first) and the answer is still hidden."""
+    """Next (+1) or back (-1) from the round the room shows. Back shows the round asked before it as it
+    was (its answers, its reveal), and next the one after it; next from the latest round asks the next
+    question (revealing first when the teacher asked the clicker to, live_reveal_first, and the answer is
+    still hidden). Asking a shown question again is the picker's own button, never a key."""
     ids = [ex.id for ex in EXERCISES]
     if direction > 0 and room.question and not room.revealed and st.session_state.get("live_reveal_first"):
         _act(store().reveal, code, secret)
         return
-    if room.question is None and direction < 0:
+    shown = []
+
+    def revisit() -> None:
+        shown.append(store().revisit(code, secret, direction, after_round=room.round))
+
+    if not attempt(revisit) or shown[0] is not None or direction < 0:
+        redraw_room()                      # moved; or nothing asked before it; or the store's message says why
         return
-    at = ids.index(room.question) + direction if room.question else 0
+    at = ids.index(room.question) + 1 if room.question in ids else 0
     target = EXERCISES[at % len(ids)]
     _act(store().ask, code, secret, target.id, target.n_options, after_round=room.round)
 
@@ -464,7 +472,8 @@ def bars(code: str, open_demo) -> None:
     # under the bars it fell on the screen's bottom edge. As HTML: the question is the project's own text
     # (assets/i18n, its $math$ kept for KaTeX), never a user's.
     answers = ui.tr("live.answers_one" if n == 1 else "live.answers", n=n)
-    seated = ui.tr("live.seats", seats=room.seats) + (f" · {ui.tr('live.locked_note')}" if room.locked else "")
+    seated = ui.tr("live.seats_one" if room.seats == 1 else "live.seats", seats=room.seats)
+    seated += f" · {ui.tr('live.locked_note')}" if room.locked else ""
     st.markdown(f"**{[e.id for e in EXERCISES].index(ex.id) + 1}. {ui.tr(f'classroom.q_{ex.id}', **ex.fields())}**\n\n"
                 f'<div class="gdn-live-count" data-n="{n}" data-seats="{room.seats}">{answers}'
                 f'<span class="gdn-live-seats"> · {seated}</span></div>', unsafe_allow_html=True)

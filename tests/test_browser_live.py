@@ -240,39 +240,52 @@ def test_an_english_phone_reads_english_on_a_chinese_projector_and_switches(publ
 
 @pytest.mark.browser
 def test_the_clicker_runs_the_room_and_never_scrolls_the_projector(tabs, app_url, app_log):
-    """PageDown / → next (a reveal first when chosen), PageUp / ← back, B blanks; the page stays where it is;
-    one press moves one question; Close logs no traceback."""
+    """PageDown / → next (a reveal first when chosen), PageUp / ← back to the questions asked before, as they
+    were (their answers, their reveal), B blanks; the page stays where it is; one press moves one question;
+    Close logs no traceback."""
     page = tabs.open(LECTURE)
     mark = len(app_log.lines)
     code = start_room(page, app_url, "en")
     store = Store.from_env()                                       # the shared server's store (same environment)
     at = lambda: (store.room(code).round, store.room(code).question)
+    counts = "() => [...document.querySelectorAll('.gdn-tally .opt')].map(o => +o.dataset.count)"
+    for address, choice in (("192.0.2.7", 2), ("192.0.2.8", 2), ("192.0.2.9", 0)):   # three phones answer question 1
+        store.vote(code, store.join(code, address), 1, choice)
+    page.wait_for_function(f"() => ({counts})().join() === '1,0,2,0'", timeout=20_000)
     scrolled = "() => [window.scrollY, document.querySelector('[data-testid=\"stMain\"]').scrollTop]"
     assert page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight") > LECTURE["height"]
     page.locator("h1").click()                                     # the teacher clicked the page, not a control
     before = page.evaluate(scrolled)
     for key, want in (("PageDown", (2, "beta_zero")), ("ArrowRight", (3, "no_error")),
-                      ("PageUp", (4, "beta_zero")), ("ArrowLeft", (5, "alpha_zero"))):
+                      ("PageUp", (2, "beta_zero")), ("ArrowLeft", (1, "alpha_zero"))):
         page.keyboard.press(key)
-        page.wait_for_selector(f".st-key-live_pick_{want[0]}", timeout=20_000)
+        page.wait_for_function(f"() => !!document.querySelector('.st-key-live_pick_{want[0]}')"
+                               f" && !document.querySelector('[class*=\"st-key-live_pick_\"]:not(.st-key-live_pick_{want[0]})')",
+                               timeout=20_000)
         assert at() == want, key
         assert page.evaluate(scrolled) == before, key              # the projector did not scroll
     assert stays(page, "document.querySelector('[class*=\"st-key-live_pick_\"]').className", 2000)
-    assert at() == (5, "alpha_zero")                               # one press, one question
+    assert at() == (1, "alpha_zero")                               # one press, one question
+    page.wait_for_function(f"() => ({counts})().join() === '1,0,2,0'", timeout=20_000)   # its answers, unchanged
+    assert store.snapshot(code)[1] == [1, 0, 2, 0]
     page.keyboard.press("b")
     assert page.locator("#gdn-live-blank").is_visible()
     page.keyboard.press("b")
-    assert page.locator("#gdn-live-blank").count() == 0 and at()[0] == 5
+    assert page.locator("#gdn-live-blank").count() == 0 and at()[0] == 1
     page.get_by_role("button", name=t("live.room", "en")).click()
     page.get_by_text(t("live.reveal_first", "en")).click()
     page.keyboard.press("Escape")
     page.locator("h1").click()
     page.keyboard.press("PageDown")                                # first the reveal ...
     page.wait_for_selector(".gdn-tally .opt.right", timeout=20_000)
-    assert at() == (5, "alpha_zero") and store.room(code).revealed
-    page.keyboard.press("PageDown")                                # ... then the next question
-    page.wait_for_selector(".st-key-live_pick_6", timeout=20_000)
-    assert at() == (6, "beta_zero") and page.evaluate(scrolled) == before
+    assert at() == (1, "alpha_zero") and store.room(code).revealed
+    page.keyboard.press("PageDown")                                # ... then forward to the question after it
+    page.wait_for_function("() => !document.querySelector('.st-key-live_pick_1')", timeout=20_000)
+    assert at() == (2, "beta_zero") and page.evaluate(scrolled) == before
+    page.keyboard.press("PageUp")                                  # back once more: shown as it was left, revealed
+    page.wait_for_selector(".st-key-live_pick_1 >> nth=0", state="attached", timeout=20_000)
+    page.wait_for_selector(".gdn-tally .opt.right", timeout=20_000)
+    assert at() == (1, "alpha_zero") and store.room(code).revealed
     button(page, "live_close").click()
     page.wait_for_selector(".st-key-live_start button", timeout=20_000)
     page.wait_for_timeout(1500)                                    # the bars' last tick, had it still run

@@ -109,6 +109,37 @@ def test_a_new_round_asked_twice_from_the_same_round_starts_one(location):
     assert store.ask(code, secret, "beta_zero", 3).round == 4                 # without after_round: always
 
 
+def test_going_back_shows_a_round_as_it_was_and_forward_returns(location):
+    """Back from question 2 shows question 1's round again with its votes and its reveal (no new round, no
+    votes lost); forward returns to question 2's round; a question asked after going back gets a round of its
+    own past every earlier one; a stale press moves nothing."""
+    store = Store(location)
+    code, secret = store.create_room()
+    assert store.revisit(code, secret, -1) is None                          # nothing asked yet
+    store.ask(code, secret, "alpha_zero", 4)
+    a, b = seat(store, code), seat(store, code)
+    store.vote(code, a, 1, 2)
+    store.vote(code, b, 1, 0)
+    store.reveal(code, secret)
+    store.ask(code, secret, "beta_zero", 3)
+    store.vote(code, a, 2, 1)
+    back = store.revisit(code, secret, -1, after_round=2)
+    assert (back.round, back.question, back.n_options, back.revealed) == (1, "alpha_zero", 4, True)
+    assert store.snapshot(code)[1] == [1, 0, 1, 0]                           # its answers as they were
+    assert store.revisit(code, secret, -1, after_round=1) is None            # nothing before the first
+    assert store.revisit(code, secret, -1, after_round=2).round == 1          # a stale press: still round 1
+    ahead = store.revisit(code, secret, +1, after_round=1)
+    assert (ahead.round, ahead.question, ahead.revealed) == (2, "beta_zero", False)
+    assert store.snapshot(code)[1] == [0, 1, 0]
+    assert store.revisit(code, secret, +1, after_round=2) is None            # the latest: the next is asked
+    store.revisit(code, secret, -1)
+    fresh = store.ask(code, secret, "gamma", 2, after_round=1)              # asked while round 1 is shown
+    assert (fresh.round, fresh.question) == (3, "gamma") and store.snapshot(code)[1] == [0, 0]
+    assert store.revisit(code, secret, -1).round == 2 and store.revisit(code, secret, -1).round == 1
+    assert store.reset_seats(code, secret) == 2
+    assert store.room(code).round == 4 and store.revisit(code, secret, -1).round == 3
+
+
 def test_only_the_teachers_secret_controls_the_room(location):
     store = Store(location)
     code, secret = store.create_room()

@@ -64,6 +64,7 @@ from gdn.live.tables import (  # noqa: F401  (metadata, schema_info, SCHEMA_VERS
     migrate,
     mints,
     rooms,
+    rounds,
     schema_info,
     seats,
     votes,
@@ -470,8 +471,42 @@ class Store:
             if values.pop("new_round", False):
                 if after_round is not None and row.round != after_round:
                     return _room(row)
-                values["round"] = row.round + 1
+                values["round"] = self._next_round(conn, code, row)
+                conn.execute(rounds.insert().values(code=code, round=values["round"], revealed=False,
+                                                    question=values.get("question", row.question),
+                                                    n_options=values.get("n_options", row.n_options)))
+            elif "revealed" in values:                     # the round's history says so too (going back shows it)
+                conn.execute(rounds.update().where(rounds.c.code == code, rounds.c.round == row.round)
+                             .values(revealed=values["revealed"]))
             conn.execute(rooms.update().where(rooms.c.code == code).values(**values))
+            row = conn.execute(sa.select(rooms).where(rooms.c.code == code)).first()
+        return _room(row)
+
+    @staticmethod
+    def _next_round(conn, code: str, row) -> int:
+        """A new round's number: past every round the room asked, also when the teacher went back to an older
+        one (its votes keep their round's number)."""
+        asked = conn.execute(sa.select(sa.func.max(rounds.c.round)).where(rounds.c.code == code)).scalar()
+        return max(row.round, asked or 0) + 1
+
+    @retried
+    def revisit(self, code: str, secret: str, direction: int, *, after_round: int | None = None) -> Room | None:
+        """Go back (direction -1) to the round asked before the one shown, or forward (+1) to the one asked
+        after it, as it was: its question, its votes (still stored under its number) and whether its answer
+        was shown; no new round. None when there is none that way (forward from the latest: ask the next
+        question instead). after_round: as in ask, a stale press moves nothing."""
+        code = normalize_code(code)
+        with self.writer.begin() as conn:
+            row = self._teacher_row(conn, code, secret)
+            if after_round is not None and row.round != after_round:
+                return _room(row)
+            there = rounds.c.round < row.round if direction < 0 else rounds.c.round > row.round
+            order = rounds.c.round.desc() if direction < 0 else rounds.c.round.asc()
+            past = conn.execute(sa.select(rounds).where(rounds.c.code == code, there).order_by(order).limit(1)).first()
+            if past is None:
+                return None
+            conn.execute(rooms.update().where(rooms.c.code == code).values(
+                round=past.round, question=past.question, n_options=past.n_options, revealed=past.revealed))
             row = conn.execute(sa.select(rooms).where(rooms.c.code == code)).first()
         return _room(row)
 
@@ -542,7 +577,10 @@ class Store:
             for table in (votes, mints):
                 conn.execute(table.delete().where(table.c.code == code))
             conn.execute(seats.update().where(seats.c.code == code).values(taken=0, joined_at=None))
-            conn.execute(rooms.update().where(rooms.c.code == code).values(round=row.round + 1, revealed=False))
+            fresh = self._next_round(conn, code, row)
+            conn.execute(rounds.insert().values(code=code, round=fresh, question=row.question, n_options=row.n_options,
+                                                revealed=False))
+            conn.execute(rooms.update().where(rooms.c.code == code).values(round=fresh, revealed=False))
         return freed
 
     def seating(self, code: str, secret: str) -> Seating:
@@ -706,7 +744,7 @@ class Store:
         now = self.clock()
         with self.writer.begin() as conn:
             old = [r.code for r in conn.execute(sa.select(rooms.c.code).where(rooms.c.expires_at <= now))]
-            for table in (votes, members, mints, seats, rooms):
+            for table in (votes, rounds, members, mints, seats, rooms):
                 if old:
                     conn.execute(table.delete().where(table.c.code.in_(old)))
             conn.execute(clients.delete().where(clients.c.window_start <= now - ROOMS_WINDOW_S))

@@ -5,14 +5,15 @@ student never write-locks the room row); members are the seats (hashed), each wi
 that took it (hashed: the teacher's seats-by-network view and the per-address cap count it), mints the seat
 mint's token bucket per address (hashed; `barred` once the teacher dropped that address's seats), clients
 the rate of room creation and wrong room codes per client (hashed), keys the store's own hash key when the
-operator set none (PostgreSQL; on SQLite it is a file beside the database), votes one row per (room, round,
-seat).
+operator set none (PostgreSQL; on SQLite it is a file beside the database), rounds every round a room asked
+(question, revealed), votes one row per (room, round, seat).
 """
 from __future__ import annotations
 
 import sqlalchemy as sa
 
-SCHEMA_VERSION = 3           # 2: rooms.locked, gdn_mints; 3: keyed hashes, seats per address, client limits
+SCHEMA_VERSION = 4           # 2: rooms.locked, gdn_mints; 3: keyed hashes, seats per address, client limits;
+                             # 4: gdn_rounds
 CODE_LENGTH = 6
 HASH_LENGTH = 32             # hex digits kept of a keyed hash (128 bits)
 DEFAULT_ADDRESS_SEATS = 40   # a room's per-address seat cap before the teacher or the operator changes it
@@ -74,6 +75,16 @@ keys = sa.Table(
     sa.Column("name", sa.String(16), primary_key=True),
     sa.Column("value", sa.String(128), nullable=False),
 )
+# Every round a room asked: its question and whether its answer was shown, so the teacher can go back to it
+# as it was (its votes stay in gdn_votes under its number) and forward again.
+rounds = sa.Table(
+    "gdn_rounds", metadata,
+    sa.Column("code", sa.String(CODE_LENGTH), primary_key=True),
+    sa.Column("round", sa.Integer, primary_key=True),
+    sa.Column("question", sa.String(40)),
+    sa.Column("n_options", sa.Integer, nullable=False, default=0),
+    sa.Column("revealed", sa.Boolean, nullable=False, default=False),
+)
 votes = sa.Table(
     "gdn_votes", metadata,
     sa.Column("code", sa.String(CODE_LENGTH), primary_key=True),
@@ -89,6 +100,7 @@ ADDED = {
         ("gdn_seats", "joined_at", "FLOAT"),
         ("gdn_members", "address", "VARCHAR(32) NOT NULL DEFAULT ''"),
         ("gdn_mints", "barred", "BOOLEAN NOT NULL DEFAULT FALSE")],
+    4: [],                   # a new table only (create_all makes it): a room's rounds before it are not kept
 }
 
 
