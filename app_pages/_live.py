@@ -229,7 +229,7 @@ def join_card(code: str, secret: str) -> None:
     png = None if reachability() else qr_png(link, scale=5)   # a code no phone can open is no use
     if png is not None:                            # (nor one too long to read: qr_png gives none)
         st.image(png, width=200)
-    st.markdown(ui.tr("live.join_hint"))
+    st.markdown(ui.tr("live.join_hint" if png is not None else "live.join_hint_link"))   # no code shown: no "scan"
     st.code(link, language=None, wrap_lines=True)
 
 

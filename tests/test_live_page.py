@@ -173,9 +173,12 @@ def test_the_join_link_uses_the_public_address_and_loopback_is_warned(class_db, 
     assert at.code[0].value == f"http://127.0.0.1:8501/classroom?join={code}"     # no language in it
     assert t("live.loopback", lang, host="127.0.0.1").replace("\\", "") in [w.value.replace("\\", "") for w in at.warning]
     assert "GDN_PUBLIC_URL=http://" in " ".join(m.value for m in at.markdown)        # and how to serve the network
+    said = lambda: [m.value for m in at.markdown]
+    assert t("live.join_hint_link", lang) in said() and t("live.join_hint", lang) not in said()   # no QR: no "scan"
     monkeypatch.setenv("GDN_PUBLIC_URL", "https://class.example.org/gdn/")
     at.run()
     assert at.code[0].value == f"https://class.example.org/gdn/classroom?join={code}"
+    assert t("live.join_hint", lang) in said()                               # a QR code shown: "scan" it
     assert not [w for w in at.warning if "127.0.0.1" in w.value.replace("\\", "")]
     for bad in ("class.example.org", "http://[abc:8501"):                   # no scheme; no URL at all
         monkeypatch.setenv("GDN_PUBLIC_URL", bad)                                 # said, not used
