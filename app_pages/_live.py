@@ -49,6 +49,7 @@ LOCK_HINT_SEATS = 5         # the lock hint: once this many phones joined ...
 LOCK_HINT_QUIET_S = 60.0    # ... and none for this long (the class is in; a late burst is someone else's)
 LOCK_HINT_CHECK_S = 5.0     # how often the join column asks whether to show it
 LOG = logging.getLogger(__name__)
+SHOWN_CODE_CHARS = 12       # of a code that names no room, a message echoes at most this much
 QUESTIONS = {ex.id: ex for ex in EXERCISES}
 STUDENT_CSS = f"<style>\n{(ui.ASSETS / 'live' / 'student.css').read_text(encoding='utf-8')}</style>"
 
@@ -86,7 +87,7 @@ def explain(error: Exception, student: bool = False) -> str:
     """A refused or failed request, in the student's or teacher's language. An unreachable store is the
     operator's to fix: the teacher reads what to check, a student only that the class will be back."""
     if isinstance(error, LiveError):
-        fields = {"code": plain(visible_cut(str(error), 12)), "n": MAX_STUDENTS, **error.details}
+        fields = {"code": plain(visible_cut(str(error), SHOWN_CODE_CHARS)), "n": MAX_STUDENTS, **error.details}
         return ui.tr(f"live.err_{error.reason}", **fields)
     return ui.tr("live.err_store_student") if student else ui.tr("live.err_store", what=type(error).__name__)
 
@@ -160,7 +161,7 @@ def _start() -> None:
     except LiveError as error:                                    # this client opened its rooms for the hour
         st.session_state["_live_message"] = explain(error)
         return
-    except (SQLAlchemyError, OSError, ValueError) as error:      # ValueError: GDN_CLASS_MINT malformed
+    except (SQLAlchemyError, OSError, ValueError) as error:
         LOG.warning("live class: the store cannot open a room: %s", error)
         st.session_state["_live_message"] = explain(error)
         return

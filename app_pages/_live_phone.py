@@ -21,6 +21,7 @@ from gdn.live.store import LiveError, NoRoom, NoSeat, normalize_code
 from app_pages._live import (
     FOLLOW_S,
     QUESTIONS,
+    SHOWN_CODE_CHARS,
     STUDENT_CSS,
     attempt,
     explain,
@@ -35,8 +36,6 @@ from app_pages._support.chrome import LANG_NAMES
 from app_pages._support.client import client_address
 from app_pages._support.escape import plain
 from app_pages._support.share import visible_cut
-
-SHOWN_CODE_CHARS = 12       # of a code that names no room, the page echoes at most this much
 
 
 def student_view(raw_code: str, open_view) -> None:

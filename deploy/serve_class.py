@@ -119,8 +119,9 @@ def both(*steps):
 
 def hold_port() -> socket.socket:
     """A free local port, held: a socket bound to it and never listening. SO_REUSEADDR on both sides lets
-    the replica (Streamlit sets it too) bind and listen beside it; anything else that binds the port is
-    refused, and the kernel hands it to no other bind(0) or outgoing connection. Closing a socket from
+    the replica (Streamlit sets it too) bind and listen beside it; a program that binds the port without
+    SO_REUSEADDR is refused, and the kernel hands it to no other bind(0) or outgoing connection (a server
+    that sets SO_REUSEADDR can still bind it: the hold keeps the port from being chosen, it is no lock). Closing a socket from
     free_port() and hoping the number stays free is a race with every other program on the machine."""
     s = socket.socket()
     s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

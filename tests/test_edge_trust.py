@@ -10,7 +10,8 @@ import contextlib
 
 import pytest
 
-from app_pages._support.client import LOOPBACK, UVICORN_TRUSTS, reported_peer, seat_address
+from gdn.live.store import is_local
+from app_pages._support.client import UNVERIFIED, UVICORN_TRUSTS, reported_peer, seat_address
 from devtools.app_server import ROOT, start_server
 
 SERVE_CLASS = "127.0.0.1/32,::1/128"       # what deploy/serve_class.py gives its replicas
@@ -25,12 +26,19 @@ def address(reported, forwarded, rewriters, trusted):
 def test_uvicorn_s_rewrite_of_a_loopback_peer_is_not_believed():
     """Streamlit's server, left to its default (FORWARDED_ALLOW_IPS unset: loopback), reports a loopback
     client that sent X-Forwarded-For as the header's address: that address is not the client's, and the
-    client counts as loopback, one client whatever it writes. Where the operator trusts loopback too
-    (serve-class's replicas), uvicorn's choice is the app's own."""
-    assert address(FORGED, FORGED, UVICORN_TRUSTS, "") == LOOPBACK
-    assert address("198.51.100.7", f"1.2.3.4, {FORGED}, 198.51.100.7", UVICORN_TRUSTS, "") == LOOPBACK
-    assert address(FORGED, FORGED, UVICORN_TRUSTS, "10.0.0.0/8") == LOOPBACK       # loopback still not named
-    assert address(FORGED, FORGED, "*", "") == LOOPBACK                            # uvicorn trusts anyone
+    client counts as UNVERIFIED, one client whatever it writes, and not this machine (which the room and
+    code limits exempt). Where the operator trusts loopback too (serve-class's replicas), uvicorn's choice
+    is the app's own."""
+    assert address(FORGED, FORGED, UVICORN_TRUSTS, "") == UNVERIFIED
+    assert address("198.51.100.7", f"1.2.3.4, {FORGED}, 198.51.100.7", UVICORN_TRUSTS, "") == UNVERIFIED
+    assert address(FORGED, FORGED, UVICORN_TRUSTS, "10.0.0.0/8") == UNVERIFIED     # loopback still not named
+    assert address(FORGED, FORGED, "*", "") == UNVERIFIED                          # uvicorn trusts anyone
+    # a LAN client naming itself, or an operator trusting 127.0.0.1 but not ::1 (uvicorn's default trusts
+    # both): counted as loopback, that once bought the operator's exemption, or a proxy's trust and with it
+    # an address of the client's choosing on every request
+    assert address("192.168.1.50", "192.168.1.50", UVICORN_TRUSTS, "") == UNVERIFIED
+    assert address("10.0.0.5", "192.168.1.50, 10.0.0.5", UVICORN_TRUSTS, "127.0.0.1") == UNVERIFIED
+    assert not is_local(UNVERIFIED)
     assert address(FORGED, FORGED, UVICORN_TRUSTS, SERVE_CLASS) == FORGED          # named: nginx's hop
     assert address("192.168.1.23", "", UVICORN_TRUSTS, "") == "192.168.1.23"       # no header: the peer
     assert address("192.168.1.23", "10.9.9.9", UVICORN_TRUSTS, "") == "192.168.1.23"   # a phone's own word
@@ -96,7 +104,7 @@ def probe_server(tmp_path, env: dict):
 def test_a_forged_header_straight_at_a_replica_is_ignored(tmp_path, rewrite, monkeypatch):
     """A local process straight at a replica on 127.0.0.1 (no proxy GDN_TRUSTED_PROXIES names) sends
     X-Forwarded-For: whether Streamlit reports the forged address (uvicorn's default) or the loopback
-    peer (None: FORWARDED_ALLOW_IPS empty), the app counts it as loopback, never as the forged address."""
+    peer (None: FORWARDED_ALLOW_IPS empty), the app never counts it as the forged address."""
     env = {"FORWARDED_ALLOW_IPS": ""} if rewrite.startswith("off") else {}
     if not env:
         monkeypatch.delenv("FORWARDED_ALLOW_IPS", raising=False)          # the server inherits os.environ
@@ -104,6 +112,6 @@ def test_a_forged_header_straight_at_a_replica_is_ignored(tmp_path, rewrite, mon
         forged = in_a_thread(what_the_page_says(url, {"X-Forwarded-For": FORGED}))
         honest = in_a_thread(what_the_page_says(url, {}))
     reported, counted = (part.split("=")[1] for part in forged.split())
-    assert counted in ("None", LOOPBACK) and FORGED not in counted, forged
+    assert counted in ("None", UNVERIFIED) and FORGED not in counted, forged
     assert reported == (FORGED if not env else "None"), forged       # what uvicorn does, seen for real
     assert honest == "reported=None counted=None", honest

@@ -9,6 +9,7 @@ import sqlalchemy as sa
 
 from gdn.live import store as live
 from gdn.live.store import (
+    AddressFull,
     BadVote,
     Locked,
     NoRoom,
@@ -138,6 +139,28 @@ def test_going_back_shows_a_round_as_it_was_and_forward_returns(location):
     assert store.revisit(code, secret, -1).round == 2 and store.revisit(code, secret, -1).round == 1
     assert store.reset_seats(code, secret) == 2
     assert store.room(code).round == 4 and store.revisit(code, secret, -1).round == 3
+
+
+def test_joins_at_once_from_one_address_stop_at_its_cap(location):
+    """Phones of one address joining at the same moment, each on a connection of its own: the cap holds
+    (on PostgreSQL the first joins of an address found no bucket row to lock and all got in)."""
+    from concurrent.futures import ThreadPoolExecutor
+    store = Store(location)
+    for _ in range(4):                                     # a race shows only now and then: four rooms
+        code, secret = store.create_room()
+        store.set_address_seats(code, secret, 3)
+        start = threading.Barrier(12)
+
+        def one(_):
+            start.wait()
+            try:
+                return store.join(code, "198.51.100.20")
+            except (AddressFull, TooManySeats):
+                return None
+
+        with ThreadPoolExecutor(12) as pool:
+            seated = [s for s in pool.map(one, range(12)) if s]
+        assert len(seated) == 3 and store.room(code).seats == 3
 
 
 def test_only_the_teachers_secret_controls_the_room(location):
@@ -347,6 +370,7 @@ def test_one_client_minting_seats_casts_no_more_than_the_mint_rate(location):
 def test_the_mint_rate_is_the_operators_to_set(location, monkeypatch, caplog):
     assert live.mint_rate("") is None and live.mint_rate(" 120, 6 ") == (120.0, 6.0, 120)
     assert live.mint_rate("10,4") == (10.0, 4.0, live.ADDRESS_SEATS) and live.mint_rate("20,4,200").per_address == 200
+    assert live.mint_rate("600,10") == (600.0, 10.0, live.MAX_STUDENTS)    # an older setting past a room's size
     for bad in ("60", "a,b", "0,4", "60,0", "60,-1", "1,2,0", "1,2,501", "1,2,3,4"):
         with pytest.raises(ValueError, match="GDN_CLASS_MINT"):
             live.mint_rate(bad)
@@ -431,8 +455,9 @@ def test_a_version_1_store_is_migrated(location):
 
 
 def test_a_version_2_store_with_a_live_class_is_migrated(location):
-    """Seats hashed the old way (sha256 of code:seat): the room, its teacher and its votes go on; an old
-    seat is no seat any more (its phone takes a new one at its next tap), and the new seats work."""
+    """Seats hashed the old way (sha256 of code:seat): the room, its teacher, its question and its votes go
+    on; an old seat is no seat any more (its phone takes a new one at its next tap), and the room asks its
+    question in a new round, so that phone's answer with its new seat is not counted beside its old one."""
     store = Store(location)
     code, secret = store.create_room()
     store.ask(code, secret, "alpha_zero", 4)
@@ -449,12 +474,15 @@ def test_a_version_2_store_with_a_live_class_is_migrated(location):
     engine.dispose()
     again = Store(location)
     room, counts = again.snapshot(code)
-    assert (room.question, counts, room.seats, room.address_seats) == ("alpha_zero", [0, 0, 0, 1], 1, live.ADDRESS_SEATS)
+    assert (room.question, room.round, counts, room.seats) == ("alpha_zero", 2, [0, 0, 0, 0], 0)
+    assert room.address_seats == live.ADDRESS_SEATS
     assert not again.has_seat(code, old_seat)
-    again.vote(code, again.join(code, "192.0.2.1"), 1, 0)
-    assert again.snapshot(code)[1] == [1, 0, 0, 1]
-    assert sorted(g.seats for g in again.seating(code, secret).groups) == [1, 1]
-    assert again.reset_seats(code, secret) == 2 and again.snapshot(code)[0].seats == 0
+    with again.reader.begin() as conn:                     # the old round's vote is kept, under its number
+        assert conn.execute(sa.select(live.votes.c.choice).where(live.votes.c.round == 1)).scalars().all() == [3]
+    again.vote(code, again.join(code, "192.0.2.1"), 2, 3)  # the same phone, its new seat, the new round
+    assert again.snapshot(code)[1] == [0, 0, 0, 1]         # counted once
+    assert [g.seats for g in again.seating(code, secret).groups] == [1]
+    assert again.reset_seats(code, secret) == 1 and again.snapshot(code)[0].seats == 0
 
 
 def test_a_newer_schema_is_refused(tmp_path):

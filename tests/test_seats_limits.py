@@ -67,14 +67,27 @@ def test_wrong_codes_are_throttled_per_client_and_a_right_one_waits_too(store):
     assert store.find_room(code, PROBE).code == code                      # a minute later: again
 
 
+def test_a_closed_rooms_code_is_no_guess(store):
+    """A class's phones reloading the link of a room their teacher closed: NoRoom each time, but no wrong
+    try counted, so the network can join the teacher's next room at once."""
+    store, clock = store
+    old, secret = store.create_room(TEACHER)
+    store.close(old, secret)
+    for _ in range(2 * live.CODE_TRIES):
+        with pytest.raises(NoRoom):
+            store.find_room(old, PROBE)
+    new, _ = store.create_room(TEACHER)
+    assert store.find_room(new, PROBE).code == new
+
+
 def test_guessing_codes_finds_no_class_in_an_hour(store):
-    """At CODE_TRIES a minute, an hour of guessing tries 600 codes of 31^6 (about 887 million)."""
+    """At CODE_TRIES a minute, an hour of guessing tries 60 x CODE_TRIES codes of 31^6 (about 887 million)."""
     store, clock = store
     store.create_room(TEACHER)
     tried = 0
     for minute in range(60):
         clock.now += live.CODE_TRIES_WINDOW_S
-        for guess in range(50):                                           # 50 a minute asked, 10 tried
+        for guess in range(50):                                           # 50 a minute asked, CODE_TRIES tried
             code = "".join(live.CODE_ALPHABET[(minute * 50 + guess) // 31 ** i % 31] for i in range(6))
             try:
                 store.find_room(code, PROBE)

@@ -99,5 +99,5 @@ def test_gdn_class_key_is_the_key_when_set(tmp_path, monkeypatch, caplog):
 
 def test_an_empty_key_file_says_what_to_do(tmp_path):
     (tmp_path / "class.db.key").write_text("")
-    with pytest.raises(RuntimeError, match="delete it"):
+    with pytest.raises(OSError, match="delete it"):
         Store(str(tmp_path / "class.db"))

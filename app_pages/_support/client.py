@@ -17,6 +17,10 @@ import streamlit as st
 
 UVICORN_TRUSTS = "127.0.0.1,::1"     # uvicorn's FORWARDED_ALLOW_IPS when the variable is unset
 LOOPBACK = "127.0.0.1"               # Streamlit reports a loopback peer as None
+# A peer whose address uvicorn may have taken from a header the client wrote: no address at all, so it is
+# neither this machine (exempt from the room and code limits) nor a trusted proxy, and every such client
+# shares one bucket of every per-address limit.
+UNVERIFIED = "unverified-peer"
 
 
 def _networks(text: str) -> list:
@@ -43,14 +47,14 @@ def reported_peer(reported: str | None, forwarded: str, rewriters: str, trusted:
     """The peer to judge a request by, given the address Streamlit reports (st.context.ip_address, None on
     loopback) and uvicorn's FORWARDED_ALLOW_IPS (`rewriters`). Where uvicorn may have taken the reported
     address from X-Forwarded-For (it trusts some host the app does not, and the address is one the
-    header names), the real peer was one of those hosts, loopback unless an operator said otherwise: it
-    is counted as LOOPBACK, so a made-up header buys neither a fresh address nor a proxy's trust. A
-    client that is no proxy never sends the header, so only a forger (or a proxy nobody named, whose
-    clients are then one client, the proxy itself) ends up there."""
+    header names), the real peer is unknown: it is counted as UNVERIFIED, so a made-up header buys neither
+    a fresh address, nor a proxy's trust, nor this machine's exemption (counting it as loopback gave all
+    three). A client that is no proxy never sends the header, so only a forger (or a proxy nobody named,
+    whose clients are then one client) ends up there."""
     if reported is None or not rewriters.strip() or _covered(rewriters, trusted):
         return reported
     named = {hop.strip() for hop in forwarded.split(",")}
-    return LOOPBACK if reported in named else reported
+    return UNVERIFIED if reported in named else reported
 
 
 def seat_address(direct: str | None, forwarded: str, trusted: str) -> str | None:
@@ -64,7 +68,7 @@ def seat_address(direct: str | None, forwarded: str, trusted: str) -> str | None
     last = forwarded.split(",")[-1].strip()
     try:
         proxy = _within(direct or LOOPBACK, _networks(trusted))
-    except ValueError:                      # a malformed network in the setting trusts nobody
+    except ValueError:                      # a malformed network in the setting, or an UNVERIFIED peer: no proxy
         proxy = False
     return last if last and proxy else direct
 

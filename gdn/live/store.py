@@ -79,7 +79,8 @@ MINT_PER_S = 4.0                # ... then this many a second: the default cap's
 ADDRESS_SEATS = DEFAULT_ADDRESS_SEATS   # ... and no more than 40 from one address (the teacher raises it)
 ROOMS_PER_HOUR = 6              # rooms one client may open in an hour (a teacher reopening one opens none)
 ROOMS_WINDOW_S = 3600.0
-CODE_TRIES = 10                 # wrong room codes one client may try in a minute, then it waits the minute out
+CODE_TRIES = 30                 # wrong room codes one client (one network: a class behind a NAT) may try in a
+                                # minute, then it waits the minute out; 31^6 codes stay out of a guesser's reach
 CODE_TRIES_WINDOW_S = 60.0
 MIN_KEY_LENGTH = 16             # a shorter GDN_CLASS_KEY is used, with a warning: it may be guessed
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"     # no 0/O, 1/I/L: read off a projector
@@ -233,8 +234,8 @@ def mint_rate(text: str) -> Mint | None:
         numbers = [float(x) for x in text.split(",")]
     except ValueError:
         numbers = []
-    if len(numbers) == 2:
-        numbers.append(max(ADDRESS_SEATS, numbers[0]))
+    if len(numbers) == 2:                 # an older two-number setting ("600,10"): a room holds MAX_STUDENTS
+        numbers.append(min(max(ADDRESS_SEATS, numbers[0]), MAX_STUDENTS))
     if not (len(numbers) == 3 and numbers[0] >= 1 and numbers[1] > 0 and 1 <= numbers[2] <= MAX_STUDENTS):
         raise ValueError(f"GDN_CLASS_MINT={text!r}: write BURST,PER_S[,PER_ADDRESS], e.g. 20,4,40 (seats one "
                          f"address takes at once, then per second, and at most in one room: 1 to {MAX_STUDENTS})")
@@ -271,13 +272,17 @@ def key_file(database: Path) -> bytes:
             os.link(draft, path)
         except FileExistsError:
             pass
+        except OSError:                       # a file system without hard links: the draft renamed, unless one is there
+            if not path.exists():
+                os.replace(draft, path)
         finally:
-            draft.unlink()
+            draft.unlink(missing_ok=True)
     if path.stat().st_mode & 0o077:
         logging.getLogger(__name__).warning("%s can be read by other users: chmod 600 it", path)
     key = path.read_text(encoding="utf-8").strip()
     if not key:
-        raise RuntimeError(f"{path} is empty: delete it (a new key is made; seats then join again) or set GDN_CLASS_KEY")
+        # an OSError: the pages say a store's file problem in words, never as a traceback
+        raise OSError(f"{path} is empty: delete it (a new key is made; seats then join again) or set GDN_CLASS_KEY")
     return key.encode()
 
 
@@ -449,7 +454,11 @@ class Store:
             return self.room(code)
         except NoRoom:
             with self.writer.begin() as conn:
-                self._count_client(conn, "code", address, CODE_TRIES_WINDOW_S, CODE_TRIES, TooManyTries)
+                # a room that was (closed, or past its lifetime and not yet purged) is no guess: a class's
+                # phones reloading the last lesson's link must not lock their network out of the next
+                was = conn.execute(sa.select(rooms.c.code).where(rooms.c.code == code)).first()
+                if was is None:
+                    self._count_client(conn, "code", address, CODE_TRIES_WINDOW_S, CODE_TRIES, TooManyTries)
             raise NoRoom(code) from None                  # the code the phone asked for, said back
 
     def _teacher_row(self, conn, code: str, secret: str):
@@ -561,6 +570,8 @@ class Store:
             conn.execute(votes.delete().where(votes.c.code == code,
                                               votes.c.voter.in_(sa.select(members.c.voter).where(*theirs))))
             dropped = conn.execute(members.delete().where(*theirs)).rowcount
+            if not dropped:                               # a stale group (dropped already, reset since): no bar
+                return 0
             conn.execute(seats.update().where(seats.c.code == code).values(taken=seats.c.taken - dropped))
             bar = self._insert(mints).values(code=code, address=group, tokens=0.0, at=self.clock(), barred=True)
             conn.execute(bar.on_conflict_do_update(index_elements=["code", "address"], set_={"barred": True}))
@@ -634,27 +645,30 @@ class Store:
             self._check_open(row)
             if row.locked:
                 raise Locked(code)
-            # The bucket's row lock also queues this address's joins, so two never both take the last seat
-            # under its cap (the first join of an address has no row to lock: it is far below any cap).
+            # The bucket's row lock queues this address's joins, so two never both take the last seat under
+            # its cap or the last token of its burst. A first join makes the (full) bucket before locking it:
+            # on PostgreSQL concurrent first joins found no row to lock and all got in, past any cap.
+            fresh = self._insert(mints).values(code=code, address=where, tokens=float(self.rate.burst), at=now,
+                                               barred=False)
+            conn.execute(fresh.on_conflict_do_nothing(index_elements=["code", "address"]))
             bucket = conn.execute(sa.select(mints).where(mints.c.code == code, mints.c.address == where)
                                   .with_for_update()).first()
-            if bucket is not None and bucket.barred:
+            if bucket.barred:
                 raise Barred(code)
             held = conn.execute(sa.select(sa.func.count()).select_from(members)
                                 .where(members.c.code == code, members.c.address == where)).scalar()
             if held >= row.address_seats:
                 raise AddressFull(code, limit=row.address_seats)
             burst, per_s = self.rate.burst, self.rate.per_s
-            tokens = burst if bucket is None else min(burst, bucket.tokens + (now - bucket.at) * per_s)
+            tokens = min(burst, bucket.tokens + (now - bucket.at) * per_s)
             if tokens < 1:
                 raise TooManySeats(code)
             took = conn.execute(seats.update().where(seats.c.code == code, seats.c.taken < MAX_STUDENTS)
                                 .values(taken=seats.c.taken + 1, joined_at=now))
             if took.rowcount != 1:
                 raise RoomFull(code)
-            upsert = self._insert(mints).values(code=code, address=where, tokens=tokens - 1, at=now, barred=False)
-            conn.execute(upsert.on_conflict_do_update(index_elements=["code", "address"],
-                                                      set_={"tokens": tokens - 1, "at": now}))
+            conn.execute(mints.update().where(mints.c.code == code, mints.c.address == where)
+                         .values(tokens=tokens - 1, at=now))
             conn.execute(members.insert().values(code=code, voter=self.seat_hash(code, seat), window_start=now,
                                                  window_votes=0, address=where))
         return seat

@@ -98,7 +98,7 @@ ADDED = {
     2: [("gdn_rooms", "locked", "BOOLEAN NOT NULL DEFAULT FALSE")],
     3: [("gdn_rooms", "address_seats", f"INTEGER NOT NULL DEFAULT {DEFAULT_ADDRESS_SEATS}"),
         ("gdn_seats", "joined_at", "FLOAT"),
-        ("gdn_members", "address", "VARCHAR(32) NOT NULL DEFAULT ''"),
+        ("gdn_members", "address", f"VARCHAR({HASH_LENGTH}) NOT NULL DEFAULT ''"),
         ("gdn_mints", "barred", "BOOLEAN NOT NULL DEFAULT FALSE")],
     4: [],                   # a new table only (create_all makes it): a room's rounds before it are not kept
 }
@@ -108,9 +108,10 @@ def migrate(conn) -> None:
     """Create the tables on first use and record the schema version; bring an older schema up one version
     at a time; refuse a newer one (an older app on a store a newer one wrote).
 
-    3: seats and addresses are hashed with the store's key from now on. The rooms of an older store keep
-    their question, round and votes; their seats, hashed the old way, are no longer found, so a phone takes
-    a new one at its next tap (its old seat counts in no network's group: address "")."""
+    3: seats and addresses are hashed with the store's key from now on. Seats hashed the old way can no
+    longer be found, so they are let go (and the mint buckets with them): every phone takes a new seat at
+    its next tap. Each room keeps its question and its votes, and starts a new round of that question, so
+    a phone answering again with its new seat is not counted twice beside its old vote."""
     metadata.create_all(conn)
     found = conn.execute(sa.select(schema_info.c.version)).scalar()
     if found is None:
@@ -122,8 +123,18 @@ def migrate(conn) -> None:
     for version in range(found + 1, SCHEMA_VERSION + 1):
         for table, column, kind in ADDED.get(version, []):
             _add_column(conn, table, column, kind)
+        if version == 3:
+            _let_unkeyed_seats_go(conn)
         conn.execute(schema_info.update().values(version=version))
     members_by_address.create(conn, checkfirst=True)       # create_all makes no index on a table it found
+
+
+def _let_unkeyed_seats_go(conn) -> None:
+    """Schema 3's step (see migrate): the seats and buckets of the old hashes go, every room a new round."""
+    for table in (members, mints):
+        conn.execute(table.delete())
+    conn.execute(seats.update().values(taken=0, joined_at=None))
+    conn.execute(rooms.update().values(round=rooms.c.round + 1, revealed=False))
 
 
 def _add_column(conn, table: str, column: str, kind: str) -> None:
