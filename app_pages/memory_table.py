@@ -5,12 +5,16 @@ from gdn.figures import fig_memory_player
 from gdn.lessons.memory import PRESETS, InputError, random_stream, replay_stream, rows_to_stream
 from gdn.lessons.stream import STAGES, opening_step, records_csv, step_records
 from app_pages._memory_frames import PANELS, editor_table, packed_frames, unedited
+from app_pages._real_model import replay_link
 from app_pages._support import ui
 from app_pages._support.escape import plain_fields
 from app_pages._support.player import player
 
 ui.stepping_title("memory")         # the player opens past step 1 and says why
 replay = st.session_state.get("memory_replay")        # a real head sent here by the real-model page
+if replay is None and "memory_preset" not in st.session_state and st.query_params.get("memory_preset") == "replay":
+    # a link to a replay, opened in a fresh session: made again on the real-model page, or said why not
+    st.warning(replay_link.reopen_from_link(), icon=":material/link_off:")
 
 # The example picker and its story share one row, so the player and the figure start in the first
 # screen; lecture mode moves them to the sidebar (the teacher tells the story).
@@ -21,9 +25,11 @@ else:
 with picker:
     options = list(PRESETS) + (["replay"] if replay else [])
     preset_label = ui.label_maker("memory.preset_")
+    # the labels made now: the picker may call format_func later, outside this run (and its language)
+    labels = {p: preset_label(p) for p in PRESETS} | ({"replay": ui.tr(
+        "memory.preset_replay" if "K" in replay else "memory.preset_exercise", title=replay["title"])} if replay else {})
     preset = ui.linked(st.selectbox, ui.tr("memory.preset"), options, key="memory_preset", default="write_read_2d",
-                       format_func=lambda p: preset_label(p) if p != "replay" else ui.tr(
-                           "memory.preset_replay" if "K" in replay else "memory.preset_exercise", title=replay["title"]))
+                       format_func=labels.get)
     token_names = None
     if preset == "random":
         c1, c2, c3, c4 = st.columns(4)
@@ -36,6 +42,9 @@ with picker:
         base, edit_key, token_names = replay_stream(replay), f"memory_edit_replay_{replay['title']}", replay["tokens"]
     else:
         base, edit_key = PRESETS[preset](), f"memory_edit_{preset}"
+    # what a replay was made of lives in the link (the replay itself is too long for one)
+    st.session_state[replay_link.LINK] = replay.get("link") if preset == "replay" else None
+    ui.sync_to_url(replay_link.LINK, None)
 if preset != "replay":
     story = (f"memory.story_{preset}", {})
 elif "K" in replay:                                  # a real head, sent by the real-model page

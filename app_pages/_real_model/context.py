@@ -140,10 +140,12 @@ class ViewContext:
         return np.exp(self.g)                                             # [T, H]
 
     # -- computed in a worker process on first use, kept in the shared caches ----------------------
-    def head_inputs(self) -> dict[str, np.ndarray]:
-        """The chosen head's q, k [T, K], v [T, V], g, beta [T] (LayerInputs.head)."""
-        return compute.run_job("real_model.inputs", (self.folder, self.ids, self.layer, self.head), work.head_inputs,
-                               self.folder, self.ids, self.layer, self.head)
+    def head_inputs(self, **overrides) -> dict[str, np.ndarray]:
+        """The chosen head's q, k [T, K], v [T, V], g, beta [T] (LayerInputs.head), under the interventions
+        in overrides (set_alpha / set_beta), if any."""
+        key = (self.folder, self.ids, self.layer, self.head, work.overrides_key(overrides))
+        return compute.run_job("real_model.inputs", key, work.head_inputs, self.folder, self.ids, self.layer, self.head,
+                               overrides)
 
     @property
     def norms(self) -> np.ndarray:
@@ -158,7 +160,7 @@ class ViewContext:
 
     def predictions(self, **overrides) -> Predictions:
         """Top-3 next tokens at every position (cached per prompt and intervention, shared by all sessions)."""
-        key = (self.folder, self.ids, repr(sorted((k, sorted(v.items(), key=repr)) for k, v in overrides.items())))
+        key = (self.folder, self.ids, work.overrides_key(overrides))
         return compute.run_job("real_model.pred", key, work.predictions, self.folder, self.ids, tuple(self.slots),
                                self.demo, overrides)
 

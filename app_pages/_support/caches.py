@@ -37,7 +37,7 @@ class Cache:
 SHARED = {
     "real_model.encode": Cache(16, "(folder, sha256 of the prompt, max_tokens)", "Encoded: ids, pieces", "_real_model/prompt.py"),
     "real_model.run": Cache(8, "(folder, token ids)", "GateRun: g, beta [L, T, H] of every GDN layer", "_real_model/prompt.py"),
-    "real_model.inputs": Cache(8, "(folder, ids, layer, head)", "one head's q, k, v, g, beta as numpy (the replay)",
+    "real_model.inputs": Cache(8, "(folder, ids, layer, head, interventions)", "one head's q, k, v, g, beta as numpy (the replay)",
                                "_real_model/context.py"),
     "real_model.norms": Cache(16, "(folder, ids, layer)", "||S_t|| [T, H]", "_real_model/context.py"),
     "real_model.pred": Cache(32, "(folder, ids, repr of the intervention)", "Predictions: top-3 [T, 3], gates",
@@ -102,7 +102,7 @@ STREAMLIT = {
                               "_support/compute.py", ("job_line",)),
     "work.models": Cache(BOUNDS["work.models"], "folder", "a loaded model, in one worker process (each keeps its own)",
                          "_support/work.py", ("_models",)),
-    "work.inputs": Cache(BOUNDS["work.inputs"], "(folder, ids, layer)", "LayerInputs: one layer's q, k, v, g, beta, "
+    "work.inputs": Cache(BOUNDS["work.inputs"], "(folder, ids, layer, interventions)", "LayerInputs: one layer's q, k, v, g, beta, "
                          "in one worker process", "_support/work.py", ("_inputs",)),
     "compute.download_lock": Cache("one per server", "()", "the lock of hub downloads", "_support/compute.py",
                                    ("download_lock",)),

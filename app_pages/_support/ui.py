@@ -33,5 +33,6 @@ from app_pages._support.url_state import (  # noqa: F401
                                           linked_int,
                                           relabel_after_language_switch,
                                           seed_from_url,
+                                          seed_int,
                                           sync_to_url,
 )

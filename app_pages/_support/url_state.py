@@ -93,11 +93,20 @@ def linked_int(where, label: str, lo: int, hi: int, default: int, *, key: str, *
     """An integer number_input whose value lives in the link, linked by hand like `linked`: Streamlit's
     own binding raises on ?key=inf, 1e400 or 5000 digits. A link value that is not a whole number in
     [lo, hi] is ignored (the default is shown and the link corrected)."""
+    seed_int(key, lo, hi, default)
+    value = int(where.number_input(label, lo, hi, key=key, **kwargs))
+    sync_to_url(key, default)
+    return value
+
+
+def seed_int(key: str, lo: int, hi: int, default: int) -> None:
+    """Before an integer widget linked by hand is drawn: on a fresh session take ?key= from the link if it is a
+    whole number in [lo, hi] (else this session's last value, else the default); later, keep the stored value
+    in [lo, hi] (a slider whose range follows the prompt's length refuses a value outside it)."""
+    bound(key)
     if key not in st.session_state:
         text = (st.query_params.get(key) or "").strip()
         valid = re.fullmatch(r"-?\d{1,12}", text) is not None and lo <= int(text) <= hi
         kept = _kept(key)
         st.session_state[key] = int(text) if valid else kept if isinstance(kept, int) and lo <= kept <= hi else default
-    value = int(where.number_input(label, lo, hi, key=key, **kwargs))
-    sync_to_url(key, default)
-    return value
+    st.session_state[key] = max(lo, min(int(st.session_state[key]), hi))

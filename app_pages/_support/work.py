@@ -41,19 +41,27 @@ def gate_run(folder: str, ids: tuple):
     return gate_run(model(folder), list(ids))
 
 
-def layer_inputs(folder: str, ids: tuple, layer: int):
-    key = (folder, ids, layer)
+def overrides_key(overrides: dict) -> str:
+    """Interventions ({"set_beta": {(layer, head): value}}) as a cache key's part: the same in any order."""
+    return repr(sorted((name, sorted(given.items(), key=repr)) for name, given in overrides.items()))
+
+
+def layer_inputs(folder: str, ids: tuple, layer: int, overrides: dict | None = None):
+    """overrides: the interventions (set_alpha / set_beta, as trace takes them) the layer's inputs are made under."""
+    overrides = overrides or {}
+    key = (folder, ids, layer, overrides_key(overrides))
     x = _inputs.get(key)
     if x is None:
         from gdn.qwen35.analysis import layer_inputs
-        x = layer_inputs(model(folder), list(ids), layer)
+        x = layer_inputs(model(folder), list(ids), layer, **overrides)
         _inputs.put(key, x)
     return x
 
 
-def head_inputs(folder: str, ids: tuple, layer: int, head: int) -> dict:
-    """One value head's q, k [T, K], v [T, V], g, beta [T] as numpy (the replay's window)."""
-    return layer_inputs(folder, ids, layer).head(head)
+def head_inputs(folder: str, ids: tuple, layer: int, head: int, overrides: dict | None = None) -> dict:
+    """One value head's q, k [T, K], v [T, V], g, beta [T] as numpy (the replay's window), under the
+    interventions in overrides (set_alpha / set_beta), if any."""
+    return layer_inputs(folder, ids, layer, overrides).head(head)
 
 
 def state_norms(folder: str, ids: tuple, layer: int):

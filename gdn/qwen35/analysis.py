@@ -24,6 +24,7 @@ from gdn.qwen35.checkpoint import DTYPE_BYTES, INDEX_FILE, read_header, read_ind
 from gdn.qwen35.config import Qwen35Config, load_config
 from gdn.qwen35.errors import CheckpointError
 from gdn.qwen35.filecaps import TOKENIZER_MAX_BYTES, read_json
+from gdn.qwen35.model import gate_overrides
 from gdn.qwen35.tokenizer import check_fits, json_id_count, script_keep
 
 
@@ -130,18 +131,30 @@ class LayerInputs:
 
 
 @torch.inference_mode()
-def layer_inputs(model, ids, layer: int) -> LayerInputs:
-    """Rebuild layer `layer`'s q, k, v, g, beta: trace the layers before it, then the layer's projections."""
+def layer_inputs(model, ids, layer: int, *, set_alpha: dict | None = None, set_beta: dict | None = None) -> LayerInputs:
+    """Rebuild layer `layer`'s q, k, v, g, beta: trace the layers before it, then the layer's projections.
+    set_alpha / set_beta: interventions as trace takes them, {(layer, head or None): value}. Those on earlier
+    layers change what reaches this one; those on this layer replace its gates (so a replay of an
+    intervened run shows the constants it ran with); those on later layers cannot touch it and are left out."""
     if model.cfg.layer_types[layer] != "linear_attention":
         raise ValueError(f"layer {layer} is full attention: it has no gates")
+    here = gate_overrides(model.cfg, *(_upto(given, layer) for given in (set_alpha, set_beta)), last=layer)
     if layer == 0:
         model.load_layers(0)
         x = model.embed(torch.as_tensor(list(ids), dtype=torch.long))                       # [T, D]
     else:
-        x = model.trace(ids, upto_layer=layer - 1, state_norms=False).layers[-1].output       # [T, D]
+        before = {name: _upto(given, layer - 1) for name, given in (("set_alpha", set_alpha), ("set_beta", set_beta))}
+        x = model.trace(ids, upto_layer=layer - 1, state_norms=False, **before).layers[-1].output   # [T, D]
     block = model.model.layers[layer]
-    q, k, v, g, beta, _ = block.linear_attn.kernel_inputs(block.input_layernorm(x[None]))   # [1, T, ...]
+    q, k, v, g, beta, _ = block.linear_attn.kernel_inputs(block.input_layernorm(x[None]), None,
+                                                          here.get(layer))                  # [1, T, ...]
     return LayerInputs(q.float(), k.float(), v.float(), g.float(), beta.float())
+
+
+def _upto(given: dict | None, last: int) -> dict | None:
+    """The interventions of `given` on layers up to `last` (None when there are none)."""
+    kept = {key: value for key, value in (given or {}).items() if isinstance(key, tuple) and key and key[0] <= last}
+    return kept or None
 
 
 def layer_state_norms(x: LayerInputs) -> np.ndarray:

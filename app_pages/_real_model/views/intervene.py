@@ -43,8 +43,9 @@ def link_text(head: int, on: dict[str, float | None]) -> str:
     return ";".join([*parts, f"head={'all' if head == ALL_HEADS else head}"]) if parts else ""
 
 
-def from_link(text: str, heads: list[int]) -> dict | None:
-    """The widget states a link's intervention names (link_text's inverse), or None if it names none."""
+def parse_link(text: str, heads: list[int]) -> tuple[int, dict[str, float]] | None:
+    """(head or ALL_HEADS, {gate: constant}) of a link's intervention (link_text's inverse), constants rounded
+    to the sliders' steps; None if it names none."""
     try:
         fields = dict(part.split("=", 1) for part in text.split(";"))
         named = fields.pop("head")
@@ -54,12 +55,45 @@ def from_link(text: str, heads: list[int]) -> dict | None:
         return None
     if head not in (ALL_HEADS, *heads) or not values or set(values) - {"alpha", "beta"}:
         return None
+    return head, values
+
+
+def from_link(text: str, heads: list[int]) -> dict | None:
+    """The widget states a link's intervention names, or None if it names none."""
+    parsed = parse_link(text, heads)
+    if parsed is None:
+        return None
+    head, values = parsed
     state = {keys.IV_HEAD: head}
     for gate in ("alpha", "beta"):
         state[keys.iv_on(gate)] = gate in values
         if gate in values:
             state[keys.iv_value(gate)] = values[gate]
     return state
+
+
+def in_effect(heads: list[int]) -> tuple[int, dict[str, float]] | None:
+    """The intervention set in this session, else the one a fresh session's link names: (head or ALL_HEADS,
+    {gate: constant}), or None. The other views read it here: it lives in the intervention view's widgets,
+    which exist only while that view is drawn, and in IV_LINK, which outlives them."""
+    if keys.IV_LINK not in st.session_state:
+        st.session_state[keys.IV_LINK] = st.query_params.get(keys.IV_LINK) or None
+    ui.sync_to_url(keys.IV_LINK, "")                  # the view's share link carries it too
+    return parse_link(st.session_state[keys.IV_LINK] or "", heads)
+
+
+def overrides(layer: int, head: int, values: dict[str, float]) -> dict:
+    """The intervention as the model takes it: {"set_beta": {(layer, head or None): 0.0}}."""
+    where = (layer, None if head == ALL_HEADS else head)
+    return {f"set_{gate}": {where: value} for gate, value in values.items()}
+
+
+def said(layer: int, head: int, values: dict[str, float]) -> str:
+    """"β := 0.00 · layer 3, all heads": the intervention in the page's words."""
+    gates = ", ".join(f"{'α' if gate == 'alpha' else 'β'} := {value:.2f}" for gate, value in sorted(values.items()))
+    place = ui.tr("real_model.where_all", layer=layer) if head == ALL_HEADS else \
+        ui.tr("real_model.where", layer=layer, head=head)
+    return f"{gates} · {place}"
 
 
 def controls(c: ViewContext) -> tuple[int, dict]:
@@ -81,8 +115,7 @@ def controls(c: ViewContext) -> tuple[int, dict]:
     b = c3.slider("β :=", 0.0, 1.0, step=0.05, key=keys.IV_BETA, disabled=not set_b, label_visibility="collapsed")
     st.session_state[keys.IV_LINK] = link_text(head, {"alpha": a if set_a else None, "beta": b if set_b else None}) or None
     ui.sync_to_url(keys.IV_LINK, "")
-    where = (c.layer, None if head == ALL_HEADS else head)
-    return head, {**({"set_alpha": {where: a}} if set_a else {}), **({"set_beta": {where: b}} if set_b else {})}
+    return head, overrides(c.layer, head, {**({"alpha": a} if set_a else {}), **({"beta": b} if set_b else {})})
 
 
 def intervene(c: ViewContext) -> None:
