@@ -29,7 +29,8 @@ TRAINED_PATH = ASSETS_MODELS / TRAINED_NAME
 # A folder name typed on the page: longer than this is a paste gone wrong (Linux refuses paths of 4096
 # bytes and more; the deepest hub snapshot is a few hundred characters), refused before it touches the disk
 FOLDER_NAME_MAX = 1024
-ECHO_CHARS = 80               # what of a typed name the messages repeat (a 20 MB paste came back whole)
+ECHO_CHARS = 240              # what of a typed name the messages repeat (a 20 MB paste came back whole; a real
+                             # path, however deep, stays whole)
 WEIGHT_PATTERNS = ["config.json", "*.safetensors", "model.safetensors.index.json", "tokenizer.json",
                    "tokenizer_config.json", "generation_config.json"]
 
