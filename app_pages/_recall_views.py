@@ -16,6 +16,7 @@ from gdn.recall.models import RULES
 from gdn.recall.quick import QUICK, QUICK_RULES
 from gdn.recall.sweep import learning_rates
 from gdn.recall.write_step import memory_page_example
+from app_pages import _quick_run as quick_run
 from app_pages._support import compute, ui, work
 
 TRAINED_DEMO = inspect.SHIPPED.parents[1] / "models" / "qwen35-demo-trained" / "model.safetensors"
@@ -105,6 +106,7 @@ def train_view() -> None:
                       steps=QUICK["steps"], filler=QUICK["seq_len"] - 4 * QUICK["pairs"]))
     seed_col, button_col = st.columns([1, 3], vertical_alignment="bottom")
     seed = ui.linked_int(seed_col, ui.tr("recall.seed"), 0, 99, 0, key="recall_seed", help=ui.tr("recall.seed_help"))
+    quick_run.reopen("recall", "recall.train", run_key, "recall_quick_run")
     if button_col.button(ui.tr("recall.train_button"), icon=":material/play_arrow:", key="recall_train"):
         st.session_state["recall_train_pending"] = (seed, time.perf_counter())
     progress, chart = st.empty(), st.empty()
@@ -118,8 +120,15 @@ def train_view() -> None:
         with chart.container():
             ui.show_figure(training_figure(run["curves"]), key="recall_training", alt=ui.tr("recall.train_alt"))
         summary = ", ".join(f"{rule_names()[r]} {row['accuracy'] * 100:.0f} %" for r, row in run["rows"].items())
-        st.success(ui.tr("recall.train_done", seconds=run["waited"], results=summary, seed=run["seed"]))
+        st.success(ui.tr("recall.train_done", seconds=run["waited"], results=summary, seed=run["seed"])
+                   if run["waited"] is not None else ui.tr("recall.train_kept", results=summary, seed=run["seed"]))
+    quick_run.keep_in_link("recall", run)
     st.caption(ui.tr("recall.train_cli", seed=seed))
+
+
+def run_key(seed: int) -> tuple:
+    """The quick run's key in the shared cache: the seed and the settings (one run per server)."""
+    return seed, tuple(sorted(QUICK.items()))
 
 
 def train(seed: int, progress, chart) -> dict:
@@ -139,7 +148,7 @@ def train(seed: int, progress, chart) -> dict:
             last[0] = time.perf_counter()
             chart.plotly_chart(training_figure(curves), key=f"recall_live_{step}", theme=None)
 
-    trained = compute.run_job("recall.train", (seed, tuple(sorted(QUICK.items()))), work.train_quick,
+    trained = compute.run_job("recall.train", run_key(seed), work.train_quick,
                               QUICK_RULES, seed, dict(QUICK), on_progress=on_progress,
                               on_fail=lambda: st.session_state.pop("recall_train_pending", None))
     progress.empty()

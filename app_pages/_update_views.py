@@ -14,6 +14,7 @@ from gdn.recall.models import RULES
 from gdn.recall.update import UPDATE_QUICK, UPDATE_RULES
 from gdn.recall.update_results import main_score, shipped, steps_by_rule
 from gdn.recall.update_results import percent as pct
+from app_pages import _quick_run as quick_run
 from app_pages._support import compute, ui, work
 from app_pages._support.caches import BOUNDS
 
@@ -136,6 +137,7 @@ def train_view() -> None:
                       updates=c["updates"], layers=c["layers"]))
     seed_col, button_col = st.columns([1, 3], vertical_alignment="bottom")
     seed = ui.linked_int(seed_col, ui.tr("recall.seed"), 0, 99, 0, key="update_seed", help=ui.tr("recall.seed_help"))
+    quick_run.reopen("update", "update.train", run_key, "update_quick_run")
     if button_col.button(ui.tr("update.train_button"), icon=":material/play_arrow:", key="update_train"):
         st.session_state["update_train_pending"] = (seed, time.perf_counter())
     progress, chart = st.empty(), st.empty()
@@ -150,9 +152,17 @@ def train_view() -> None:
             ui.show_figure(training_figure(curves_of(run["rows"])), key="update_training", alt=ui.tr("update.train_alt"))
         lines = [ui.tr("update.train_row", rule=names()[r], updated=pct(row["updated"]), kept=pct(row["kept"]),
                        old=pct(row["old"])) for r, row in run["rows"].items()]
-        st.success(ui.tr("update.train_done", seconds=run["waited"], seed=run["seed"]) + "\n\n" + "\n".join(lines))
+        done = ui.tr("update.train_done", seconds=run["waited"], seed=run["seed"]) if run["waited"] is not None else \
+            ui.tr("update.train_kept", seed=run["seed"])
+        st.success(done + "\n\n" + "\n".join(lines))
         ui.note(quick_note(run["rows"]))
+    quick_run.keep_in_link("update", run)
     st.caption(ui.tr("update.train_cli", seed=seed))
+
+
+def run_key(seed: int) -> tuple:
+    """The quick run's key in the shared cache: the seed and the settings (one run per server)."""
+    return seed, tuple(sorted(UPDATE_QUICK.items()))
 
 
 def curves_of(rows: dict) -> dict:
@@ -184,7 +194,7 @@ def train(seed: int, progress, chart) -> dict:
             last[0] = time.perf_counter()
             chart.plotly_chart(training_figure(curves), key=f"update_live_{step}", theme=None)
 
-    trained = compute.run_job("update.train", (seed, tuple(sorted(UPDATE_QUICK.items()))), work.train_update,
+    trained = compute.run_job("update.train", run_key(seed), work.train_update,
                               UPDATE_RULES, seed, dict(UPDATE_QUICK), on_progress=on_progress,
                               on_fail=lambda: st.session_state.pop("update_train_pending", None))
     progress.empty()
