@@ -1,8 +1,11 @@
-"""The project's own map stays whole: every module is named in the README's "What is where", every path
-the README, docs/, the requirements files and CI's script name exists, and no code or doc points at design
-documents outside the repository."""
+"""The project's own map stays whole: every module is named in docs/architecture.md's "What is where", every
+path the README, docs/, bench/README.md, the requirements files and CI's script name exists, every relative
+link of those pages reaches a file (and its heading, where it names one), the README gives the two commands
+for a fresh machine (the second exactly what CI runs) and the pages in learning order, and no code or doc
+points at design documents outside the repository."""
 import ast
 import fnmatch
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -12,10 +15,14 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
+MAP_DOC = ROOT / "docs" / "architecture.md"          # the module map's home (the README links to it)
+
+
 def module_map() -> str:
-    """The fenced block under the README's "## What is where"."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## What is where", 1)[1]
+    """The fenced block under docs/architecture.md's "## What is where"."""
+    doc = MAP_DOC.read_text(encoding="utf-8")
+    assert doc.count("## What is where") == 1, f"{MAP_DOC.relative_to(ROOT)} has no single \"## What is where\""
+    section = doc.split("## What is where", 1)[1]
     return section.split("```", 2)[1]
 
 
@@ -51,7 +58,7 @@ def test_every_module_is_in_the_readme_map():
     modules = [p.relative_to(ROOT) for folder in ("gdn", "app_pages") for p in (ROOT / folder).rglob("*.py")
                if p.name not in ("__init__.py", "__main__.py")]
     missing = sorted(str(p) for p in modules if not named_in(block, p))
-    assert modules and not missing, f"add these to the README's module map: {missing}"
+    assert modules and not missing, f"add these to docs/architecture.md's module map: {missing}"
 
 
 def test_the_map_check_catches_an_unnamed_module():
@@ -82,8 +89,9 @@ def test_no_pointer_to_design_documents_outside_the_repo():
 
 
 # --- Every file path the docs name exists -------------------------------------------------------------------
-# The texts read: the README, docs/*.md, the requirements files and CI's script, every word of each (prose,
-# inline code and code blocks alike; a stale name in a comment misleads as much as one in a command).
+# The texts read: the README, docs/*.md, bench/README.md, the requirements files and CI's script, every word
+# of each (prose, inline code and code blocks alike; a stale name in a comment misleads as much as one in a
+# command).
 # What counts as a path (after stripping quotes, brackets, "**" and trailing punctuation; words with
 # "://", "$", "=" or a leading "/", "~" or "-" are URLs, shell or options, never paths):
 #   - a word with a "/" whose first part is a top-level entry of the repository (`tests/x.py`, `deploy/k8s`),
@@ -98,8 +106,8 @@ EXTENSIONS = {"py", "md", "txt", "json", "jsonl", "js", "mjs", "css", "toml", "s
 
 
 def doc_files() -> list[Path]:
-    return [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted(ROOT.glob("requirements*.txt")),
-            ROOT / ".ci" / "run"]
+    return [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "bench" / "README.md",
+            *sorted(ROOT.glob("requirements*.txt")), ROOT / ".ci" / "run"]
 
 
 def repo_paths() -> set[str]:
@@ -219,3 +227,98 @@ def test_the_docstring_check_catches_a_missing_module():
     assert docstring_gaps(doc, {"naive", "chunk", "fmt"}, {"fused", "demo"}, frozenset({"app"})) == ["demo/"]
     assert docstring_gaps("naive_extra.py, fusedx/", {"naive"}, {"fused"}) == ["fused/", "naive.py",
                                                                              "gone: naive_extra.py"]
+
+
+# --- Every relative link reaches its file and heading -----------------------------------------------------------
+# A Markdown link `[text](target)` in the README, docs/*.md or bench/README.md whose target is no URL names a
+# file from the linking page's folder (`../bench/README.md` from docs/); `#anchor`, alone or after the file,
+# must be a heading of that Markdown file, as GitHub spells it (lower case, punctuation dropped, spaces as
+# hyphens, "-1", "-2" after a repeated heading).
+
+
+def anchors(markdown: str) -> set[str]:
+    """The anchors GitHub gives the headings of `markdown` (headings inside fenced code are not headings)."""
+    found: set[str] = set()
+    seen: dict[str, int] = {}
+    fenced = False
+    for line in markdown.splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        if fenced or not (m := re.match(r"#{1,6} +(.+?) *#* *$", line)):
+            continue
+        slug = re.sub(r"[^\w\- ]", "", m.group(1).strip().lower()).replace(" ", "-")
+        found.add(f"{slug}-{seen[slug]}" if slug in seen else slug)
+        seen[slug] = seen.get(slug, 0) + 1
+    return found
+
+
+def broken_links(page: Path, text: str) -> list[str]:
+    """The relative link targets of `text` (a page at `page`) that reach no file, or no heading of it."""
+    broken = []
+    for target in re.findall(r"\]\(([^()\s]+)\)", text):
+        if re.match(r"[a-z][a-z+.-]*:", target):                 # http:, https:, mailto:
+            continue
+        name, _, anchor = target.partition("#")
+        linked = (page.parent / name).resolve() if name else page
+        if not linked.exists() or (anchor and (linked.suffix != ".md"
+                                               or anchor not in anchors(linked.read_text(encoding="utf-8")))):
+            broken.append(target)
+    return broken
+
+
+def test_every_relative_link_resolves():
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "bench" / "README.md"]
+    broken = {str(p.relative_to(ROOT)): b for p in pages if (b := broken_links(p, p.read_text(encoding="utf-8")))}
+    assert not broken, f"links that reach nothing: {broken}"
+
+
+def test_the_link_check_catches_a_planted_bad_link():
+    page = ROOT / "docs" / "planted.md"
+    text = ("[ok](hosting.md) [ok](../bench/README.md#live-class-issue-28) [web](https://example.org/x.md)\n"
+            "[gone](hosting-old.md) [bad anchor](architecture.md#no-such-heading) [root](docs/hosting.md)")
+    assert broken_links(page, text) == ["hosting-old.md", "architecture.md#no-such-heading", "docs/hosting.md"]
+    assert anchors("# A b\n## Where a class's answers wait (issue 24)\n```\n# not a heading\n```\n## A b\n") == {
+        "a-b", "where-a-classs-answers-wait-issue-24", "a-b-1"}
+
+
+# --- The README's opening ---------------------------------------------------------------------------------------
+# A fresh machine needs two commands, the README's first two fenced blocks: one installs and runs the app (the
+# Dockerfile runs the same, tests/test_deploy.py), one installs the dev requirements and runs the whole suite,
+# the very line CI's script runs last. The fast everyday command stands beside them. Then the pages, in the
+# order of the learning path (app_pages/_support/path.py), each named by its English title.
+
+APP_COMMAND = "pip install -r requirements.txt && streamlit run app.py"
+FAST_COMMAND = 'python -m pytest -q -m "not browser and not slow" -n 2'
+
+
+def readme() -> str:
+    return (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def fenced_blocks(text: str) -> list[str]:
+    return [b.strip() for b in re.findall(r"^```[^\n]*\n(.*?)^```", text, flags=re.M | re.S)]
+
+
+def ci_test_command() -> str:
+    """The last command line of .ci/run: the README's full test command (CI's pip is told to be quiet, `-q`,
+    and that is all it adds)."""
+    lines = [line for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+             if line.strip() and not line.lstrip().startswith("#")]
+    return lines[-1].strip().replace("pip install -q -r ", "pip install -r ", 1)
+
+
+def test_the_readme_gives_the_two_commands_ci_runs():
+    blocks = fenced_blocks(readme())
+    assert blocks[:2] == [APP_COMMAND, ci_test_command()], blocks[:2]
+    assert "python -m pytest" in ci_test_command() and "requirements-dev.txt" in ci_test_command()
+    assert FAST_COMMAND in " ".join(readme().split())
+
+
+def test_the_readme_lists_the_pages_in_learning_order():
+    path = ast.parse((ROOT / "app_pages" / "_support" / "path.py").read_text(encoding="utf-8"))
+    stops = next(node.value for node in path.body if isinstance(node, ast.Assign)
+                 and any(isinstance(t, ast.Name) and t.id == "PATH" for t in node.targets))
+    nav = json.loads((ROOT / "assets" / "i18n" / "en" / "nav.json").read_text(encoding="utf-8"))
+    wanted = [(nav[call.args[2].value], f"app_pages/{call.args[0].value}.py") for call in stops.elts]
+    listed = re.findall(r"^\d+\. \[([^\]]+)\]\(([^)]+)\)", readme(), flags=re.M)
+    assert listed == wanted, f"the README's pages differ from the learning path: {listed} != {wanted}"
