@@ -10,7 +10,7 @@ import pytest
 from gdn.lru import LRU
 from app_pages._support.jobs import JobLine, QueueFull, WorkerLost
 from app_pages._support.workers import Slot, cores, pid
-from tests.job_fixtures import fail, hold, made_once
+from tests.job_fixtures import fail, finish_after, hold, made_once, told_to_stop
 
 WAIT = 60.0
 
@@ -103,6 +103,28 @@ def test_a_job_nobody_watches_leaves_the_line_and_a_running_one_is_told_to_stop(
     assert queued.state == "queued" and all(j.state == "running" for j in running)
     assert queued.wait(WAIT) and queued.state == "cancelled"             # then nobody touches them
     assert all(j.wait(WAIT) and j.state == "cancelled" for j in running)  # hold() saw should_stop()
+
+
+def test_nothing_cancelled_is_never_told_to_stop_not_even_a_warm_up(line):
+    """The cancel flag's resting value names no job: a warm-up (which shared its id once) and a job run
+    after a cancelled one both hear no stop."""
+    assert Slot.warm(line.slots[0], told_to_stop).result(WAIT) is False
+    job = line.submit("asks", "quiet", None, told_to_stop)
+    assert job.wait(WAIT) and job.state == "done" and job.result is False
+
+
+def test_a_job_told_to_stop_too_late_keeps_its_whole_result(line, tmp_path):
+    """Its visitor left while it was finishing and it never looked at should_stop(): what it returns is a
+    whole result, kept for the next visitor who asks (once it was thrown away as a stopped job's)."""
+    release = tmp_path / "release"
+    job = line.submit("leaves", "square", ("late", 7), finish_after, (str(release), 49))
+    wait_until(lambda: job.state == "running")
+    wait_until(lambda: job.stopping)                          # nobody touches it: the line tells it to stop
+    release.touch()
+    assert job.wait(WAIT) and job.state == "done" and job.result == 49
+    assert line.results["square"].get(("late", 7)) == 49
+    again = line.submit("comes", "square", ("late", 7), finish_after, (str(tmp_path / "never"), 0))
+    assert again.state == "done" and again.result == 49       # the kept result, no second run
 
 
 def test_a_killed_worker_fails_only_its_own_job_and_is_replaced(line, tmp_path):

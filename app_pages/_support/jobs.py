@@ -38,6 +38,8 @@ from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 
+from app_pages._support.workers import StoppedEarly
+
 LEASE_S = 6.0                 # a job is kept this long after its last watcher's last touch
 TICK_S = 0.5                  # how often the line looks for jobs nobody watches
 # a kind's expected seconds before one was measured
@@ -83,7 +85,7 @@ class Job:
     started_at: float | None = None
     finished_at: float | None = None
     done: threading.Event = field(default_factory=threading.Event)
-    stopping: bool = False        # told to stop early (nobody watches): its result is not kept
+    stopping: bool = False        # told to stop early (nobody watches): a result it stopped for is not kept
     pin: bool = False             # its result is pinned in the kept results
 
     def wait(self, timeout: float | None = None) -> bool:
@@ -283,9 +285,10 @@ class JobLine:
             except Exception as e:  # noqa: BLE001 -- the job's own error, handed to its visitor
                 self._finish(job, "failed", e)
             else:
-                if job.stopping:
-                    self._finish(job, "cancelled")       # perhaps stopped early, for nobody: not a result to keep
-                else:
+                if isinstance(job.result, StoppedEarly):  # it stopped when told: what it had is no result to keep
+                    job.result = None
+                    self._finish(job, "cancelled")
+                else:                                     # whole, also when its stop came too late: kept
                     took = time.monotonic() - job.started_at
                     self._took[job.kind] = took if job.kind not in self._took else 0.7 * self._took[job.kind] + 0.3 * took
                     if job.key is not None and job.kind in self.results:

@@ -26,6 +26,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 WORKER_NICE = int(os.environ.get("GDN_WORKER_NICE", "") or 5)     # above the server's 0: its pages go first
@@ -33,6 +34,16 @@ PARENT_CHECK_S = 1.0                             # how often a worker looks whet
 CPU_MAX = Path("/sys/fs/cgroup/cpu.max")         # cgroup v2: "<quota> <period>" or "max <period>"
 
 _ctx = multiprocessing.get_context("spawn")      # never fork a process with threads and torch in it
+# The cancel flag names the job to stop. Job ids start at 1, so NO_JOB (nothing cancelled) never names one,
+# nor the id a warm-up runs as (once both were -1, and a warm-up's should_stop() said True all along).
+NO_JOB, WARM_UP = 0, -1
+
+
+@dataclass(frozen=True)
+class StoppedEarly:
+    """What a job returned after its should_stop() said True: whatever it had then, for nobody to keep.
+    A job asked to stop that never looked (it was finishing) returns its whole result, kept as any other."""
+    result: object
 _mine = threading.local()                        # in a worker: .cancel (shared Value), .progress (Queue), .job
 
 
@@ -60,7 +71,7 @@ def _start(cancel, progress) -> None:
     """The worker's initializer: lower priority, one torch thread, the slot's channels kept, and an end
     of its own once the server is gone."""
     os.nice(WORKER_NICE)
-    _mine.cancel, _mine.progress, _mine.job = cancel, progress, -1
+    _mine.cancel, _mine.progress, _mine.job, _mine.told = cancel, progress, WARM_UP, False
     threading.Thread(target=_exit_with, args=(os.getppid(),), daemon=True, name="gdn-worker-parent").start()
     import torch
     torch.set_num_threads(1)
@@ -75,9 +86,10 @@ def _exit_with(server: int) -> None:
 
 
 def _run(job_id: int, fn: Callable, args: tuple):
-    _mine.job = job_id
+    _mine.job, _mine.told = job_id, False
     try:
-        return fn(*args)
+        result = fn(*args)
+        return StoppedEarly(result) if _mine.told else result
     except ValueError as e:
         # sent back as itself when it can be rebuilt from its message (ValueError) or says how (CheckpointError's
         # __reduce__); another subclass would fail to unpickle and break the executor: a plain copy goes instead
@@ -91,7 +103,9 @@ def _run(job_id: int, fn: Callable, args: tuple):
 def should_stop() -> bool:
     """True once the server has cancelled the job this worker runs (its visitor left); False outside a worker."""
     cancel = getattr(_mine, "cancel", None)
-    return cancel is not None and cancel.value == _mine.job
+    stop = cancel is not None and cancel.value == _mine.job
+    _mine.told = _mine.told or stop                  # what it returns now is a stopped job's (see _run)
+    return stop
 
 
 def report(data) -> None:
@@ -117,7 +131,7 @@ class Slot:
         self._start()
 
     def _start(self) -> None:
-        self.cancel_flag = _ctx.Value("q", -1, lock=False)
+        self.cancel_flag = _ctx.Value("q", NO_JOB, lock=False)
         self.progress = _ctx.Queue()
         self.executor = ProcessPoolExecutor(1, mp_context=_ctx, initializer=_start,
                                             initargs=(self.cancel_flag, self.progress))
@@ -137,7 +151,7 @@ class Slot:
                 self.on_progress(job_id, data)
 
     def submit(self, job_id: int, fn: Callable, args: tuple) -> Future:
-        self.cancel_flag.value = -1
+        self.cancel_flag.value = NO_JOB
         return self.executor.submit(_run, job_id, fn, args)
 
     def cancel(self, job_id: int) -> None:
@@ -145,7 +159,7 @@ class Slot:
 
     def warm(self, fn: Callable, args: tuple = ()) -> Future:
         """Start the process now (spawning and importing torch take seconds) and run fn in it."""
-        return self.executor.submit(_run, -1, fn, args)
+        return self.executor.submit(_run, WARM_UP, fn, args)
 
     def pids(self) -> list[int]:
         """The worker's process id, once started (tests kill it)."""
