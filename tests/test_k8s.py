@@ -156,4 +156,4 @@ def test_pods_carry_no_token_leave_the_load_balancer_first_and_the_image_is_pinn
     assert command[0] == "sleep" and 2 <= int(command[1]) < pod["terminationGracePeriodSeconds"]
     docs = (K8S / "deployment.yaml").read_text() + (K8S / "kustomization.yaml").read_text()
     assert "@sha256:" in docs and "kustomize edit set image" in docs and "imagetools inspect" in docs
-    assert "@sha256:" in (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "@sha256:" in (ROOT / "docs" / "hosting.md").read_text(encoding="utf-8")
