@@ -23,7 +23,7 @@ from gdn.figures.common import (
     numbered,
     symmetric_range,
 )
-from gdn.figures.tables import Panel, panels_table
+from gdn.figures.tables import Panel, panels_table, widest_number
 from gdn.lessons.memory import changed_rows
 from gdn.lessons.stream import STAGES, StepRecords
 from gdn.units import cell_text
@@ -107,6 +107,11 @@ def fig_memory_step(rec: StepRecords, t: int, stage: str, *, titles: dict[str, s
     return from_skeleton(key, build, data)
 
 
+# Wider tables than this (a real head replayed with 5 to 8 dims) go two to a row: four 8-column tables in one
+# row left a real head's "-0.03" about 20 px at 1440 px, its numbers clipped into one another.
+WIDE_V = 4
+
+
 def memory_step_html(rec: StepRecords, t: int, stage: str, *, titles: dict[str, str], axis: dict[str, str],
                      alt: str = "") -> str:
     """fig_memory_step's panels as HTML tables (gdn.figures.tables): what the page draws at every step.
@@ -123,11 +128,23 @@ def memory_step_html(rec: StepRecords, t: int, stage: str, *, titles: dict[str, 
 
     dims = lambda n: dim_labels(n, axis.get("dim", "dim"))
     # Top row: the four [K x V] tables share their rows (key dims), named once at the left.
-    tables = [panel(n, numbered(V), row_labels=i == 0, axis=axis["value"])
-              for i, n in enumerate(("S_prev", "S_decayed", "write", "S_new"))]
-    vectors = [panel("keys", dims(K)), panel("read", dims(V)), panel("output", dims(V))]
+    names = ("S_prev", "S_decayed", "write", "S_new")
+    rows = [names] if V <= WIDE_V else [names[:2], names[2:]]
+    chars = stream_chars(rec)                     # the same for every step: the numbers' size never jumps
+    tables = [panels_table([panel(n, numbered(V), row_labels=i == 0, axis=axis["value"]) for i, n in enumerate(row)],
+                           zmax, "gdn-tables", chars) for row in rows]
+    # "dim 1 ... dim 8" over narrow columns ran into one another: wide vectors are numbered like the tables
+    vec_cols = dims if max(K, V) <= WIDE_V else numbered
+    vectors = [panel("keys", vec_cols(K)), panel("read", vec_cols(V)), panel("output", vec_cols(V))]
     return (f'<div class="gdn-figure gdn-memory" role="figure" aria-label="{html.escape(alt)}">'
-            + panels_table(tables, zmax, "gdn-tables") + panels_table(vectors, zmax, "gdn-tables vectors") + "</div>")
+            + "".join(tables) + panels_table(vectors, zmax, "gdn-tables vectors", chars) + "</div>")
+
+
+def stream_chars(rec: StepRecords) -> int:
+    """The widest number any step of the stream shows, in characters (at least 3: "0.5")."""
+    arrays = (rec.S_prev, rec.S_decayed, rec.write, rec.S_new, rec.prediction, rec.error, rec.output,
+              rec.stream.k, rec.stream.v, rec.stream.q, rec.stream.beta)
+    return max(3, widest_number(*arrays))
 
 
 def _frame(fig: go.Figure, row: int, col: int) -> None:

@@ -98,7 +98,18 @@ def _label_em(labels: list[str]) -> float:
     return max(3.4, 0.9 * longest + 0.8)
 
 
-def panels_table(panels: list[Panel], zmax: float, css_class: str) -> str:
+def widest_number(*arrays: np.ndarray) -> int:
+    """Characters of the widest cell_text of these arrays (the numbers rounded to 2 digits): sign, integer
+    digits, and ".dd" when any is not whole. An upper bound, read off the numbers without formatting each."""
+    z = np.round(np.concatenate([np.ravel(np.asarray(a, dtype=float)) for a in arrays]), 2)
+    z = z[np.isfinite(z)]
+    if z.size == 0:
+        return 1
+    digits = len(str(int(np.abs(z).max())))
+    return int(bool((z < 0).any())) + digits + (3 if (z != np.round(z)).any() else 0)
+
+
+def panels_table(panels: list[Panel], zmax: float, css_class: str, chars: int | None = None) -> str:
     """Side-by-side panels as one <table>, so their rows line up: a title row, a column-label row, the
     body (panels with fewer rows leave theirs empty) and an axis-title row."""
     n_rows = max(len(p.rows) for p in panels)
@@ -141,5 +152,8 @@ def panels_table(panels: list[Panel], zmax: float, css_class: str) -> str:
     # Many columns (four 8 x 8 matrices in a row): smaller numbers, so "-0.71" still fits its cell. The
     # frame's colour comes from common.ACTIVE, like the Plotly figures' frames.
     scale = min(1.0, max(0.62, 20 / sum(len(p.cols) for p in panels)))
-    return (f'<table class="{css_class}" style="--cell-scale:{scale:.2f};--gdn-active:{ACTIVE}"><colgroup>'
+    # What a page's CSS may fit the numbers to the width with (assets/app.css: the memory page's tables)
+    fixed = sum(_label_em([*p.rows, p.corner]) for p in panels if p.row_labels) + 1.1 * (len(panels) - 1)
+    fit = f";--cells:{sum(len(p.cols) for p in panels)};--fixed-em:{fixed:.1f};--chars:{chars}" if chars else ""
+    return (f'<table class="{css_class}" style="--cell-scale:{scale:.2f};--gdn-active:{ACTIVE}{fit}"><colgroup>'
             + "".join(cols) + "</colgroup>" + "".join(rows) + "</table>")
