@@ -8,6 +8,7 @@
     tokenizer.py   tokenizer.json through `tokenizers`, with display pieces
     layers.py      the decoder's building blocks in plain PyTorch
     model.py       the decoder and its trace (with gate interventions)
+    interventions.py  the gate interventions (set_alpha / set_beta) checked and grouped by layer
     trace.py       what a trace records per GDN layer, and its state diagnostics
     predict.py     top-3 next-token guesses at every position, with or without an intervention
     analysis.py    what the real-model page asks of a checkpoint (describe, load stages)

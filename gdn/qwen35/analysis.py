@@ -24,7 +24,7 @@ from gdn.qwen35.checkpoint import DTYPE_BYTES, INDEX_FILE, read_header, read_ind
 from gdn.qwen35.config import Qwen35Config, load_config
 from gdn.qwen35.errors import CheckpointError
 from gdn.qwen35.filecaps import TOKENIZER_MAX_BYTES, read_json
-from gdn.qwen35.model import gate_overrides
+from gdn.qwen35.interventions import gate_overrides
 from gdn.qwen35.tokenizer import check_fits, json_id_count, script_keep
 
 

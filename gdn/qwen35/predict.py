@@ -18,7 +18,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from gdn.qwen35.model import gate_overrides
+from gdn.qwen35.interventions import gate_overrides
 from gdn.qwen35.tokenizer import script_keep
 
 TOP_K = 3

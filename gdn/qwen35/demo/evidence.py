@@ -18,7 +18,7 @@ import torch
 import torch.nn.functional as F
 
 from gdn.qwen35.demo.tasks import LANGS, PAD, Example, encode_words, make_example, vocabulary
-from gdn.qwen35.model import gate_overrides
+from gdn.qwen35.interventions import gate_overrides
 
 EVAL_SEED = 20240601
 SEQ_LEN = 112               # every example fits (the longest is about 100 tokens); the rest is padding
@@ -52,7 +52,7 @@ def forward(text_model, head_weight: torch.Tensor, ids: torch.Tensor, *, ablate:
             overrides: dict | None = None):
     """The model's own forward (gdn.qwen35.model.TextModel) on a batch, from the start of the sequence.
     text_model: a TextModel; ids: [B, T]. ablate=True runs every GDN layer with the "linear" rule;
-    overrides: gate interventions {layer: GateOverride} (gdn.qwen35.model.gate_overrides).
+    overrides: gate interventions {layer: GateOverride} (gdn.qwen35.interventions.gate_overrides).
     Returns logits [B, T, vocab] and the (g, beta) pair, each [B, T, HV], of every GDN layer in order."""
     x, steps = text_model(ids, rule="linear" if ablate else "gated_delta", overrides=overrides)  # [B, T, D]
     gates = [(st.record.g, st.record.beta) for st in steps if st.record is not None]
