@@ -7,6 +7,7 @@
     python bench/bench_kernels.py --device cuda --table   # fp32 / bf16 x T x B: ours, fla, transformers, errors vs float64
     python bench/bench_kernels.py --threads 1 --clock cpu --max-recurrent-T 0   # the CPU goal (>= 3x transformers)
     python bench/bench_kernels.py --smoke --table        # the table's code path on a CPU, tiny sizes
+    python bench/bench_kernels.py --device cuda --table --fla-only --modes float32-tf32 bfloat16 --variant in-walk own-kernel
 
 The GPU table of the issue, run from the repository root on a CUDA machine with fla installed (one GPU;
 the device is cuda:0, i.e. whatever CUDA_VISIBLE_DEVICES leaves first; no CUDA graph is captured for
@@ -201,28 +202,64 @@ def bench_one(T, args, peers):
           f" ours chunk is {t['ours chunk'] / floor:.2f}x the floor (best run {runs['ours chunk'][0] / floor:.2f}x)")
 
 
+# --table's dtype rows: the inputs' dtype and our fp32_precision (fla has one precision per dtype)
+MODES = {"float32": (torch.float32, "tf32x3"), "float32-tf32": (torch.float32, "tf32"),
+         "bfloat16": (torch.bfloat16, "tf32x3")}
+
+
+def with_settings(fn, **settings):
+    """fn run with gdn.ops.fused's module settings (OUTPUT_IN_WALK, ...) set, then put back."""
+    from gdn.ops import fused
+
+    def run(*args, **kwargs):
+        saved = {name: getattr(fused, name) for name in settings}
+        for name, value in settings.items():
+            setattr(fused, name, value)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            for name, value in saved.items():
+                setattr(fused, name, value)
+    return run
+
+
+def variants(args):
+    """--variant's kernels: our call with one of gdn.ops.fused's choices forced, timed in the same rounds."""
+    from gdn.ops import fused
+    plain_tf32 = {**fused.FP32_PRECISIONS, "tf32": fused.Recipe(products=2, refine=False, half_w=False)}
+    known = {"in-walk": dict(OUTPUT_IN_WALK=True), "own-kernel": dict(OUTPUT_IN_WALK=False),
+             "tf32-truncated": dict(FP32_PRECISIONS=plain_tf32)}       # the hardware's cut, not rounded first
+    return {name: known[name] for name in args.variant}
+
+
 def table(args, peers):
-    """One markdown row per (dtype, T, B): median ms of ours, fla and transformers' torch chunk (timed in
+    """One markdown row per (mode, T, B): median ms of ours, fla and transformers' torch chunk (timed in
     turn, round after round), the ratios ours / fla and transformers / ours, and each output's relative
     distance (Frobenius) from our chunked kernel run in float64 on the same (rounded) inputs, beside the
-    floor: the distance of that float64 output rounded to the inputs' dtype."""
+    floor: the distance of that float64 output rounded to the inputs' dtype. --fla-only leaves out
+    transformers and the torch scan (their columns read nan); each --variant adds a line under the row."""
     hf_chunk, _, fla_chunk, _ = peers
     H, d, C, dev = args.heads, args.dim, args.chunk_size, args.device
     kw = dict(initial_state=None, output_final_state=False, use_qk_l2norm_in_kernel=True)
     print("\n| dtype | T | B | ours ms | fla ms | transformers ms | ours / fla | transformers / ours "
           "| err ours | err fla | err transformers | floor | ours, torch scan ms | err torch scan |"
           "\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    for dtype in (torch.float32, torch.bfloat16):
+    for mode in args.modes:
+        dtype, precision = MODES[mode]
         for T in args.T:
             for B in args.B:
                 q, k, v, g, beta = make_inputs(B, T, H, d, dev, decay_shift=args.decay_shift)
                 q, k, v = (x.to(dtype) for x in (q, k, v))              # g, beta stay float32 (as in Qwen3.5)
-                fns = {"ours": lambda: chunk_gated_delta_rule(q, k, v, g=g, beta=beta, chunk_size=C, **kw)[0],
-                       "transformers": lambda: hf_chunk(q, k, v, g=g, beta=beta, chunk_size=C, **kw)[0]}
+                ours = lambda: chunk_gated_delta_rule(q, k, v, g=g, beta=beta, chunk_size=C, fp32_precision=precision,
+                                                      **kw)[0]
+                fns = {"ours": ours}
+                if not args.fla_only:
+                    fns["transformers"] = lambda: hf_chunk(q, k, v, g=g, beta=beta, chunk_size=C, **kw)[0]
+                    fns["torch scan"] = torch_scan(ours)
                 if fla_chunk is not None:
                     fns["fla"] = lambda: fla_chunk(q=q, k=k, v=v, g=g, beta=beta, **kw)[0]
-                fns["torch scan"] = lambda: torch_scan(chunk_gated_delta_rule)(q, k, v, g=g, beta=beta,
-                                                                                chunk_size=C, **kw)[0]
+                for name, settings in variants(args).items():
+                    fns[name] = with_settings(ours, **settings)
                 with torch.inference_mode():
                     runs = time_round_robin(fns, args.repeats, dev, args.clock)
                     ref = chunk_gated_delta_rule(*(x.double() for x in (q, k, v)), g=g.double(), beta=beta.double(),
@@ -231,11 +268,16 @@ def table(args, peers):
                     err["floor"] = rel_err(ref.to(dtype).double(), ref)   # rounding the exact output to dtype
                     del ref
                 ms = {name: statistics.median(ts) * 1e3 for name, ts in runs.items()}
-                fla_ms = ms.get("fla", float("nan"))
-                print(f"| {str(dtype)[6:]} | {T} | {B} | {ms['ours']:.2f} | {fla_ms:.2f} | {ms['transformers']:.2f} "
-                      f"| {ms['ours'] / fla_ms:.2f}x | {ms['transformers'] / ms['ours']:.2f}x | {err['ours']:.1e} "
-                      f"| {err.get('fla', float('nan')):.1e} | {err['transformers']:.1e} | {err['floor']:.1e} "
-                      f"| {ms['torch scan']:.2f} | {err['torch scan']:.1e} |", flush=True)
+                nan = float("nan")
+                fla_ms = ms.get("fla", nan)
+                print(f"| {mode} | {T} | {B} | {ms['ours']:.2f} | {fla_ms:.2f} | {ms.get('transformers', nan):.2f} "
+                      f"| {ms['ours'] / fla_ms:.2f}x | {ms.get('transformers', nan) / ms['ours']:.2f}x "
+                      f"| {err['ours']:.1e} | {err.get('fla', nan):.1e} | {err.get('transformers', nan):.1e} "
+                      f"| {err['floor']:.1e} | {ms.get('torch scan', nan):.2f} | {err.get('torch scan', nan):.1e} |",
+                      flush=True)
+                for name in variants(args):
+                    print(f"  variant {name}: {ms[name]:.2f} ms, {ms[name] / fla_ms:.2f}x fla, "
+                          f"{ms[name] / ms['ours']:.2f}x ours, err {err[name]:.1e}", flush=True)
                 if dev == "cuda":
                     torch.cuda.empty_cache()
 
@@ -254,6 +296,11 @@ def main(argv=None):
     p.add_argument("--before", help="another checkout whose chunked kernel is timed as 'before chunk'")
     p.add_argument("--table", action="store_true", help="the fp32 / bf16 x T x B table (see table())")
     p.add_argument("--B", type=int, nargs="*", default=[1, 8], help="batch sizes of --table")
+    p.add_argument("--modes", nargs="*", default=["float32", "bfloat16"], choices=sorted(MODES),
+                   help="--table's rows: the inputs' dtype (float32-tf32: fp32_precision='tf32', fla's precision)")
+    p.add_argument("--fla-only", action="store_true", help="--table: time ours against fla alone (faster)")
+    p.add_argument("--variant", nargs="*", default=[], choices=["in-walk", "own-kernel", "tf32-truncated"],
+                   help="--table: also time ours with one of gdn.ops.fused's choices forced (see variants())")
     p.add_argument("--decay-shift", type=float, default=2.0,
                    help="--table's gates: g = -softplus(x - shift); 6 for slow gates (see make_inputs)")
     args = p.parse_args(argv)

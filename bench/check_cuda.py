@@ -7,6 +7,7 @@ the shipped trained model, all on the GPU.
 """
 from __future__ import annotations
 
+import itertools
 import math
 import sys
 from pathlib import Path
@@ -72,6 +73,7 @@ def main() -> int:
     _, S_ref = recurrent_gated_delta_rule(q, k, v, g=g, beta=beta, initial_state=S0, **kw)
     check("state_norm_scan final state", rel(S, S_ref), 1e-10)
     check("state_norm_scan last norm", abs(float(norms[0, -1].norm() / S_ref[0].flatten(1).norm(dim=-1).norm()) - 1), 1e-10)
+    check_packed_and_options(check)
     from gdn.qwen35 import load_model
     from gdn.qwen35.sources import TRAINED_PATH
     model = load_model(TRAINED_PATH)
@@ -80,7 +82,6 @@ def main() -> int:
     model.to("cuda")
     gpu = model.trace(torch.tensor(ids, device="cuda"))
     check("trained model logits, GPU vs CPU", rel(gpu.logits.cpu(), cpu.logits), 1e-4)
-    check_packed_and_options(check)
     return 1 if failures else 0
 
 
@@ -96,20 +97,37 @@ def check_packed_and_options(check) -> None:
     kw = dict(output_final_state=True, use_qk_l2norm_in_kernel=True)
     f32 = [x.float() for x in (q, k, v, g, beta, S0)]
     cu = torch.tensor(bounds, device="cuda")
-    for columns, warps in fused.WALK_SHAPES:
+    for (columns, warps), in_walk in itertools.product(fused.WALK_SHAPES, (False, True)):
         saved = fused.WALK_SHAPES
-        fused.WALK_SHAPES = ((columns, warps),)
+        fused.WALK_SHAPES, fused.OUTPUT_IN_WALK = ((columns, warps),), in_walk
         o, S = chunk_gated_delta_rule(*f32[:3], g=f32[3], beta=f32[4], initial_state=f32[5], cu_seqlens=cu, **kw)
-        fused.WALK_SHAPES = saved
+        fused.WALK_SHAPES, fused.OUTPUT_IN_WALK = saved, "auto"
+        columns = f"{columns} columns, outputs by {'the walk' if in_walk else 'their own kernel'}"
         parts = [chunk_gated_delta_rule(*(x[:, a:b] for x in f32[:3]), g=f32[3][:, a:b], beta=f32[4][:, a:b],
                                         initial_state=f32[5][n:n + 1], **kw) for n, (a, b) in enumerate(zip(bounds, bounds[1:]))]
         o_sep, S_sep = torch.cat([p[0] for p in parts], 1), torch.cat([p[1] for p in parts])
         same = max(float((o - o_sep).abs().max()), float((S - S_sep).abs().max()))
-        check(f"packed float32 (walk {columns} columns, {warps} warps) vs separate float32 calls, max abs", same, 1e-6)
+        check(f"packed float32 (walk {columns}, {warps} warps) vs separate float32 calls, max abs", same, 1e-6)
         ref = [recurrent_gated_delta_rule(*(x[:, a:b] for x in (q, k, v)), g=g[:, a:b], beta=beta[:, a:b],
                                           initial_state=S0[n:n + 1], **kw) for n, (a, b) in enumerate(zip(bounds, bounds[1:]))]
         o_ref, S_ref = torch.cat([r[0] for r in ref], 1), torch.cat([r[1] for r in ref])
-        check(f"packed float32 (walk {columns} columns) vs float64 recurrence", max(rel(o, o_ref), rel(S, S_ref)), 1e-6)
+        check(f"packed float32 (walk {columns}) vs float64 recurrence", max(rel(o, o_ref), rel(S, S_ref)), 1e-6)
+    # fla's precision, opt-in: one TF32 pass per product (~1e-3), and bfloat16 inputs near their rounding floor,
+    # each with the outputs written by the walk and by their own kernel
+    for in_walk in (False, True):
+        fused.OUTPUT_IN_WALK = in_walk
+        o, S = chunk_gated_delta_rule(*f32[:3], g=f32[3], beta=f32[4], initial_state=f32[5], cu_seqlens=cu,
+                                      fp32_precision="tf32", **kw)
+        check(f"packed float32, fp32_precision='tf32', in walk {in_walk}, vs float64", max(rel(o, o_ref), rel(S, S_ref)),
+              5e-3)
+        half = [x.bfloat16() for x in (q, k, v)]
+        o_half, _ = chunk_gated_delta_rule(*half, g=f32[3], beta=f32[4], initial_state=f32[5], cu_seqlens=cu, **kw)
+        exact = [recurrent_gated_delta_rule(*(x[:, a:b].double() for x in half), g=g[:, a:b], beta=beta[:, a:b],
+                                            initial_state=S0[n:n + 1], **kw)[0] for n, (a, b) in enumerate(zip(bounds, bounds[1:]))]
+        exact = torch.cat(exact, 1)
+        floor = rel(exact.bfloat16(), exact)
+        check(f"packed bfloat16, in walk {in_walk}, vs float64, in floors ({floor:.1e})", rel(o_half, exact) / floor, 3.0)
+    fused.OUTPUT_IN_WALK = "auto"
     o64, S64 = chunk_gated_delta_rule(q, k, v, g=g, beta=beta, initial_state=S0, cu_seqlens=cu.cpu(), **kw)
     check("packed float64 (torch path) vs float64 recurrence", max(rel(o64, o_ref), rel(S64, S_ref)), 1e-10)
     # B = 4 equal sequences and the same tokens packed: one function

@@ -47,10 +47,26 @@ for l2norm, k_in in ((True, k), (False, unit_k)):   # 80 writes with beta = 1 st
     o_ref, S_ref = reference(q, k_in, v, l2norm)
     for name, recipe in RECIPES.items():
         for C in (16, 64):
-            o, S = fused.fused_chunk_forward(q, k_in, v, g, beta, S0.reshape(B * HV, K, V).clone(), chunk_size=C,
-                                             scale=K ** -0.5, l2norm=l2norm, recipe=recipe)
-            report[f"l2norm={l2norm} {name} C={C}"] = [rel(o, o_ref), rel(S.view_as(S_ref), S_ref),
-                                                       str(o.dtype)]
+            for in_walk in (False, True):      # the outputs by their own kernel, or written by the walk
+                fused.OUTPUT_IN_WALK = in_walk
+                o, S = fused.fused_chunk_forward(q, k_in, v, g, beta, S0.reshape(B * HV, K, V).clone(),
+                                                 chunk_size=C, scale=K ** -0.5, l2norm=l2norm, recipe=recipe)
+                report[f"l2norm={l2norm} {name} C={C} in_walk={in_walk}"] = [
+                    rel(o, o_ref), rel(S.view_as(S_ref), S_ref), str(o.dtype)]
+fused.OUTPUT_IN_WALK = "auto"
+
+# fla's precision for float32 (fp32_precision="tf32": one pass of factors rounded to TF32, the solve unrefined),
+# through the public call; and a precision that does not exist
+o_ref, S_ref = reference(q, k, v, True)
+report["tf32"] = {}
+for precision in ("tf32x3", "tf32"):
+    o, S = chunk.chunk_gated_delta_rule(q, k, v, g, beta, initial_state=S0, output_final_state=True,
+                                        use_qk_l2norm_in_kernel=True, fp32_precision=precision)
+    report["tf32"][precision] = [rel(o, o_ref), rel(S, S_ref)]
+try:
+    chunk.chunk_gated_delta_rule(q, k, v, g, beta, fp32_precision="fp16")
+except ValueError as err:
+    report["tf32"]["unknown"] = str(err)
 
 # the Newton step of the refined solve, alone: from an inverse off by 1e-3 to one off by ~1e-6
 import triton, triton.language as tl
@@ -103,10 +119,14 @@ for shift in (2.0, 6.0):
     bl = torch.sigmoid(torch.randn(2, 300, 4, generator=gen))
     ref = chunk.chunk_gated_delta_rule(ql.double(), kl.double(), vl.double(), gl.double(), bl.double(),
                                        use_qk_l2norm_in_kernel=True)[0]
-    o, _ = fused.fused_chunk_forward(ql, kl, vl, gl, bl, torch.zeros(8, 32, 32), chunk_size=64, scale=32 ** -0.5,
-                                     l2norm=True)
-    report["long memory"][shift] = {"errors": [rel(o[b, :, h], ref[b, :, h]) for b in range(2) for h in range(4)],
-                                    "floor": rel(ref.bfloat16(), ref)}
+    for in_walk in (False, True):
+        fused.OUTPUT_IN_WALK = in_walk
+        o, _ = fused.fused_chunk_forward(ql, kl, vl, gl, bl, torch.zeros(8, 32, 32), chunk_size=64,
+                                         scale=32 ** -0.5, l2norm=True)
+        report["long memory"][f"{shift} in_walk={in_walk}"] = {
+            "errors": [rel(o[b, :, h], ref[b, :, h]) for b in range(2) for h in range(4)],
+            "floor": rel(ref.bfloat16(), ref), "dtype": str(o.dtype)}
+fused.OUTPUT_IN_WALK = "auto"
 
 # packed sequences (cu_seqlens): no chunk crosses a sequence's end and each walk starts from its sequence's own
 # state: an empty sequence, one shorter than a chunk, ragged ones; the walk launched narrowest (16 state columns
@@ -175,10 +195,21 @@ def report():
 @pytest.mark.parametrize("l2norm", [True, False])
 @pytest.mark.parametrize("recipe", ["float32's", "unrefined"])
 @pytest.mark.parametrize("C", [16, 64])
-def test_the_kernels_match_the_recurrence_in_float64(report, l2norm, recipe, C):
-    out_err, state_err, dtype = report[f"l2norm={l2norm} {recipe} C={C}"]
+@pytest.mark.parametrize("in_walk", [False, True])
+def test_the_kernels_match_the_recurrence_in_float64(report, l2norm, recipe, C, in_walk):
+    out_err, state_err, dtype = report[f"l2norm={l2norm} {recipe} C={C} in_walk={in_walk}"]
     assert out_err < 1e-5 and state_err < 1e-5
     assert dtype == "torch.float32"
+
+
+def test_fp32_precision_tf32_is_flas_precision_and_opt_in(report):
+    """fp32_precision="tf32": ~1e-3 from float64 like fla's one TF32 pass (the interpreter rounds the
+    factors as the GPU would, so the error is real here), the default stays ~5e-7; a wrong name is refused
+    with the names that exist."""
+    exact, tf32 = report["tf32"]["tf32x3"], report["tf32"]["tf32"]
+    assert max(exact) < 1e-5
+    assert 1e-4 < tf32[0] < 5e-3 and tf32[1] < 5e-3
+    assert "'tf32'" in report["tf32"]["unknown"] and "'tf32x3'" in report["tf32"]["unknown"]
 
 
 def test_the_newton_step_squares_the_error_of_a_rough_inverse(report):
@@ -200,11 +231,14 @@ def test_bfloat16_inputs_stay_near_the_rounding_floor(report):
     assert floor < err < 3 * floor
 
 
-def test_bfloat16_error_does_not_grow_with_the_memory_of_the_gates(report):
-    fast, slow = report["long memory"]["2.0"], report["long memory"]["6.0"]
-    # every (sequence, value head) near the floor: the walk read its own keys
+@pytest.mark.parametrize("in_walk", [False, True])
+def test_bfloat16_error_does_not_grow_with_the_memory_of_the_gates(report, in_walk):
+    fast, slow = report["long memory"][f"2.0 in_walk={in_walk}"], report["long memory"][f"6.0 in_walk={in_walk}"]
+    # every (sequence, value head) near the floor: the walk read its own keys (and, writing the outputs
+    # itself, its own queries and wrote its own rows)
     assert max(fast["errors"]) < 3 * fast["floor"] and max(slow["errors"]) < 3 * slow["floor"]
     assert sum(slow["errors"]) < 1.15 * sum(fast["errors"])
+    assert fast["dtype"] == slow["dtype"] == "torch.bfloat16"
 
 
 def test_chunked_kernel_uses_it_without_autograd_only(report):

@@ -61,7 +61,7 @@ from __future__ import annotations
 
 import torch
 
-from gdn.ops.fused import fused_available, fused_chunk_forward
+from gdn.ops.fused import fused_available, fused_chunk_forward, recipe_for
 from gdn.ops.inputs import check_inputs, l2_normalize, working_dtype
 from gdn.ops.matmul import matmul_dtype, mm, mm_add, mm_add_
 from gdn.ops.options import Options, apply_options, final_state_layout
@@ -82,7 +82,8 @@ PER_CHANNEL_BLOCK_ELEMENTS = 1 << 26
 def chunk_gated_delta_rule(q, k, v, g, beta, *, chunk_size=CHUNK_SIZE, scale=None, initial_state=None,
                            output_final_state=False, use_qk_l2norm_in_kernel=False, validate=True,
                            cu_seqlens=None, use_gate_in_kernel=False, A_log=None, dt_bias=None,
-                           use_beta_sigmoid_in_kernel=False, allow_neg_eigval=False, state_v_first=False):
+                           use_beta_sigmoid_in_kernel=False, allow_neg_eigval=False, state_v_first=False,
+                           fp32_precision="tf32x3"):
     """Gated delta rule in chunks of `chunk_size` tokens (any T, any chunk size >= 1).
 
     q, k: [B, T, HK, K] queries and keys; v: [B, T, HV, V] values, HV a multiple of HK.
@@ -96,12 +97,16 @@ def chunk_gated_delta_rule(q, k, v, g, beta, *, chunk_size=CHUNK_SIZE, scale=Non
     use_gate_in_kernel (g is the raw gate input a, with A_log and dt_bias [HV]), use_beta_sigmoid_in_kernel
     (beta as logits; allow_neg_eigval doubles the sigmoid), state_v_first (states [.., V, K]): fla's input
     forms, gdn.ops.options.
+    fp32_precision: float32 inputs on the Triton path compute every product in "tf32x3" (~5e-7 from float64,
+    the default) or, opt-in, "tf32": fla's precision (~1e-3) for its speed (gdn.ops.fused.FP32_PRECISIONS).
+    The torch path computes float32 in full precision either way.
     Returns o: [B, T, HV, V] in v's dtype, and the final state [B, HV, K, V] (float32, or float64
     for float64 inputs; never downcast) when output_final_state, else None.
     """
     if int(chunk_size) < 1:
         raise ValueError(f"chunk_size must be a positive integer, got {chunk_size}")
     chunk_size = int(chunk_size)
+    recipe = recipe_for(torch.float32, fp32_precision)          # a ValueError naming the choices, on any path
     opts = Options(use_gate_in_kernel, A_log, dt_bias, use_beta_sigmoid_in_kernel, allow_neg_eigval, state_v_first)
     g, beta, initial_state = apply_options(g, beta, initial_state, opts)
     bounds = None if cu_seqlens is None else sequence_bounds(cu_seqlens, q.shape[0], q.shape[1])
@@ -118,7 +123,8 @@ def chunk_gated_delta_rule(q, k, v, g, beta, *, chunk_size=CHUNK_SIZE, scale=Non
     scale = K ** -0.5 if scale is None else scale
     if fused_available(q, v, beta, S, chunk_size) and not grads_needed(q, k, v, g, beta, S):
         o, S = fused_chunk_forward(q, k, v, g, beta, S.view(n_states * HV, K, V), chunk_size=chunk_size,
-                                   scale=scale, l2norm=use_qk_l2norm_in_kernel, bounds=bounds)  # Triton
+                                   scale=scale, l2norm=use_qk_l2norm_in_kernel, bounds=bounds,   # Triton
+                                   recipe=recipe if v.dtype == torch.float32 else None)
         S = S.view(n_states, HV, K, V)
     elif bounds is not None:                      # the torch path: one sequence at a time, each as its own call
         o, S = per_sequence(chunk_gated_delta_rule, q, k, v, g, beta, bounds, S, chunk_size=chunk_size,

@@ -81,6 +81,10 @@ class Recipe:
 RECIPES = {torch.float32: Recipe(products=1, refine=True, half_w=False),
            torch.bfloat16: Recipe(products=3, refine=False, half_w=True)}
 RECIPES[torch.float16] = RECIPES[torch.bfloat16]
+# float32 inputs with fp32_precision="tf32": fla's precision (one TF32 pass per product, the UT solve as it
+# comes, ~1e-3), for those who want its speed; the factors rounded to nearest first, as bfloat16's are
+# (no extra pass, and without the H200's truncation bias). Opt-in: the default stays TF32X3 (~5e-7).
+FP32_PRECISIONS = {"tf32x3": RECIPES[torch.float32], "tf32": Recipe(products=3, refine=False, half_w=False)}
 # The walk's launch shapes, widest first: (state columns per program, warps). It has few programs at B = 1
 # (heads x V / 16 = 128 on 132 multiprocessors, see "Measured"); with more sequences, fewer and fuller
 # programs (see walk_launch). The output has one program per chunk and 128 state columns, so a head's
@@ -92,6 +96,14 @@ WALK_MIN_PROGRAMS = 128
 OUTPUT_SHAPE = (128, 8)    # (state columns per program, warps)
 # The UT solve's diagonal blocks by a product of 3 squarings (6 products) instead of forward substitution (15)
 DOUBLING_SOLVE = False
+# The outputs written by the walk itself, chunk by chunk, instead of by a third kernel from stored states:
+# the states entering each chunk and the new values ([HV, n, K, V] and [HV, n, C, V] float32, written once
+# and read once: 12.8 GB at B = 8, T = 32768, 16 heads of 128) are never stored; the prep stores each
+# chunk's scores [C, C] and query factors [C] instead. Two more products per chunk in the walk, which does
+# not wait on them (the next state needs neither): worth it once the walk has programs to spare, a loss
+# where it is latency-bound (B = 1). "auto": when the walk runs its widest shape (walk_launch); True/False
+# force it (the benchmark times both).
+OUTPUT_IN_WALK = "auto"
 PREP_WARPS = 4             # 8 took 8 % longer in bfloat16, 8 % in float32 (T = 32768)
 
 
@@ -139,19 +151,36 @@ def walk_launch(walks: int, V: int) -> tuple[int, int]:
     return min(columns, V), warps
 
 
+def recipe_for(dtype: torch.dtype, fp32_precision: str = "tf32x3") -> Recipe:
+    """The recipe for inputs of `dtype`; fp32_precision ("tf32x3" or "tf32", see FP32_PRECISIONS) picks
+    float32's. A half dtype has one recipe."""
+    if fp32_precision not in FP32_PRECISIONS:
+        raise ValueError(f"fp32_precision must be one of {sorted(FP32_PRECISIONS)}, got {fp32_precision!r}")
+    return FP32_PRECISIONS[fp32_precision] if dtype == torch.float32 else RECIPES[dtype]
+
+
+def output_in_walk(walks: int, V: int) -> bool:
+    """Whether the walk writes the outputs itself (see OUTPUT_IN_WALK) for `walks` = sequences x value heads."""
+    if OUTPUT_IN_WALK != "auto":
+        return bool(OUTPUT_IN_WALK)
+    columns, _ = WALK_SHAPES[0]
+    return columns <= V and walks * (V // columns) >= WALK_MIN_PROGRAMS
+
+
 def fused_chunk_forward(q, k, v, g, beta, S, *, chunk_size: int, scale: float, l2norm: bool,
-                        recipe: Recipe | None = None, bounds: list[int] | None = None):
+                        recipe: Recipe | None = None, bounds: list[int] | None = None, fp32_precision: str = "tf32x3"):
     """q, k: [B, T, HK, K]; v: [B, T, HV, V]; g, beta: [B, T, HV]; S: [N*HV, K, V] float32, each
     sequence's state before its first token. bounds: cu_seqlens as a host list (N sequences packed in a
     batch of one, gdn.ops.varlen), or None for B sequences of T tokens (N = B). Returns o [B, T, HV, V] in
     v's dtype and the final states [N*HV, K, V].
-    recipe: None for RECIPES by v's dtype (the tests run each recipe on float32 inputs too)."""
+    recipe: None for the recipe of v's dtype (and fp32_precision, see recipe_for); the tests run each recipe
+    on float32 inputs too."""
     from gdn.ops import fused_kernels as kernels
     B, T, HK, K = q.shape
     HV, V = v.shape[2], v.shape[3]
     C = chunk_size
     half = v.dtype in (torch.bfloat16, torch.float16)
-    recipe = RECIPES[v.dtype] if recipe is None else recipe
+    recipe = recipe_for(v.dtype, fp32_precision) if recipe is None else recipe
     prec = recipe.products
     q, k, v, g, beta = (x.contiguous() for x in (q, k, v, g, beta))
     varlen = bounds is not None
@@ -163,25 +192,32 @@ def fused_chunk_forward(q, k, v, g, beta, S, *, chunk_size: int, scale: float, l
         n = B * n_per
         starts = stops = seq_chunks = S                   # not read: any pointer will do
     rows = dict(T=T, HK=HK, HV=HV, n_per=n_per, n_chunks=n)
+    fused_output = output_in_walk(N * HV, V)
+    f32 = dict(dtype=torch.float32, device=v.device)
     W = torch.empty(HV, n, C, K, dtype=v.dtype if half and recipe.half_w else torch.float32, device=v.device)
-    U = torch.empty(HV, n, C, V, dtype=torch.float32, device=v.device)
-    key_rows = torch.empty(HV, n, C, dtype=torch.float32, device=v.device)    # Kd = diag(key_rows) K_raw
-    chunk_decay = torch.empty(HV, n, dtype=torch.float32, device=v.device)
+    U = torch.empty(HV, n, C, V, **f32)
+    key_rows = torch.empty(HV, n, C, **f32)                                    # Kd = diag(key_rows) K_raw
+    chunk_decay = torch.empty(HV, n, **f32)
+    # what only one of the two ways needs; the other's pointers are never read (any tensor will do)
+    scores = torch.empty(HV, n, C, C, **f32) if fused_output else U            # Q K^T * Gamma per chunk
+    query_rows = torch.empty(HV, n, C, **f32) if fused_output else U           # Q = diag(query_rows) Q_raw
+    states = U if fused_output else torch.empty(HV, n, K, V, **f32)            # S_i, entering chunk i
+    new_v = U if fused_output else torch.empty_like(U)                         # N_i
     if n:
-        kernels.prep_kernel[(n, HV)](k, v, g, beta, W, U, key_rows, chunk_decay, starts, stops, **rows,
-                                     C=C, K=K, V=V, GROUP=HV // HK, VARLEN=varlen, L2NORM=l2norm, PREC=prec,
-                                     REFINE=recipe.refine, DOUBLING=DOUBLING_SOLVE, num_warps=PREP_WARPS)
-    states = torch.empty(HV, n, K, V, dtype=torch.float32, device=v.device)   # S_i, entering chunk i
-    new_v = torch.empty_like(U)                                                # N_i
+        kernels.prep_kernel[(n, HV)](q, k, v, g, beta, W, U, key_rows, chunk_decay, scores, query_rows, starts, stops,
+                                     scale, **rows, C=C, K=K, V=V, GROUP=HV // HK, VARLEN=varlen, L2NORM=l2norm,
+                                     PREC=prec, REFINE=recipe.refine, DOUBLING=DOUBLING_SOLVE,
+                                     OUTPUT_IN_WALK=fused_output, num_warps=PREP_WARPS)
+    o = torch.empty(v.shape, dtype=v.dtype, device=v.device)
     S_end = torch.empty_like(S)
     columns, warps = walk_launch(N * HV, V)
-    kernels.walk_kernel[(N * HV, V // columns)](k, W, U, key_rows, chunk_decay, S.contiguous(), states, new_v, S_end,
-                                                starts, stops, seq_chunks, **rows, C=C, K=K, V=V, BV=columns,
-                                                GROUP=HV // HK, VARLEN=varlen, PREC=prec, INTERPRET=INTERPRETED,
-                                                num_warps=warps, num_stages=2)
-    o = torch.empty(v.shape, dtype=v.dtype, device=v.device)
+    kernels.walk_kernel[(N * HV, V // columns)](q, k, W, U, key_rows, chunk_decay, scores, query_rows, S.contiguous(),
+                                                states, new_v, o, S_end, starts, stops, seq_chunks, **rows, C=C, K=K,
+                                                V=V, BV=columns, GROUP=HV // HK, VARLEN=varlen, PREC=prec,
+                                                OUTPUT_IN_WALK=fused_output, INTERPRET=INTERPRETED, num_warps=warps,
+                                                num_stages=2)
     out_columns, out_warps = min(OUTPUT_SHAPE[0], V), OUTPUT_SHAPE[1]
-    if n:
+    if n and not fused_output:
         kernels.output_kernel[(n, HV, V // out_columns)](q, k, g, states, new_v, o, starts, stops, scale, **rows,
                                                          C=C, K=K, V=V, BV=out_columns, GROUP=HV // HK,
                                                          VARLEN=varlen, L2NORM=l2norm, PREC=prec,

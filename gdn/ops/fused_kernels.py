@@ -149,15 +149,19 @@ def _chunk_rows(i, starts_ptr, stops_ptr, T, n_per, C: tl.constexpr, VARLEN: tl.
 
 
 @triton.jit
-def prep_kernel(k_ptr, v_ptr, g_ptr, beta_ptr, w_ptr, u_ptr, key_rows_ptr, decay_ptr, starts_ptr, stops_ptr,
-                T, HK, HV, n_per, n_chunks,
+def prep_kernel(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, w_ptr, u_ptr, key_rows_ptr, decay_ptr, scores_ptr,
+                query_rows_ptr, starts_ptr, stops_ptr, scale, T, HK, HV, n_per, n_chunks,
                 C: tl.constexpr, K: tl.constexpr, V: tl.constexpr, GROUP: tl.constexpr, VARLEN: tl.constexpr,
-                L2NORM: tl.constexpr, PREC: tl.constexpr, REFINE: tl.constexpr, DOUBLING: tl.constexpr):
+                L2NORM: tl.constexpr, PREC: tl.constexpr, REFINE: tl.constexpr, DOUBLING: tl.constexpr,
+                OUTPUT_IN_WALK: tl.constexpr):
     """Chunk i of value head hv: W = L^-1 diag(beta e^gamma) K [C, K], U = L^-1 diag(beta) V [C, V], the keys'
     row factors [C] (normalisation times the decay to the chunk end: Kd = diag(factor) K_raw) and e^gamma_C,
     stored head-major ([HV, chunks, C, *]: a walk's chunks lie together). Kd itself is not stored: rounded
     to bfloat16 it was the largest error once gates forget slowly (bench/fused_precision.py), and the walk
-    reads the raw keys, exact in their own dtype, where they lie."""
+    reads the raw keys, exact in their own dtype, where they lie.
+    OUTPUT_IN_WALK: also what the walk needs to write the outputs itself: the in-chunk scores
+    (Q K^T * Gamma) [C, C] and the queries' row factors [C] (normalisation, scale, decay from the chunk
+    start: the walk reads the raw queries, as it reads the raw keys)."""
     i, hv = tl.program_id(0), tl.program_id(1)
     rc = tl.arange(0, C)
     t, live = _chunk_rows(i, starts_ptr, stops_ptr, T, n_per, C, VARLEN)   # rows past the sequence: zero keys,
@@ -178,33 +182,47 @@ def prep_kernel(k_ptr, v_ptr, g_ptr, beta_ptr, w_ptr, u_ptr, key_rows_ptr, decay
     tl.store(w_ptr + ck, _dot(inv_L_beta * decay[None, :], k, PREC).to(w_ptr.dtype.element_ty))
     tl.store(key_rows_ptr + row, norm * to_end)
     tl.store(decay_ptr + at, tl.sum(tl.where(rc == C - 1, decay, 0.0), axis=0))
+    if OUTPUT_IN_WALK:
+        q_raw = _load_rows(q_ptr, t, live, hv // GROUP, HK, K)
+        q_norm = _norm_factor(q_raw, L2NORM) * scale                                    # [C]
+        scores = _dot(q_raw * q_norm[:, None], tl.trans(k), PREC) * Gamma                # [C, C]  lower
+        tl.store(scores_ptr + row[:, None] * C + rc[None, :], scores)
+        tl.store(query_rows_ptr + row, q_norm * decay)
 
 
 @triton.jit
-def _walk_step(S, i, at, k_ptr, w_ptr, u_ptr, key_rows_ptr, decay_ptr, states_ptr, new_v_ptr, starts_ptr, stops_ptr,
-               rv, T, HK, head, n_per, C: tl.constexpr, K: tl.constexpr, V: tl.constexpr, VARLEN: tl.constexpr,
-               PREC: tl.constexpr):
-    """Chunk i (stored at row block `at` = hv * chunks + i): store the state entering it and its new values
-    N = U - W S [C, BV]; return the state after it, e^gamma_C S + Kd^T N, as K_raw^T (diag(row factor) N)."""
+def _walk_step(S, i, at, q_ptr, k_ptr, w_ptr, u_ptr, key_rows_ptr, decay_ptr, scores_ptr, query_rows_ptr, states_ptr,
+               new_v_ptr, o_ptr, starts_ptr, stops_ptr, rv, T, HK, HV, hv, head, n_per, C: tl.constexpr,
+               K: tl.constexpr, V: tl.constexpr, VARLEN: tl.constexpr, PREC: tl.constexpr,
+               OUTPUT_IN_WALK: tl.constexpr):
+    """Chunk i (stored at row block `at` = hv * chunks + i): its new values N = U - W S [C, BV], and the state
+    after it, e^gamma_C S + Kd^T N, formed as K_raw^T (diag(row factor) N). Then either the state entering
+    the chunk and N are stored for the output kernel, or (OUTPUT_IN_WALK) the chunk's outputs are written
+    here, O = diag(query row factor) Q_raw S + scores N, and neither is stored."""
     rc, rk = tl.arange(0, C), tl.arange(0, K)
-    tl.store(states_ptr + (at * K + rk[:, None]) * V + rv[None, :], S)
     ck = (at * C + rc[:, None]) * K + rk[None, :]                                       # [C, K]
     cv = (at * C + rc[:, None]) * V + rv[None, :]                                       # [C, BV]
     w = tl.load(w_ptr + ck).to(tl.float32)                                              # half: widened
     t, live = _chunk_rows(i, starts_ptr, stops_ptr, T, n_per, C, VARLEN)
     k = _load_rows(k_ptr, t, live, head, HK, K)                                         # [C, K]  raw, 0 past the end
     new_v = tl.load(u_ptr + cv) - _dot(w, S, PREC)
+    if OUTPUT_IN_WALK:
+        q = _load_rows(q_ptr, t, live, head, HK, K) * tl.load(query_rows_ptr + at * C + rc)[:, None]
+        scores = tl.load(scores_ptr + (at * C + rc[:, None]) * C + rc[None, :])           # [C, C]
+        o = _dot(q, S, PREC) + _dot(scores, new_v, PREC)
+        tl.store(o_ptr + (t[:, None] * HV + hv) * V + rv[None, :], o.to(o_ptr.dtype.element_ty), mask=live[:, None])
+    else:
+        tl.store(states_ptr + (at * K + rk[:, None]) * V + rv[None, :], S)
+        tl.store(new_v_ptr + cv, new_v)
     scaled = new_v * tl.load(key_rows_ptr + at * C + rc)[:, None]
-    S = S * tl.load(decay_ptr + at) + _dot(tl.trans(k), scaled, PREC)
-    tl.store(new_v_ptr + cv, new_v)
-    return S
+    return S * tl.load(decay_ptr + at) + _dot(tl.trans(k), scaled, PREC)
 
 
 @triton.jit
-def walk_kernel(k_ptr, w_ptr, u_ptr, key_rows_ptr, decay_ptr, s0_ptr, states_ptr, new_v_ptr, s_end_ptr,
-                starts_ptr, stops_ptr, seq_chunks_ptr, T, HK, HV, n_per, n_chunks,
+def walk_kernel(q_ptr, k_ptr, w_ptr, u_ptr, key_rows_ptr, decay_ptr, scores_ptr, query_rows_ptr, s0_ptr, states_ptr,
+                new_v_ptr, o_ptr, s_end_ptr, starts_ptr, stops_ptr, seq_chunks_ptr, T, HK, HV, n_per, n_chunks,
                 C: tl.constexpr, K: tl.constexpr, V: tl.constexpr, BV: tl.constexpr, GROUP: tl.constexpr,
-                VARLEN: tl.constexpr, PREC: tl.constexpr, INTERPRET: tl.constexpr):
+                VARLEN: tl.constexpr, PREC: tl.constexpr, OUTPUT_IN_WALK: tl.constexpr, INTERPRET: tl.constexpr):
     """Sequence s, value head hv (program 0 = s * HV + hv), state columns of block pid 1: the states
     entering each of the sequence's chunks, in order, from its initial state to its final one."""
     sh = tl.program_id(0)
@@ -223,13 +241,15 @@ def walk_kernel(k_ptr, w_ptr, u_ptr, key_rows_ptr, decay_ptr, s0_ptr, states_ptr
         # one-element array, which NumPy 2 refuses); a while loop is the same walk
         i = first
         while i < last:
-            S = _walk_step(S, i, rows + i, k_ptr, w_ptr, u_ptr, key_rows_ptr, decay_ptr, states_ptr, new_v_ptr,
-                           starts_ptr, stops_ptr, rv, T, HK, head, n_per, C, K, V, VARLEN, PREC)
+            S = _walk_step(S, i, rows + i, q_ptr, k_ptr, w_ptr, u_ptr, key_rows_ptr, decay_ptr, scores_ptr,
+                           query_rows_ptr, states_ptr, new_v_ptr, o_ptr, starts_ptr, stops_ptr, rv, T, HK, HV, hv,
+                           head, n_per, C, K, V, VARLEN, PREC, OUTPUT_IN_WALK)
             i += 1
     else:                                 # range(): the compiler can prefetch chunk i + 1's factors
         for i in range(first, last):
-            S = _walk_step(S, i, rows + i, k_ptr, w_ptr, u_ptr, key_rows_ptr, decay_ptr, states_ptr, new_v_ptr,
-                           starts_ptr, stops_ptr, rv, T, HK, head, n_per, C, K, V, VARLEN, PREC)
+            S = _walk_step(S, i, rows + i, q_ptr, k_ptr, w_ptr, u_ptr, key_rows_ptr, decay_ptr, scores_ptr,
+                           query_rows_ptr, states_ptr, new_v_ptr, o_ptr, starts_ptr, stops_ptr, rv, T, HK, HV, hv,
+                           head, n_per, C, K, V, VARLEN, PREC, OUTPUT_IN_WALK)
     tl.store(s_end_ptr + s_at, S)
 
 
