@@ -30,6 +30,12 @@ accuracies with what the page said:
 
     python bench/load_ws.py --sessions 6 --real 0 --train 4 --duration 150 --ramp 0 --server-cpus 0-1 --verify
     python bench/load_ws.py --sessions 10 --real 5 --burst --duration 40 --ramp 0 --server-cpus 0-1
+
+--trials N repeats the burst N times (issue 50: "the slowest <= 4x a lone Run in each of 5 trials"): each
+trial times a lone Run, then the --real sessions press Run together, every prompt new to the server (nothing
+kept answers it); each trial's Runs and its slowest / lone ratio are printed:
+
+    python bench/load_ws.py --sessions 8 --real 5 --burst --trials 5 --duration 30 --ramp 0 --server-cpus 0-1 --client-cpus 1
 """
 from __future__ import annotations
 
@@ -198,7 +204,7 @@ async def train_session(uri: str, seed: int, out: dict, go: asyncio.Event, ready
 
 
 async def burst_run(uri: str, i: int, out: dict, go: asyncio.Event | None, ready: list, key: str) -> None:
-    """One Run with a prompt of its own (pressed when `go` is set, with the others): seconds to its result."""
+    """One Run with prompt i (pressed when `go` is set, with the others): seconds to its result, appended to out[key]."""
     async with websockets.connect(uri, subprotocols=["streamlit"], max_size=None) as ws:
         s = Session(ws)
         await s.rerun("lang=en", page="real_model")
@@ -211,7 +217,7 @@ async def burst_run(uri: str, i: int, out: dict, go: asyncio.Event | None, ready
         out["heavy"] += 1
         try:
             await s.rerun("lang=en", page="real_model", widgets=[prompt, s.trigger("real_model_run")])
-            out[key].append(await s.until(lambda _, body: mark in body, out["timeout"]))
+            out.setdefault(key, []).append(await s.until(lambda _, body: mark in body, out["timeout"]))
         finally:
             out["heavy"] -= 1
         await s.until(finished, out["timeout"])
@@ -238,7 +244,7 @@ async def warm_up(uri: str, timeout: float) -> None:
 
 
 async def run(base: str, sessions: int, real: int, timeout: float, think: float, duration: float,
-              ramp: float, pid: int | None = None, train: int = 0, burst: bool = False) -> dict:
+              ramp: float, pid: int | None = None, train: int = 0, burst: bool = False, trials: int = 1) -> dict:
     from gdn.qwen35 import load_tokenizer
     from gdn.qwen35.sources import TRAINED_PATH
     tok = load_tokenizer(TRAINED_PATH)
@@ -246,7 +252,7 @@ async def run(base: str, sessions: int, real: int, timeout: float, think: float,
     out = {"load": [], "scrub": [], "real": [], "first_real": [], "told_line": 0, "abandoned": 0, "failed": [],
            "timeout": timeout, "think": think, "prompt": prompt, "ramp": ramp, "end": time.monotonic() + duration,
            "heavy": 0, "memory_idle": [], "memory_busy": [], "train": [], "burst": [], "lone_run": [],
-           "n_tokens": [len(tok.encode(model_text(prompt(i)), max_tokens=512).ids) for i in range(real + 1)]}
+           "n_tokens": [len(tok.encode(model_text(prompt(i)), max_tokens=512).ids) for i in range((real + 1) * trials)]}
     uri = base.replace("http", "ws") + "/_stcore/stream"
     await warm_up(uri, timeout)
     out["cpu0"] = cpu_seconds(pid) if pid else 0.0       # the server's own CPU from here on: the class's load
@@ -258,6 +264,12 @@ async def run(base: str, sessions: int, real: int, timeout: float, think: float,
     tasks = [asyncio.ensure_future(browse_session(uri, out, rng)) for _ in range(sessions - real)]
     if burst:
         await asyncio.sleep(min(20.0, duration / 4))    # idle page loads first
+        for trial in range(1, trials):                  # the extra trials, each on prompts of its own: lone, then together
+            first = trial * (real + 1)
+            await burst_run(uri, first + real, out, None, [], f"lone_run_{trial}")
+            await asyncio.gather(*await pressed_together(
+                lambda i, go, ready: burst_run(uri, first + i, out, go, ready, f"burst_{trial}"), real))
+            await asyncio.sleep(min(5.0, duration / 8))   # idle page loads between the trials
         tasks += await pressed_together(lambda i, go, ready: burst_run(uri, i, out, go, ready, "burst"), real)
     else:
         tasks += [asyncio.ensure_future(real_session(uri, i, out, abandon=i == 0, rng=rng)) for i in range(real)]
@@ -348,6 +360,8 @@ def main() -> None:
     ap.add_argument("--ramp", type=float, default=20.0, help="sessions arrive spread over this many seconds")
     ap.add_argument("--train", type=int, default=0, help="sessions that press the recall page's Train together")
     ap.add_argument("--burst", action="store_true", help="the --real sessions press Run together, once each")
+    ap.add_argument("--trials", type=int, default=1, help="with --burst: a lone Run then the Runs pressed together, "
+                                                          "this many times, each on new prompts")
     ap.add_argument("--verify", action="store_true", help="train each --train seed alone afterwards and compare")
     ap.add_argument("--root", default="", help="serve another checkout of the repository (a before, e.g. a git "
                                                "worktree of main)")
@@ -369,7 +383,8 @@ def main() -> None:
         threading.Thread(target=lambda: [peak.append(rss_of_tree(pid) if pid else 0)
                                          for _ in iter(lambda: stop.wait(0.5), True)], daemon=True).start()
         b0, t0_j, t0, c0 = *busy(server_cpus), time.perf_counter(), time.process_time()
-        out = asyncio.run(run(base, a.sessions, a.real, a.timeout, a.think, a.duration, a.ramp, pid, a.train, a.burst))
+        out = asyncio.run(run(base, a.sessions, a.real, a.timeout, a.think, a.duration, a.ramp, pid, a.train, a.burst,
+                              a.trials))
         b1, t1_j = busy(server_cpus)
         own = cpu_seconds(pid) - out["cpu0"] if pid else None
         stop.set()
@@ -386,9 +401,13 @@ def main() -> None:
     print(f"  memory page, nothing heavy:  {f(out['memory_idle'])}")
     print(f"  memory page, heavy work on:  {f(out['memory_busy'])}")
     if out["lone_run"]:
-        slowest = max(out["burst"], default=float("nan"))
-        print(f"  Runs pressed together:       {f(out['burst'])}, slowest {slowest:.2f} s = "
-              f"{slowest / out['lone_run'][0]:.1f}x a lone Run ({out['lone_run'][0]:.2f} s)")
+        # trial 0 is the original one (its lone Run before the idle page loads, its burst last)
+        out["lone_run_0"], out["burst_0"] = out["lone_run"], out["burst"]
+        for trial in range(a.trials):
+            lone, runs = out.get(f"lone_run_{trial}", [float("nan")])[0], sorted(out.get(f"burst_{trial}", []))
+            slowest = max(runs, default=float("nan"))
+            print(f"  trial {trial + 1}: {len(runs)} Runs pressed together {', '.join(f'{r:.2f}' for r in runs)} s; "
+                  f"slowest = {slowest / lone:.1f}x a lone Run ({lone:.2f} s)")
     if out["train"]:
         report_trainings(out["train"], a.verify, server_cpus)
     print(f"  failed sessions: {len(out['failed'])} {out['failed'][:3]}")

@@ -19,9 +19,9 @@ from gdn.qwen35.demo.stories import answer_slots
 from gdn.qwen35.gates import head_summary
 from gdn.qwen35.predict import Predictions
 from gdn.units import fmt_count
+from app_pages._real_model import drawn
+from app_pages._real_model.presets import is_preset_text
 from app_pages._support import compute, ui, work
-
-LABELS = ("token", "layer", "head", "norm", "key", "value", "guess")      # real_model.lbl_<name>: axis / hover words
 
 
 @dataclass(frozen=True)
@@ -117,7 +117,7 @@ class ViewContext:
 
     @property
     def labels(self) -> dict:
-        return {n: ui.tr(f"real_model.lbl_{n}") for n in LABELS}
+        return drawn.labels(ui.lang())
 
     @property
     def li(self) -> int:
@@ -140,6 +140,12 @@ class ViewContext:
         return np.exp(self.g)                                             # [T, H]
 
     # -- computed in a worker process on first use, kept in the shared caches ----------------------
+    def views(self) -> drawn.RunViews:
+        """Every GDN layer's gates and overview, the guesses and the answers, built in the worker that runs
+        the prompt's forward pass (drawn.py), once per trace and language; the example prompts pinned."""
+        return compute.run_job("real_model.views", (self.folder, self.ids, ui.lang()), drawn.views, self.folder,
+                               self.ids, tuple(self.tokens), ui.lang(), self.demo, pin=is_preset_text(self.request.text))
+
     def head_inputs(self, **overrides) -> dict[str, np.ndarray]:
         """The chosen head's q, k [T, K], v [T, V], g, beta [T] (LayerInputs.head), under the interventions
         in overrides (set_alpha / set_beta), if any."""

@@ -23,6 +23,7 @@ from gdn.figures.common import SKELETONS_KEPT
 from gdn.figures.tables import SCALES_KEPT
 from gdn.lessons.playground import CACHED_SETS, CAPACITY_NS
 from gdn.ops.scan import GRAPHS_KEPT
+from app_pages._support.bounds import BOUNDS
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,9 @@ SHARED = {
     "real_model.norms": Cache(16, "(folder, ids, layer)", "||S_t|| [T, H]", "_real_model/context.py"),
     "real_model.pred": Cache(32, "(folder, ids, repr of the intervention)", "Predictions: top-3 [T, 3], gates",
                              "_real_model/context.py"),
+    "real_model.views": Cache(8, "(folder, token ids, language): the trace's identity", "RunViews: every GDN "
+                              "layer's gates and overview HTML (each also packed), the guesses, the answers; built "
+                              "in the worker", "_real_model/context.py"),
     "real_model.state": Cache(64, "(folder, ids, layer, head, t)", "S_t [K, V] of one head", "_real_model/views/head.py"),
     "real_model.check": Cache(32, "(folder, ids, layer, head)", "both kernels' outputs, timings, differences",
                               "_real_model/views/head.py"),
@@ -62,25 +66,6 @@ SHARED = {
                             "compare.py"),
 }
 
-BOUNDS = {                    # max_entries of the streamlit caches in app_pages (by name below)
-    "figures.shared_figure": 1024,
-    "compute.model": 2,
-    "work.models": 2,
-    "work.inputs": 4,
-    "compute._scan": 2,
-    "compute._describe": 64,
-    "live.rooms": 1000,
-    "playground.lessons": 64,
-    "player.memory": 256,
-    "memory.editor": 256,
-    "player.compare": 64,
-    "explorer.start": 8,
-    "explorer.playground": 16,
-    "explorer.overwrite": 24,
-    "explorer.geometry": 8,
-    "real_model.layers": 8,
-    "update.paths": 32,
-}
 
 STREAMLIT = {
     "figures.shared_figure": Cache(BOUNDS["figures.shared_figure"], "(figure function, fingerprint of its arguments)",
@@ -134,9 +119,6 @@ STREAMLIT = {
     "explorer.geometry": Cache(BOUNDS["explorer.geometry"], "(page prefix, language, lecture)",
                                "Packed: the 2-D write at every k1 angle x angle between the keys x beta",
                                "_geometry_view.py", ("_packed",)),
-    "real_model.layers": Cache(BOUNDS["real_model.layers"], "(folder, token ids, language): the trace's identity",
-                               "LayerViews: every GDN layer's gates and overview HTML, each also packed",
-                               "_real_model/views/gates.py", ("layer_views",)),
     "live.store": Cache("one per server", "()", "the live class's Store: its connection pool to GDN_CLASS_DB",
                         "_live.py", ("store",)),
     "live.rooms": Cache(BOUNDS["live.rooms"], "room code", "(monotonic time read, Room): a room as the store had "

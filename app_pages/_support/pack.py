@@ -4,7 +4,8 @@ Python computes every number and draws every view; a component only unpacks and 
 JSON, gzip-packed and base64-encoded (a few hundred HTML frames repeat most of their markup: megabytes
 pack to tens of KB), named by a hash so the browser unpacks each payload once. assets/common/pack.js
 unpacks it; component_js puts that shared file, after the views' protocol (assets/common/view.js), in
-front of each component's own module.
+front of each component's own module. No streamlit: the workers pack the views they build
+(app_pages/_real_model/drawn.py).
 """
 from __future__ import annotations
 
@@ -13,8 +14,9 @@ import gzip
 import hashlib
 import json
 from dataclasses import dataclass
+from pathlib import Path
 
-from app_pages._support.chrome import ASSETS
+ASSETS = Path(__file__).resolve().parents[2] / "assets"      # chrome.ASSETS, read here without streamlit
 
 
 @dataclass(frozen=True)

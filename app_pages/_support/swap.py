@@ -1,8 +1,9 @@
 """The swapper: one of several HTML views that Python drew, picked in the browser (assets/player/swap.js).
 
-The real model's layer: every layer's gates (and the overview's frame) are built once per trace, each
-packed on its own (pack), and each goes to a tab once, then by its hash (payload.py); the layer buttons
-only swap which one is shown, with no script run. Where the choice lives:
+The real model's layer: every layer's gates (and the overview's frame) are built and packed once per trace,
+in the worker that ran it (app_pages/_real_model/drawn.py: each view's HTML as one JSON string, pack.pack_json),
+and each goes to a tab once, then by its hash (payload.py); the layer buttons only swap which one is
+shown, with no script run. Where the choice lives:
 - the address bar: the browser writes ?<key>= at every pick, so a reload or a copied link reopens it;
 - st.session_state[key]: Python's copy, sent by the browser through the views' relay (view.py, kind "pick")
   only just before a click outside (another view, Share), in that click's run. Views that draw their own
@@ -14,7 +15,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app_pages._support import payload, ui, view
-from app_pages._support.pack import Packed, component_js, pack_json
+from app_pages._support.pack import Packed, component_js
 
 _component = st.components.v2.component("gdn_swap", js=component_js("player/swap.js"), isolate_styles=False)
 _KEYS = "_swap_keys"            # session: {key: its options}, the keys the relay may set
@@ -41,14 +42,9 @@ def heard(sent: dict) -> None:
 view.KINDS["pick"] = heard
 
 
-def pack(html: str) -> Packed:
-    """One option's HTML, packed to be sent once per tab (swap.js unpacks the JSON string)."""
-    return pack_json(html, n_frames=1)
-
-
 def swap(key: str, frames: dict[object, Packed], *, value, default, labels: dict | None = None,
          bar_label: str = "", name: str = "") -> None:
-    """Mount a swapper over `frames` (option -> its packed HTML, see pack) showing `value`; labels: option
+    """Mount a swapper over `frames` (option -> its packed HTML: pack_json of the HTML string) showing `value`; labels: option
     -> button text (a bar is drawn when bar_label is given). Swappers of one key follow each other; name
     tells several of them apart. An option's payload is sent in full only the first time this tab meets it."""
     st.session_state.setdefault(_KEYS, {})[key] = list(frames)

@@ -8,7 +8,7 @@ No streamlit: this module is imported by the workers. The pages call these throu
 from __future__ import annotations
 
 from gdn.lru import LRU
-from app_pages._support.caches import BOUNDS
+from app_pages._support.bounds import BOUNDS
 from app_pages._support.workers import report, should_stop
 
 _models = LRU(BOUNDS["work.models"])          # folder -> loaded model, in this worker
@@ -23,10 +23,11 @@ def warm() -> None:
 
 
 def model(folder: str):
-    """The model of a folder the server has checked and loaded already (source.load): the worker does not
-    check it again against the allowed roots, which the server's environment may have changed since."""
+    """The model of a folder the server has checked already (source.load): the worker does not check it
+    again against the allowed roots, which the server's environment may have changed since. Loaded anew
+    when a file of it changed on disk since: the old one would answer every trace with "changed"."""
     m = _models.get(folder)
-    if m is None:
+    if m is None or m.stale():
         from gdn.qwen35 import load_model
         m = load_model(folder, allow_any_folder=True)
         _models.put(folder, m)
