@@ -6,6 +6,14 @@ import threading
 # before any test module imports torch. On a busy 2-core machine two threads wait on each other for every small
 # op: tests/test_kernels.py + test_chunking.py took 54 s with torch's default (2 threads) and 17 s with 1.
 os.environ.setdefault("OMP_NUM_THREADS", "1")
+# The machine-wide copies of loaded checkpoints (gdn/qwen35/snapshot.py) go to a folder of this run, not to the
+# user's cache, removed at exit (app servers and workers the tests start inherit it).
+if "GDN_WEIGHT_CACHE" not in os.environ:
+    import atexit
+    import shutil
+    import tempfile
+    os.environ["GDN_WEIGHT_CACHE"] = tempfile.mkdtemp(prefix="gdn-weights-")
+    atexit.register(shutil.rmtree, os.environ["GDN_WEIGHT_CACHE"], ignore_errors=True)
 
 import pytest
 

@@ -2,6 +2,7 @@
 
     config.py      the text decoder's configuration, parsed from config.json
     checkpoint.py  lazy, validated safetensors access (one file or sharded)
+    snapshot.py    one read-only copy of each weights file per machine, mapped by every process
     filecaps.py    size caps on config.json, the index and tokenizer.json, checked before parsing
     errors.py      CheckpointError: every refused checkpoint, folder or download, with its kind
     sources.py     the allowed roots, finding checkpoints in them, hub downloads

@@ -54,7 +54,7 @@ def describe(folder: str | Path) -> CheckpointInfo:
         files = sorted({*files, *(folder / n for n in set(read_index(folder).values()) if (folder / n).is_file())})
     n_params = read_bytes = n_tensors = 0
     for path in files:
-        for _name, (shape, dtype) in read_header(path).items():
+        for _name, (shape, dtype, *_) in read_header(path).tensors.items():
             numel = math.prod(shape)
             n_params += numel
             read_bytes += numel * DTYPE_BYTES[dtype]

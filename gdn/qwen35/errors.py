@@ -25,6 +25,7 @@ KINDS = (
     "missing_tensor",   # a tensor config.json requires is missing
     "bad_shape",        # a tensor's shape disagrees with config.json
     "corrupt",          # a damaged, truncated or hostile safetensors file or index
+    "changed",          # a weights file rewritten, truncated or replaced since it was opened
     "not_finite",       # NaN or Inf in the weights
     "no_weights",       # no *.safetensors weights
     "tokenizer",        # tokenizer.json missing or unreadable

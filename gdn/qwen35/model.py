@@ -4,7 +4,8 @@
     trace = model.trace(ids, kernel="chunk", upto_layer=None)
 
 Modules are built on the meta device without random init and filled tensor by tensor from the
-checkpoint, so memory holds one copy of the weights; layers are read on first use, so tracing the
+checkpoint, as views of its machine-wide read-only copy (gdn.qwen35.checkpoint, snapshot): every process
+of a machine that loads a model shares one copy of its weights; layers are read on first use, so tracing the
 first layers of a big model reads only those layers, and the embedding matrix is read whole only when
 the tied head needs it (otherwise only the prompt's rows are read, per trace).
 """
@@ -106,6 +107,7 @@ class Qwen35ForCausalLM(nn.Module):
     def load_layers(self, upto_layer: int | None = None) -> None:
         """Read layers 0..upto_layer (all, plus norm, head and the whole embedding, when None). Partial
         loads leave the embedding matrix unread: `embed` reads the prompt's rows from the checkpoint."""
+        self.checkpoint.check_unchanged()                # a file rewritten since open: refuse to mix old and new
         last = self.cfg.num_hidden_layers - 1 if upto_layer is None else upto_layer
         everything = last == self.cfg.num_hidden_layers - 1
         self.checkpoint.require(n for n in self.checkpoint.shapes if everything or n == "embed_tokens.weight"
@@ -118,6 +120,11 @@ class Qwen35ForCausalLM(nn.Module):
                 self._fill(self.model.norm, "norm.", "norm")
                 if self.lm_head is not None:
                     self._fill(self.lm_head, "lm_head.", "head")
+
+    def stale(self) -> bool:
+        """True when a file of the checkpoint changed on disk since it was opened: load it anew (a cached
+        model would otherwise answer every later trace with the "changed" error)."""
+        return self.checkpoint.changed_file() is not None
 
     def embed(self, ids: torch.Tensor) -> torch.Tensor:
         """ids: [T] -> [T, D] embedding rows: from the loaded matrix, else only these rows from the checkpoint."""
