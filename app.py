@@ -15,7 +15,7 @@ import streamlit as st
 from app_pages import _follow
 
 # heap: once per process; explorer, player, swap: register their kinds of view.relay's messages at import
-from app_pages._support import browser, chrome, explorer, heap, path, player, swap, turn, view  # noqa: F401
+from app_pages._support import browser, chrome, explorer, heap, path, player, screen, swap, turn, view  # noqa: F401
 from app_pages._support.notes import teacher_notes
 from app_pages._support.share_panel import share_panel
 
@@ -41,6 +41,7 @@ with turn.taken():
     chrome.sidebar_chrome()
     with st.sidebar:        # scripts without a picture: in the sidebar they take no room from the page's first screen
         view.relay()        # the views' way to Python (app_pages/_support/view.py), outside every fragment
+        screen.follow()     # lecture mode: the screen's scale, for the charts Python draws (screen.py)
         browser.clean_text_inputs()           # no unpaired surrogate ever leaves the tab
         browser.name_skip_link()              # Streamlit's skip link, in the page's language
     browser.say_if_moved()

@@ -146,7 +146,7 @@ def train(seed: int, progress, chart) -> dict:
                                                                       steps=QUICK["steps"], losses=losses))
         if time.perf_counter() - last[0] > REDRAW_EVERY:
             last[0] = time.perf_counter()
-            chart.plotly_chart(training_figure(curves), key=f"recall_live_{step}", theme=None)
+            chart.plotly_chart(ui.at_screen_scale(training_figure(curves)), key=f"recall_live_{step}", theme=None)
 
     trained = compute.run_job("recall.train", run_key(seed), work.train_quick,
                               QUICK_RULES, seed, dict(QUICK), on_progress=on_progress,

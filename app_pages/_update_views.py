@@ -192,7 +192,7 @@ def train(seed: int, progress, chart) -> dict:
         progress.progress(min(step / steps, 1.0), text=ui.tr("update.training", step=step, steps=steps, scores=said))
         if time.perf_counter() - last[0] > REDRAW_EVERY:
             last[0] = time.perf_counter()
-            chart.plotly_chart(training_figure(curves), key=f"update_live_{step}", theme=None)
+            chart.plotly_chart(ui.at_screen_scale(training_figure(curves)), key=f"update_live_{step}", theme=None)
 
     trained = compute.run_job("update.train", run_key(seed), work.train_update,
                               UPDATE_RULES, seed, dict(UPDATE_QUICK), on_progress=on_progress,

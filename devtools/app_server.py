@@ -71,8 +71,9 @@ def launch_chromium(playwright):
 IDLE = "!document.querySelector('[data-testid=\"stStatusWidget\"]')"
 # Settled: no script running, the fonts loaded, no element still loading its code (Streamlit shows a
 # stSkeleton until a lazily loaded element such as a Plotly chart mounts: a chart not yet there cannot
-# be measured), every Plotly chart drawn (its .main-svg), and the page's layout (its height, each
-# figure's place and size) the same for `frames` animation frames in a row.
+# be measured), every Plotly chart drawn (its .main-svg), in lecture mode at the screen's scale (the scale
+# Python drew at is the one the tab asks for: assets/common/screen.js), and the page's layout (its height,
+# each figure's place and size) the same for `frames` animation frames in a row.
 SETTLED = """(frames) => {
   const plots = [...document.querySelectorAll('.js-plotly-plot')];
   const figures = [...plots, ...document.querySelectorAll('.gdn-figure')].map(e => {
@@ -82,7 +83,9 @@ SETTLED = """(frames) => {
   const s = window.__gdnSettle;
   if (!s || s.sig !== sig) { window.__gdnSettle = {sig, n: 0}; return false; }
   s.n += 1;
+  const scale = document.documentElement.dataset;
   return s.n >= frames && document.fonts.status === 'loaded' && plots.every(p => p.querySelector('.main-svg'))
+         && scale.gdnScaleWant === scale.gdnScaleDrawn
          && !document.querySelector('[data-testid="stStatusWidget"], [data-testid="stSkeleton"]');
 }"""
 

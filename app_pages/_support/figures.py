@@ -10,7 +10,9 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
+from gdn.figures.scale import scale_figure
 from gdn.i18n import table
+from app_pages._support import screen
 from app_pages._support.caches import BOUNDS
 from app_pages._support.chrome import APP_CSS, ASSETS, lang, lecture, tr
 
@@ -68,6 +70,12 @@ def shared_figure(fn: Callable[..., go.Figure], *args, **kwargs) -> go.Figure:
     return _shared(key, fn, args, kwargs)
 
 
+def at_screen_scale(fig: go.Figure) -> go.Figure:
+    """fig as this screen shows it: in lecture mode, drawn for 1280x720 and its pixel lengths (fonts, height,
+    margins) times the screen's scale (screen.py); fig itself elsewhere. For a chart not drawn by show_figure."""
+    return scale_figure(fig, screen.scale())
+
+
 def show_figure(fig: go.Figure, key: str, alt: str, export: bool = True, fit_top: int | None = None, **events):
     """One place that sets how charts are drawn: full width, toolbar PNG at slide resolution (3x),
     and a standalone HTML download that works offline (plotly.js inlined). events: on_select and
@@ -75,15 +83,17 @@ def show_figure(fig: go.Figure, key: str, alt: str, export: bool = True, fit_top
     fit_top: in lecture mode, the chart's top edge in px at 1280x720: the chart then fills the window
     under it (lecture.css, .st-key-gdn_fit_*) instead of its own height, so all of it is on the first
     screen of a 1280x720 projector and none of a 1920x1080 one is wasted (the figure places what lies
-    around its plot in pixels)."""
+    around its plot in pixels). In lecture mode the figure is drawn for 1280x720 and shown at the screen's
+    scale (screen.py): fit_top, its fonts, height and margins grow with the screen."""
     config = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 3, "filename": key},
               **toolbar_locale(lang())}
+    shown = at_screen_scale(fig)
     if fit_top is not None and lecture():
-        st.html(f"<style>.st-key-gdn_fit_{key} {{ --gdn-fit-top: {int(fit_top)}px; }}</style>")
+        st.html(f"<style>.st-key-gdn_fit_{key} {{ --gdn-fit-top: calc({int(fit_top)} * var(--gdn-px)); }}</style>")
         with st.container(key=f"gdn_fit_{key}", height="stretch"):
-            event = st.plotly_chart(fig, key=key, config=config, alt=alt, theme=None, height="stretch", **events)
+            event = st.plotly_chart(shown, key=key, config=config, alt=alt, theme=None, height="stretch", **events)
     else:
-        event = st.plotly_chart(fig, key=key, config=config, alt=alt, theme=None, **events)
+        event = st.plotly_chart(shown, key=key, config=config, alt=alt, theme=None, **events)
     if export:
         figure_download(key, lambda: fig)
     return event if events else None
