@@ -241,6 +241,26 @@ def test_replay_reaches_the_memory_table():
     assert not at.exception
 
 
+def test_the_server_reads_no_weight_of_the_checkpoints_it_shows(tmp_path, monkeypatch):
+    """The page's process keeps a checkpoint's config and tokenizer only: a Run loads and runs the weights in a
+    worker process (issue 50). Before, the server read every weight of each checkpoint picked (one more copy
+    of the model per server). (The app's landing page, opened first, still runs the small demo in-process.)"""
+    from gdn.qwen35.checkpoint import Checkpoint
+    monkeypatch.setenv("GDN_MODEL_DIRS", str(tmp_path))
+    write_checkpoint(tmp_path / "ckpt", text_config(vocab_size=1024),
+                     tokenizer_json=(DEMO_PATH / "tokenizer.json").read_text(encoding="utf-8"))
+    at = open_demo("en")
+    read = []
+    for name in ("load_many", "rows"):
+        real = getattr(Checkpoint, name)
+        monkeypatch.setattr(Checkpoint, name, lambda self, *a, _real=real, _name=name, **k:
+                            read.append(_name) or _real(self, *a, **k))
+    at.selectbox(key="real_model_source").set_value("__folder__").run()
+    at.text_input(key="real_model_folder_edit").set_value(str(tmp_path / "ckpt")).run()
+    assert not at.exception and gates(at)
+    assert read == []
+
+
 # -- bad checkpoints, each built in tmp_path and typed into the folder field -----------------------
 
 
@@ -267,7 +287,10 @@ def corrupt(folder):
 
 
 def not_finite(folder):
-    rewrite(write_checkpoint(folder), lambda t: t[LAYER0 + "dt_bias"].__setitem__(0, float("nan")))
+    """Found by the worker at the first Run (the server reads no weight), so it has a tokenizer to get there."""
+    write_checkpoint(folder, text_config(vocab_size=1024),
+                     tokenizer_json=(DEMO_PATH / "tokenizer.json").read_text(encoding="utf-8"))
+    rewrite(folder, lambda t: t[LAYER0 + "dt_bias"].__setitem__(0, float("nan")))
 
 
 def no_tokenizer(folder):

@@ -75,4 +75,4 @@ def below(loaded: Loaded, trace: Trace, preset: str) -> None:
 
 def answer_piece(loaded: Loaded):
     """Token id -> the word a hint quotes ("jade"), as the guesses row shows it."""
-    return lambda token_id: loaded.model.tokenizer.piece(int(token_id)).strip() or "␣"
+    return lambda token_id: loaded.tokenizer.piece(int(token_id)).strip() or "␣"

@@ -1,6 +1,6 @@
 """What the real-model page has loaded and run, passed to every view explicitly (no module globals).
 
-    Loaded       the checkpoint: folder, kind, model, describe() info            (source.py)
+    Loaded       the checkpoint: folder, kind, tokenizer, describe() info        (source.py)
     Request      what the user asked to run: folder, prompt text, token cap      (prompt.py)
     Trace        the prompt through the model: tokens and every GDN layer's gates (prompt.py)
     ViewContext  the three, plus the chosen layer and head                       (the page's layer fragment)
@@ -28,7 +28,7 @@ from app_pages._support import compute, ui, work
 class Loaded:
     folder: str                # checkpoint folder
     kind: str                  # "trained" | "random" (the shipped demos) | "real"
-    model: object              # the loaded Qwen35ForCausalLM (shared by every session: never mutated)
+    tokenizer: object          # its Qwen35Tokenizer: all this process keeps of it (the workers hold the weights)
     info: object               # gdn.qwen35.analysis.describe(folder): config, sizes, GDN layers
 
     @property
@@ -92,7 +92,7 @@ class ViewContext:
 
     # -- what the views read, by name ----------------------------------------------------------
     folder = property(lambda self: self.loaded.folder)
-    model = property(lambda self: self.loaded.model)
+    tokenizer = property(lambda self: self.loaded.tokenizer)
     kind = property(lambda self: self.loaded.kind)
     demo = property(lambda self: self.loaded.demo)
     enc = property(lambda self: self.trace.enc)
@@ -171,4 +171,4 @@ class ViewContext:
                                self.demo, overrides)
 
     def piece(self, token_id: int) -> str:
-        return self.model.tokenizer.piece(int(token_id))        # part of a character: its bytes, ⟨e4 b8⟩
+        return self.tokenizer.piece(int(token_id))        # part of a character: its bytes, ⟨e4 b8⟩

@@ -33,7 +33,7 @@ def preset_facts(loaded: Loaded) -> dict[str, PromptFacts]:
     """Each story on its own preset prompt in this language (what its button loads)."""
     out = {}
     for kind, spec in STORIES.items():
-        enc = loaded.model.tokenizer.encode(" " + preset_text(spec["prompt"]))   # as prompt.trace sends it
+        enc = loaded.tokenizer.encode(" " + preset_text(spec["prompt"]))   # as prompt.trace sends it
         out[kind] = facts_for(loaded, tuple(enc.ids), enc.pieces, kind)
     return out
 

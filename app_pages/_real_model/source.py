@@ -71,7 +71,8 @@ def pick_folder() -> tuple[str, dict]:
 
 
 def load(title_box) -> Loaded:
-    """Pick, describe and load a checkpoint (a large one only after a click); the page title names it."""
+    """Pick and describe a checkpoint, and open its tokenizer (a large one only after a click: its Runs load
+    its weights, in the workers; this process reads none); the page title names it."""
     folder, found = pick_folder()
     try:
         info = compute.info(folder)
@@ -92,9 +93,9 @@ def load(title_box) -> Loaded:
             st.stop()
         st.session_state[keys.CONFIRMED] = (folder,)
     try:
-        model = compute.model(folder)
+        tokenizer = compute.tokenizer(folder)
     except ValueError as e:
         fail(e)
-    if model.tokenizer is None:
+    if tokenizer is None:
         fail(f"{Path(folder).name}: no tokenizer.json; copy the checkpoint's tokenizer.json into this folder", "tokenizer")
-    return Loaded(folder=folder, kind=kind, model=model, info=info)
+    return Loaded(folder=folder, kind=kind, tokenizer=tokenizer, info=info)

@@ -223,13 +223,22 @@ def info(folder: str):
 
 
 @st.cache_resource(max_entries=BOUNDS["compute.model"], show_spinner=False)
-def _open(folder: str):
+def _open(folder: str, stamp: tuple):
+    """The model of `folder` opened (config, tokenizer, headers), no weight read yet; opened anew when a file
+    of the folder changes (stamp), so a checkpoint copied over is not answered with "changed" forever."""
     return load_model(folder, lazy=True)
 
 
+def tokenizer(folder: str):
+    """The checkpoint's tokenizer (None without tokenizer.json): what the real-model page keeps of a
+    checkpoint. Its weights are read in the worker processes that run it (work.model), never here."""
+    return _open(folder, folder_stamp(folder)).tokenizer
+
+
 def model(folder: str):
-    """The shared model of `folder`, its weights read layer by layer with a progress bar the first time."""
-    m = _open(folder)
+    """The shared model of `folder`, its weights read layer by layer with a progress bar the first time
+    (the pages that compute in this process, on the shipped demo models)."""
+    m = _open(folder, folder_stamp(folder))
     if any(p.is_meta for p in m.parameters()):       # not every tensor read yet (first use, or a failed try)
         in_slot(lambda: _read_weights(m))
     return m
