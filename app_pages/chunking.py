@@ -9,7 +9,7 @@ from gdn.lessons import chunking as ce
 from gdn.lessons.memory import random_stream
 from gdn.ops import CHUNK_SIZE
 from gdn.units import fmt_diff
-from app_pages._support import compute, ui
+from app_pages._support import compute, ui, work
 
 # Lecture mode: lecture.css sizes every markdown paragraph alike, which shrank the metric values (drawn as
 # paragraphs too) to their labels' size; on this page the numbers are what the room reads.
@@ -112,20 +112,21 @@ with text:
     st.caption(ui.tr("chunking.reference_machine", cores=ref["cores"], threads=ref["threads"], date=ref["measured"],
                      repeats=ref["repeats"]))
     st.markdown(ui.tr("chunking.live_plan", T_min=lengths[0], T_max=f"{lengths[-1]:,}", repeats=kernel_timing.LIVE_REPEATS,
-                      seconds=f"{kernel_timing.estimate_seconds(ref) + kernel_timing.PROCESS_START_SECONDS:.0f}",
+                      seconds=f"{kernel_timing.estimate_seconds(ref):.0f}",
                       threads=kernel_timing.LIVE_THREADS))
     if st.button(ui.tr("chunking.measure"), key="chunking_measure", icon=":material/timer:"):
         bar = st.progress(0.0, text=ui.tr("chunking.measuring"))
-        tick = lambda i, n: bar.progress(i / n, text=ui.tr("chunking.measuring_at", T=f"{lengths[i - 1]:,}", i=i, n=n))
 
-        def measure():
-            start = time.perf_counter()
-            timing = kernel_timing.time_kernels_isolated(lengths, progress=tick)
-            return {"timing": timing, "seconds": time.perf_counter() - start, "threads": kernel_timing.LIVE_THREADS}
-        # The shared slot pool: a timing run and a real-model forward pass never fight over the cores,
-        # and a second user sees their place in line instead of a frozen bar.
+        def tick(reports):
+            i, n = reports[-1]
+            bar.progress(i / n, text=ui.tr("chunking.measuring_at", T=f"{lengths[i - 1]:,}", i=i, n=n))
+        # In a worker, through the job line: a timing run and a Run of the real model never fight over the
+        # cores, and a second visitor sees their place in line instead of a frozen bar.
+        start = time.perf_counter()
         try:
-            store["result"] = compute.in_slot(measure)
+            timing = compute.run_job("chunking.timing", None, work.time_kernels, lengths, on_progress=tick)
+            store["result"] = {"timing": timing, "seconds": time.perf_counter() - start,
+                               "threads": kernel_timing.LIVE_THREADS}
         except RuntimeError:
             st.error(ui.tr("chunking.measure_failed"), icon=":material/error:")
         bar.empty()

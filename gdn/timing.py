@@ -1,8 +1,7 @@
-"""Timing the token loop against the chunked kernel: in this process, or in a child process with its own
-thread count (what the chunking page's live measurement runs), and the shipped reference curve.
+"""Timing the token loop against the chunked kernel (what the chunking page's live measurement runs, in a
+worker process at one thread: app_pages/_support/work.py), and the shipped reference curve.
 
     time_kernels(lengths)             median seconds of both kernels per length (they take turns)
-    time_kernels_isolated(lengths)    the same in a child process (python -m gdn.timing)
     load_reference()                  the curve bench/bench_chunking_curve.py measured and shipped
     estimate_seconds(reference)       how long a live run took on the reference machine
 
@@ -12,10 +11,6 @@ and bench/ measures with the same function.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-import threading
 import time
 from pathlib import Path
 
@@ -81,59 +76,9 @@ def estimate_seconds(reference: dict, lengths=LIVE_LENGTHS, repeats: int = LIVE_
     return float(repeats * per_call.sum())
 
 
-# A live measurement runs in a child process with one thread: on a busy 2-core server, torch's
-# OpenMP threads wait on each other for every small op, and the token loop ran ~20x slower with 2
-# threads than with 1 (measured: 40 s vs 1.8 s for T = 1..256). torch.set_num_threads cannot be
-# called from a Streamlit session thread, so the child sets it. One thread is also how the
-# reference curve was measured: the two curves compare like with like.
+# A live measurement runs at one thread, in a worker process (which sets it: torch.set_num_threads cannot
+# be called from a Streamlit session thread): on a busy 2-core server, torch's OpenMP threads wait on each
+# other for every small op, and the token loop ran ~20x slower with 2 threads than with 1 (measured: 40 s
+# vs 1.8 s for T = 1..256). One thread is also how the reference curve was measured: the two curves
+# compare like with like.
 LIVE_THREADS = 1
-PROCESS_START_SECONDS = 3.0          # starting Python and importing torch, on a busy server
-
-
-def time_kernels_isolated(lengths, *, repeats: int = LIVE_REPEATS, threads: int = LIVE_THREADS,
-                          heads: int = TIMING_HEADS, dim: int = TIMING_DIM, progress=None,
-                          timeout: float = 120.0) -> dict[str, np.ndarray]:
-    """time_kernels in a child process running `threads` threads; progress(i, n) as each length is done.
-    Raises RuntimeError if the child fails or runs past `timeout` seconds."""
-    root = Path(__file__).resolve().parents[1]
-    cmd = [sys.executable, "-m", "gdn.timing", "--lengths", ",".join(str(T) for T in lengths),
-           "--repeats", str(repeats), "--threads", str(threads), "--heads", str(heads), "--dim", str(dim)]
-    env = {**os.environ, "OMP_NUM_THREADS": str(threads), "PYTHONPATH": str(root)}
-    child = subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    timer = threading.Timer(timeout, child.kill)
-    timer.start()
-    try:
-        result = None
-        for line in child.stdout:                              # "progress i n" per length, then "result {...}"
-            word, _, rest = line.partition(" ")
-            if word == "progress" and progress:
-                progress(*map(int, rest.split()))
-            elif word == "result":
-                result = json.loads(rest)
-        child.wait()
-    finally:
-        timer.cancel()
-    if child.returncode != 0 or result is None:
-        raise RuntimeError(f"the timing process failed (exit {child.returncode}): {child.stderr.read()[-500:]}")
-    return {"T": np.array(result["T"], dtype=np.int64), "recurrent": np.array(result["recurrent"]),
-            "chunk": np.array(result["chunk"])}
-
-
-def _main() -> None:
-    """The child side of time_kernels_isolated."""
-    import argparse
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--lengths", required=True)
-    for name, default in (("repeats", LIVE_REPEATS), ("threads", LIVE_THREADS), ("heads", TIMING_HEADS),
-                          ("dim", TIMING_DIM)):
-        ap.add_argument(f"--{name}", type=int, default=default)
-    args = ap.parse_args()
-    torch.set_num_threads(args.threads)
-    timing = time_kernels([int(T) for T in args.lengths.split(",")], heads=args.heads, dim=args.dim,
-                          repeats=args.repeats, progress=lambda i, n: print(f"progress {i} {n}", flush=True))
-    print("result " + json.dumps({"T": [int(T) for T in timing["T"]], "recurrent": timing["recurrent"].tolist(),
-                                  "chunk": timing["chunk"].tolist()}), flush=True)
-
-
-if __name__ == "__main__":
-    _main()

@@ -38,3 +38,16 @@ def finish_after(release: str, value: int) -> int:
         time.sleep(0.01)
     return value
 
+
+
+def timing_where_the_loop_wins_below_2(lengths: tuple) -> dict:
+    """What the chunking page's live timing returns, made up (the real run takes seconds): each length
+    reported, the token loop faster only below T = 2."""
+    import numpy as np
+    for i in range(1, len(lengths) + 1):
+        report((i, len(lengths)))
+    return {"T": np.array(lengths), "recurrent": np.array(lengths, float), "chunk": np.full(len(lengths), 1.5)}
+
+
+def timing_that_fails(lengths: tuple) -> dict:
+    raise RuntimeError("the timing run failed")

@@ -138,19 +138,15 @@ def test_page_at_the_smallest_stream():
     assert not at.exception and at.slider(key="chunking_T").value == 2
 
 
-def test_measure_button_times_both_kernels(monkeypatch):
-    calls = []
-
-    def fake_timing(lengths, progress):                               # the real run takes seconds
-        calls.append(list(lengths))
-        progress(len(lengths), len(lengths))
-        recurrent = np.array(lengths, float)                            # the loop wins below T = 2 only
-        return {"T": np.array(lengths), "recurrent": recurrent, "chunk": np.full(len(lengths), 1.5)}
-
-    monkeypatch.setattr(kernel_timing, "time_kernels_isolated", fake_timing)
+def test_measure_button_times_both_kernels_in_a_worker(monkeypatch):
+    """The live timing is a job of the worker line (no child process of the server's own): its reports
+    move the bar, its result is drawn beside the reference."""
+    from app_pages._support import work
+    from tests import job_fixtures
+    monkeypatch.setattr(work, "time_kernels", job_fixtures.timing_where_the_loop_wins_below_2)
     at = open_app("en", page="app_pages/chunking.py")
     at.button(key="chunking_measure").click().run()
-    assert not at.exception and calls == [list(kernel_timing.LIVE_LENGTHS)]
+    assert not at.exception
     text = " ".join(m.value for m in at.markdown)
     assert "On this server the token loop is faster up to **T = 1**, the chunked kernel from **T = 2**" in text
     spec = json.loads(at.get("plotly_chart")[1].proto.spec)
@@ -159,9 +155,9 @@ def test_measure_button_times_both_kernels(monkeypatch):
 
 
 def test_a_failed_live_run_says_so(monkeypatch):
-    def broken(lengths, progress):
-        raise RuntimeError("the timing process failed (exit -9)")
-    monkeypatch.setattr(kernel_timing, "time_kernels_isolated", broken)
+    from app_pages._support import work
+    from tests import job_fixtures
+    monkeypatch.setattr(work, "time_kernels", job_fixtures.timing_that_fails)
     at = open_app("en", page="app_pages/chunking.py")
     at.button(key="chunking_measure").click().run()
     assert not at.exception and "did not finish" in at.error[0].value
@@ -169,13 +165,12 @@ def test_a_failed_live_run_says_so(monkeypatch):
     assert "reference" in json.loads(at.get("plotly_chart")[1].proto.spec)["data"][0]["name"]
 
 
-def test_isolated_timing_runs_in_a_child_with_its_own_threads():
-    """The child process really times both kernels (tiny sizes) and reports progress per length."""
-    seen = []
-    timing = kernel_timing.time_kernels_isolated([1, 3], repeats=1, heads=1, dim=4, progress=lambda i, n: seen.append((i, n)))
+def test_the_workers_timing_times_both_kernels_at_each_length():
+    """work.time_kernels, as a worker runs it (its reports go nowhere outside one)."""
+    from app_pages._support import work
+    timing = work.time_kernels((1, 3))
     assert list(timing["T"]) == [1, 3] and timing["T"].dtype.kind == "i"
     assert (timing["recurrent"] > 0).all() and (timing["chunk"] > 0).all()
-    assert seen == [(1, 2), (2, 2)]
 
 
 # ---- the speed section: shipped reference curve, short live run, figure axes -----------------------------

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from gdn.figures.real_model import draws_as_html
 from gdn.qwen35.analysis import GateRun
 from gdn.qwen35.demo.stories import answer_slots
 from gdn.qwen35.gates import head_summary
@@ -142,9 +143,15 @@ class ViewContext:
     # -- computed in a worker process on first use, kept in the shared caches ----------------------
     def views(self) -> drawn.RunViews:
         """Every GDN layer's gates and overview, the guesses and the answers, built in the worker that runs
-        the prompt's forward pass (drawn.py), once per trace and language; the example prompts pinned."""
-        return compute.run_job("real_model.views", (self.folder, self.ids, ui.lang()), drawn.views, self.folder,
-                               self.ids, tuple(self.tokens), ui.lang(), self.demo, pin=is_preset_text(self.request.text))
+        the prompt's forward pass (drawn.py), once per trace and language (and, for a prompt too long for
+        HTML, per layer and size of its Plotly figure); the example prompts pinned."""
+        plotly = None
+        if not draws_as_html(self.T, len(self.heads)):
+            extra = 14 * max(0, len(self.heads) - 8)
+            plotly = (self.layer, self.fs, (640 if self.lecture else 540) + 2 * extra)
+        return compute.run_job("real_model.views", (self.folder, self.ids, ui.lang(), plotly), drawn.views, self.folder,
+                               self.ids, tuple(self.tokens), ui.lang(), self.demo, plotly,
+                               pin=is_preset_text(self.request.text))
 
     def head_inputs(self, **overrides) -> dict[str, np.ndarray]:
         """The chosen head's q, k [T, K], v [T, V], g, beta [T] (LayerInputs.head), under the interventions

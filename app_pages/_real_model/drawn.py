@@ -3,7 +3,7 @@ hover cards) and overview frame, each packed for the swapper, the top-3 guesses 
 The page (views/gates.py) only places what comes back; nothing here is drawn twice for one prompt, since
 the result is kept by the trace's identity and the language (the shared cache real_model.views).
 
-    views(folder, ids, tokens, language, demo) -> RunViews       (a job: compute.run_job sends it to a worker)
+    views(folder, ids, tokens, language, demo, plotly) -> RunViews    (a job: compute.run_job sends it to a worker)
 
 No streamlit: the workers import this module when their first such job arrives (unpickling names it),
 and the Plotly figure modules with it; a worker that never draws one never imports them.
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gdn.figures.real_model import draws_as_html, gates_html, overview_html, token_cards_html
+from gdn.figures.real_model import draws_as_html, fig_gates_predictions, gates_html, overview_html, token_cards_html
 from gdn.i18n import t
 from gdn.qwen35.demo.stories import answer_slots, gate_marks, token_roles
 from gdn.qwen35.gates import head_summary
@@ -29,7 +29,7 @@ LABELS = ("token", "layer", "head", "norm", "key", "value", "guess")      # real
 @dataclass(frozen=True)
 class RunViews:
     """What the gates view places, per GDN layer where it says so. gates is empty for a prompt too long
-    for HTML (draws_as_html): the page then draws the chosen layer with Plotly from top_tokens and top_p."""
+    for HTML (draws_as_html): figure then holds the one layer asked for, as Plotly."""
     gates: dict[int, str]                   # layer -> its gates' HTML, hover cards first
     gates_packed: dict[int, Packed]         # the same, packed for the swapper
     overview: dict[int, str]                # layer -> the overview with that layer's row framed
@@ -38,8 +38,7 @@ class RunViews:
     marks: dict[int, list]                  # layer -> the story marks (t, head, "alpha" | "beta"), demo models
     guesses: str                            # the top-3 table after every token (the page adds its stylesheet)
     answers: list[tuple[int, str, bool]]    # (t, expected answer, the first guess is right) per task slot
-    top_tokens: list[list[str]]             # [T][3] the guesses' pieces
-    top_p: np.ndarray                       # [T, 3] their probabilities
+    figure: object = None                   # a long prompt's layer: a plotly Figure (validated here, not on the page)
 
 
 def labels(language: str) -> dict[str, str]:
@@ -64,10 +63,11 @@ def guesses_html(tokens: list[str], top_tokens: list[list[str]], top_p: np.ndarr
     return f'<div class="rm-guess"><table><tr><th></th>{head}</tr>{"".join(rows)}</table></div>'
 
 
-def views(folder: str, ids: tuple, tokens: tuple, language: str, demo: bool) -> RunViews:
+def views(folder: str, ids: tuple, tokens: tuple, language: str, demo: bool, plotly: tuple | None) -> RunViews:
     """The prompt through every layer (its guesses), then every GDN layer's views in `language`. tokens:
     the prompt's pieces as the page shows them; demo: a shipped demo model (its task answers and story
-    marks, guesses in the prompt's script)."""
+    marks, guesses in the prompt's script); plotly: (layer, font size, height) of the Plotly figure a prompt
+    too long for HTML shows (a new layer is a new job: a figure is a new prompt's heaviest build, ~0.4 s)."""
     model, tokens = work.model(folder), list(tokens)
     piece = lambda token_id: model.tokenizer.piece(int(token_id))
     slots = answer_slots(tokens, list(ids)) if demo else []
@@ -91,6 +91,15 @@ def views(folder: str, ids: tuple, tokens: tuple, language: str, demo: bool) -> 
             gates[layer] = cards + gates_html(alpha, beta, tokens=tokens, layer=layer, top_tokens=top_tokens, top_p=p.top_p,
                                               titles=titles, labels=words, marks=marks[layer], answers=answers,
                                               alt=alts[layer])
+    figure = None
+    if not html_form and plotly is not None:
+        layer, font_size, height = plotly
+        li = p.layers.index(layer)
+        titles = {"alpha": tr("real_model.heatmap_alpha", layer=layer), "beta": tr("real_model.heatmap_beta", layer=layer),
+                  "predictions": tr("real_model.predictions_title")}
+        figure = fig_gates_predictions(np.exp(p.g[li]), p.beta[li], tokens=tokens, layer=layer, top_tokens=top_tokens,
+                                       top_p=p.top_p, titles=titles, labels=words, marks=marks[layer], answers=answers,
+                                       font_size=font_size, height=height)
     titles = {n: tr(f"real_model.overview_{n}") for n in ("alpha", "beta", "half_life")}
     summary = head_summary(p.g, p.beta)                                   # [L, H] each
     overview = {layer: overview_html(summary, layers=p.layers, selected=layer, titles=titles, labels=words,
@@ -99,4 +108,4 @@ def views(folder: str, ids: tuple, tokens: tuple, language: str, demo: bool) -> 
     return RunViews(gates=gates, gates_packed={layer: pack(body) for layer, body in gates.items()}, overview=overview,
                     overview_packed={layer: pack(body) for layer, body in overview.items()}, alts=alts, marks=marks,
                     guesses=guesses_html(tokens, top_tokens, p.top_p, {i: (a, r) for i, a, r in answers}),
-                    answers=answers, top_tokens=top_tokens, top_p=p.top_p)
+                    answers=answers, figure=figure)

@@ -144,6 +144,15 @@ def train_update(rules: tuple, seed: int, config: dict) -> dict:
     return {"rows": run_update_quick(rules, seed=seed, on_scores=on_scores, should_stop=should_stop, **config)}
 
 
+# -- the chunking page ---------------------------------------------------------------------------------------
+
+def time_kernels(lengths: tuple) -> dict:
+    """The chunking page's live timing (gdn.timing.time_kernels) at this worker's one thread, as the shipped
+    reference curve was measured; each length reported as (i, n) once timed."""
+    from gdn.timing import LIVE_REPEATS, time_kernels
+    return time_kernels(list(lengths), repeats=LIVE_REPEATS, progress=lambda i, n: report((i, n)))
+
+
 # -- the practice page ---------------------------------------------------------------------------------------
 
 def judge(exercise: str, source: str, sandbox: bool, seed: int):

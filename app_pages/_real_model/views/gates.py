@@ -8,24 +8,12 @@ import time
 
 import streamlit as st
 
-from gdn.figures.real_model import fig_gates_predictions
 from app_pages._real_model import keys
 from app_pages._real_model.context import ViewContext
 from app_pages._real_model.drawn import RunViews
 from app_pages._support import swap, ui
-from app_pages._support.turn import given_up
 
 GUESS_CSS = f"<style>{(ui.ASSETS / 'real_model' / 'guess.css').read_text(encoding='utf-8').strip()}</style>"
-
-
-def layer_figure(c: ViewContext, views: RunViews):
-    """The chosen layer's gates as Plotly, for a prompt too long for HTML (its views hold no gates' HTML)."""
-    titles = {"alpha": ui.tr("real_model.heatmap_alpha", layer=c.layer), "beta": ui.tr("real_model.heatmap_beta", layer=c.layer),
-              "predictions": ui.tr("real_model.predictions_title")}
-    extra = 14 * max(0, len(c.heads) - 8)
-    return fig_gates_predictions(c.alpha, c.beta, tokens=c.tokens, layer=c.layer, top_tokens=views.top_tokens,
-                                 top_p=views.top_p, titles=titles, labels=c.labels, marks=views.marks[c.layer],
-                                 answers=views.answers, font_size=c.fs, height=(640 if c.lecture else 540) + 2 * extra)
 
 
 def gates(c: ViewContext) -> None:
@@ -38,10 +26,8 @@ def gates(c: ViewContext) -> None:
                   bar_label=ui.tr("real_model.layer_bar", n=len(c.run.layers)),
                   name="gates")                               # buttons: the layer numbers, as on the axes
         ui.html_download(keys.GATES_FIG, views.gates[c.layer], alt)
-    else:
-        with given_up():        # the Plotly build of a long prompt: ~0.5 s of Python (bench/README.md)
-            fig = layer_figure(c, views)
-        ui.show_figure(fig, key=keys.GATES_FIG, alt=alt)
+    else:                       # a long prompt: its chosen layer, as Plotly (built in the worker too)
+        ui.show_figure(views.figure, key=keys.GATES_FIG, alt=alt)
     st.caption(ui.tr("real_model.guesses_caption_same_script" if c.demo else "real_model.guesses_caption"))
     st.html(GUESS_CSS.replace("SIZE", "1.1rem" if c.lecture else "0.8rem") + views.guesses)
     right = views.answers
