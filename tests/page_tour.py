@@ -138,6 +138,42 @@ WHOLE = {"memory_table": ['.st-key-memory_player .gdn-player-bar', '.st-key-memo
          "classroom": ['[data-testid="stMain"] [data-testid="stRadio"]'],
          "practice": ['.gdn-editor-code', '.gdn-editor-run']}
 
+# -- lecture mode's scale: the smallest text and the main figure whole (tests/test_browser_lecture_scale.py) ----------
+# Every text node of the main content a room sees (drawn, not hidden, not transparent): its computed font size
+# times what scales it on screen (an SVG's user units to px, a CSS transform or zoom). Left out: icons (ligature
+# words), sub- and superscripts (typography sets them smaller), and Plotly's toolbar and hover layer (not shown).
+SMALLEST_TEXT = r"""() => {
+  const scaleOf = (el) => {
+    if (el instanceof SVGElement) { const m = el.getScreenCTM(); return m ? Math.hypot(m.a, m.b) : 1; }
+    let s = el.currentCSSZoom ?? 1;
+    for (let a = el; a; a = a.parentElement) {
+      const t = getComputedStyle(a).transform;
+      if (t && t !== 'none') { const m = new DOMMatrix(t); s *= Math.hypot(m.a, m.b); }
+    }
+    return s;
+  };
+  const seen = [], walk = document.createTreeWalker(document.querySelector('[data-testid="stMain"]'), NodeFilter.SHOW_TEXT);
+  while (walk.nextNode()) {
+    const node = walk.currentNode, e = node.parentElement;
+    if (!e || !node.textContent.replace(/[\u200b\s]/g, '')) continue;
+    if (e.closest('sub, sup, .msupsub, [data-testid="stIconMaterial"], .modebar, .hoverlayer')) continue;
+    if (!e.checkVisibility({opacityProperty: true, visibilityProperty: true})) continue;
+    const r = e.getBoundingClientRect();
+    if (r.width < 1 || r.height < 1) continue;
+    const px = parseFloat(getComputedStyle(e).fontSize) * scaleOf(e);
+    seen.push([Math.round(px * 10) / 10, `${e.tagName}.${String(e.className.baseVal ?? e.className).slice(0, 40)}`,
+               node.textContent.trim().slice(0, 40)]);
+  }
+  seen.sort((a, b) => a[0] - b[0]);
+  return seen.slice(0, 5);
+}"""
+# Each page's main figure and the controls that drive it, in lecture mode: all of them on the first screen.
+LECTURE_WHOLE = {"start": ['[data-testid="stMain"] .gdn-att'], **WHOLE,
+                 "playground": ['.gdn-toy .ow-pair', '.gdn-explorer .gdn-explorer-control'],
+                 "update": ['[data-testid="stMain"] .js-plotly-plot'],
+                 "compare": ['.st-key-compare_player .gdn-grid', '.st-key-compare_player .gdn-player-body'],
+                 "real_model": ['[data-testid="stMain"] .rm-gates']}
+
 # -- the playground toys (tests/test_browser_playground_toys.py) ----------------------------------------------------
 TOY_BOX = """() => { const toy = document.querySelector('.gdn-toy'), ex = toy.closest('.gdn-explorer');
   const controls = [...ex.querySelectorAll('.gdn-explorer-control')].map(c => c.getBoundingClientRect());
@@ -205,6 +241,11 @@ def visit(page, screen: str, name: str, address: str) -> dict:
         page.wait_for_selector(CONTENT_MAIN[name])
         wait_until_settled(page)
         got["content"] = page.evaluate(CONTENT, CONTENT_MAIN[name])
+    if default and lecture:                              # test_browser_lecture_scale
+        page.wait_for_selector(LECTURE_WHOLE[name][0])
+        wait_until_settled(page)
+        got["smallest_text"] = page.evaluate(SMALLEST_TEXT)
+        got["lecture_whole"] = page.evaluate(BOTTOMS, LECTURE_WHOLE[name])
     if default and screen == "1280x720" and name in WHOLE:      # and the whole figures at 1280x720
         page.wait_for_selector(WHOLE[name][0])
         wait_until_settled(page)
@@ -224,6 +265,7 @@ def visit(page, screen: str, name: str, address: str) -> dict:
             wait_until_settled(page)
             got["axes_1280x720"] = page.evaluate(AXES)
             page.set_viewport_size({"width": width, "height": height})
+            wait_until_settled(page)                     # the charts drawn again at this screen's scale
     if name == "playground-halflife" and screen in ("1440x900", "1280x720"):   # scrolls: last
         page.wait_for_selector(".gdn-write2d svg")
         got["write2d"] = page.evaluate(WRITE_2D_BOX)

@@ -69,10 +69,12 @@ function build(host, data, send) {
   area.value = storedCode(window.localStorage, data.exercise, data.stub);
   el("div", "gdn-editor-help", root).textContent = data.words.help;
 
-  // A projector shows as many lines of the lecture font (29 px each) as fit between where the code starts
-  // and the window's bottom, less the help under it (two lines in zh): read once, as the editor is first drawn.
-  const below = (window.innerHeight || 720) - area.getBoundingClientRect().top - 100;
-  const lectureRows = Math.max(8, Math.floor(below / 29));
+  // A projector shows as many lines of the lecture font (29 px each at 1280x720, more on a larger screen:
+  // lecture.css's --gdn-px) as fit between where the code starts and the window's bottom, less the help under
+  // it (two lines in zh, 100 px at 1280x720): read once, as the editor is first drawn.
+  const line = parseFloat(window.getComputedStyle?.(area).lineHeight) || 29;
+  const below = (window.innerHeight || 720) - area.getBoundingClientRect().top - 100 * line / 29;
+  const lectureRows = Math.max(8, Math.floor(below / line));
   const state = { area, gutter, run, root, disabled: false };
   const redraw = () => {
     gutter.textContent = lineNumbers(area.value);
