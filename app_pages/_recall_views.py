@@ -155,13 +155,10 @@ def train(seed: int, progress, chart) -> dict:
     return trained
 
 
-@st.cache_resource(show_spinner=False)
 def trained_trace(pairs: int = 8, seq_len: int = 40):
-    tokens, targets = inspect.example(pairs, seq_len)
-    layers, answers = inspect.trace(inspect.load_shipped(), tokens, pairs)
-    asked = (targets[0] != -100).numpy()
-    right = int((answers[asked] == targets[0].numpy()[asked]).sum())
-    return inspect.token_names(tokens[0]), layers, int(asked.sum()), right, pairs
+    """The shipped trained model on one example (work.recall_trace): a job of the worker line, kept for
+    every session (the inputs are fixed: one per server)."""
+    return compute.run_job("recall.trace", (pairs, seq_len), work.recall_trace, pairs, seq_len, pin=True)
 
 
 def inside_view() -> None:

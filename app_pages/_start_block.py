@@ -5,7 +5,6 @@ from gdn.figures.start import DELTA_RULE
 from gdn.lessons import start as lesson
 from gdn.lessons.cost import load_sizes
 from gdn.qwen35 import parse_config
-from gdn.qwen35.analysis import layer_inputs, layer_state_norms
 from app_pages._support import compute, path, ui
 
 # box -> the page that explains it, and the panel to open there
@@ -15,17 +14,11 @@ TARGETS = {"delta": ("memory_table", {}), "chunk": ("chunking", {}),
 ON_REAL_MODEL = ("real_model", {})
 
 
-def live_arrays(model, ids: tuple, layer: int) -> dict[str, np.ndarray]:
-    """One GDN layer of the demo model on the prompt: q, k [T, HK, K], v [T, HV, V], g, beta, ||S_t|| [T, HV]."""
-    x = layer_inputs(model, list(ids), layer)
-    return {"q": x.q[0].numpy(), "k": x.k[0].numpy(), "v": x.v[0].numpy(), "g": x.g[0].numpy(),
-            "beta": x.beta[0].numpy(), "state_norm": layer_state_norms(x)}
-
-
-def chosen_config(shapes_from: str, model, loaded: str | None):
+def chosen_config(shapes_from: str, demo, loaded: str | None):
+    """The shapes the diagram names: Qwen3.5-0.8B's, the demo's (its config `demo`) or the loaded checkpoint's."""
     if shapes_from == "q08":
         return parse_config({"model_type": "qwen3_5_text", **load_sizes()["Qwen3.5-0.8B"]}, source="qwen35_sizes.json")
-    return compute.info(loaded).config if shapes_from == "loaded" else model.cfg
+    return compute.info(loaded).config if shapes_from == "loaded" else demo
 
 
 def box_texts(cfg, live: dict, piece: str, t: int) -> dict[str, str]:

@@ -15,11 +15,10 @@ from gdn.lessons.compare import (
 )
 from gdn.lessons.memory import k1_update
 from gdn.lessons.stream import STAGES
-from gdn.qwen35.analysis import two_call_run
 from gdn.qwen35.sources import TRAINED_PATH
 from gdn.units import fmt_diff
 from app_pages._compare_frames import compare_variants, variant_opening
-from app_pages._support import compute, ui
+from app_pages._support import compute, ui, work
 from app_pages._support.player import chosen_variant, player
 
 ui.stepping_title("compare")        # the player opens past step 1 and says why
@@ -63,14 +62,14 @@ def model_two_calls() -> None:
     """The same on the shipped trained model: a recall prompt split before its question."""
     folder = str(TRAINED_PATH)
     st.subheader(ui.tr("compare.stream_real_header", model=TRAINED_PATH.name))
-    model = compute.model(folder)
+    tokenizer = compute.tokenizer(folder)                 # its weights: in the worker that runs the two calls
     first, second = streaming_prompt(ui.lang())
-    ids_first = model.tokenizer.encode(first, max_tokens=512).ids
-    ids = model.tokenizer.encode(first + " " + second, max_tokens=512).ids
+    ids_first = tokenizer.encode(first, max_tokens=512).ids
+    ids = tokenizer.encode(first + " " + second, max_tokens=512).ids
     st.markdown(ui.tr("compare.stream_real_story", first=ui.plain(first), second=ui.plain(second)))   # prompt text: as itself
-    run = compute.cached("compare.stream", (folder, tuple(ids), len(ids_first)),
-                         lambda: two_call_run(model, ids, len(ids_first), same_script=True))
-    word = lambda top: ", ".join(f"“{model.tokenizer.piece(i).strip()}” {p:.0%}" for i, p in top)
+    key = (folder, tuple(ids), len(ids_first))
+    run = compute.run_job("compare.stream", key, work.two_calls, *key, pin=True)      # one prompt per language
+    word = lambda top: ", ".join(f"“{tokenizer.piece(i).strip()}” {p:.0%}" for i, p in top)
     rows = {ui.tr(f"compare.stream_{n}"): word(top) for n, top in
             (("one", run.top_one), ("carried", run.top_carried), ("reset", run.top_reset))}
     st.dataframe({"": list(rows), ui.tr("compare.stream_pred"): list(rows.values())}, hide_index=True,

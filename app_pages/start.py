@@ -11,8 +11,8 @@ from gdn.qwen35.sources import DEMO_PATH, TRAINED_PATH
 from gdn.units import fmt_bytes
 from app_pages import _start_attention as attention
 from app_pages._real_model.prompt import last_folder
-from app_pages._start_block import box_hovers, box_texts, chosen_config, live_arrays, open_clicked
-from app_pages._support import compute, path, ui
+from app_pages._start_block import box_hovers, box_texts, chosen_config, open_clicked
+from app_pages._support import compute, path, ui, work
 from app_pages._support.explorer import explorer, pack_grid
 
 DEMO = str(TRAINED_PATH if TRAINED_PATH.is_dir() else DEMO_PATH)
@@ -47,27 +47,31 @@ def layer_sections():
     shapes_from = ui.linked(c[0].segmented_control, ui.tr("start.shapes"), options, key="start_shapes",
                             default=default, required=True, format_func=ui.label_maker("start.shapes_"))
     shapes_from = shapes_from or default       # None for one run after a switch from this page to its /start twin
-    model = compute.model(DEMO)
+    demo, tokenizer = compute.info(DEMO).config, compute.tokenizer(DEMO)      # its weights: in the workers
     text = prompt("recall", ui.lang())
-    enc = compute.cached("start.encode", (DEMO, text), lambda: model.tokenizer.encode(text, max_tokens=64))
-    gdn_layers = list(model.cfg.gdn_layers)
+    encoded = compute.shared_caches()["start.encode"]
+    enc = encoded.get((DEMO, text))
+    if enc is None:                 # the tokenizer is quick and the server keeps it: no job for it
+        enc = tokenizer.encode(text, max_tokens=64)
+        encoded.put((DEMO, text), enc)
+    gdn_layers = list(demo.gdn_layers)
     layer = ui.linked(c[1].selectbox, ui.tr("start.layer"), gdn_layers, key="start_layer", default=gdn_layers[0])
-    head = ui.linked(c[2].selectbox, ui.tr("start.head"), list(range(model.cfg.linear_num_value_heads)),
+    head = ui.linked(c[2].selectbox, ui.tr("start.head"), list(range(demo.linear_num_value_heads)),
                      key="start_head", default=0)
     pieces = [p if p.strip() else "+" for p in enc.pieces]
     t = ui.linked(c[3].select_slider, ui.tr("start.token"), list(range(len(enc.ids))), key="start_t",
                   default=max(0, len(enc.ids) - 2), format_func=lambda i: f"{i + 1} · {pieces[i]}")
     ids = tuple(enc.ids)
-    live = lesson.token_values(**compute.cached("start.inputs", (DEMO, ids, layer),
-                                                lambda: live_arrays(model, ids, layer)), t=t, head=head)
-    cfg = chosen_config(shapes_from, model, loaded)
+    arrays = compute.run_job("start.inputs", (DEMO, ids, layer), work.layer_arrays, DEMO, ids, layer, pin=True)
+    live = lesson.token_values(**arrays, t=t, head=head)
+    cfg = chosen_config(shapes_from, demo, loaded)
     texts, hovers = box_texts(cfg, live, pieces[t], t), box_hovers(cfg)
     # HTML whose text scales with the diagram (gdn/figures/start.py): full width, nothing clipped at any size
     diagram = block_html(texts, hovers, skip_label=ui.tr("start.skip"), chunk_label=ui.tr("start.chunk_note"),
                          alt=ui.tr("start.block_alt"))
     open_clicked(explorer("start_block", [], pack_grid([], lambda: diagram)))
-    st.caption(ui.tr("start.block_caption", model=ui.tr(f"start.shapes_{shapes_from}"), hv=model.cfg.linear_num_value_heads,
-                     d=model.cfg.hidden_size, layer=layer, head=head, kh=live["key_head"]))
+    st.caption(ui.tr("start.block_caption", model=ui.tr(f"start.shapes_{shapes_from}"), hv=demo.linear_num_value_heads,
+                     d=demo.hidden_size, layer=layer, head=head, kh=live["key_head"]))
     ui.note(ui.tr("start.block_story"))
     stack_section(cfg, ui.tr(f"start.shapes_{shapes_from}"))
 

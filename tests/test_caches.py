@@ -29,7 +29,7 @@ from app_pages._support.caches import BOUNDS, LIBRARY, SHARED, STREAMLIT
 from app_pages._support.figures import fingerprint
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED_USE = re.compile(r'(?:compute\.)?(?:cached|run_job)\("([\w.]+)"')
+SHARED_USE = re.compile(r'(?:compute\.)?(?:cached\(|run_job\(|shared_caches\(\)\[)"([\w.]+)"')
 MAKERS = {"st.cache_data", "st.cache_resource", "functools.lru_cache", "lru_cache", "functools.cache", "cache"}
 BOUND_ARGS = {"max_entries", "maxsize"}
 EMPTY_MAPS = {"dict", "OrderedDict", "collections.OrderedDict", "defaultdict", "collections.defaultdict"}

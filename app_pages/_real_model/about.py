@@ -5,27 +5,21 @@ import html
 
 import streamlit as st
 
-from gdn.qwen35.demo.evidence import evidence, intervention_table
+from gdn.qwen35.demo.evidence import intervention_table
 from gdn.qwen35.demo.hints import batch_facts
 from app_pages._real_model.context import Loaded, Trace
 from app_pages._real_model.found import HINT_STORY, facts_for
 from app_pages._real_model.hints import about_trained, preset_hint
-from app_pages._support import compute, ui
-from app_pages._support.turn import given_up
+from app_pages._support import compute, ui, work
 
 CHIP_CSS = f"<style>{(ui.ASSETS / 'real_model' / 'chips.css').read_text(encoding='utf-8').strip()}</style>"
 MAX_CHIPS = 512
 
 
-@st.cache_resource(show_spinner=False)
 def trained_evidence(folder: str) -> dict:
-    """Gate evidence of the shipped trained model on its fixed task batch (computed once per server; others
-    asking meanwhile wait for this one). Outside the forward-pass slots: it is a few small forwards of the
-    3 M-parameter demo, and holding a slot for them would queue every visitor's Run behind it. Outside the
-    turn too (app_pages/_support/turn.py): the first visitor's ~10 s here must not hold every other run."""
-    model = compute.model(folder)
-    with given_up():
-        return evidence(model)
+    """Gate evidence of the shipped trained model on its fixed task batch: a job of the worker line, once per
+    server (pinned in the shared cache; others asking meanwhile join that job)."""
+    return compute.run_job("real_model.evidence", folder, work.evidence, folder, pin=True)
 
 
 def evidence_table(ev: dict, rows: list) -> None:

@@ -133,8 +133,11 @@ def trace(loaded: Loaded, request: Request) -> Trace:
         (st.info if ui.lecture() else st.caption)(ui.tr("real_model.trimmed", what=trimmed_words(removed)))
     model_text = " " + text if loaded.demo else text
     text_key = hashlib.sha256(model_text.encode("utf-8")).hexdigest()
-    enc = compute.cached("real_model.encode", (loaded.folder, text_key, request.max_tokens), pin=pin,
-                         compute=lambda: loaded.tokenizer.encode(model_text, max_tokens=request.max_tokens))
+    encoded, key = compute.shared_caches()["real_model.encode"], (loaded.folder, text_key, request.max_tokens)
+    enc = encoded.get(key)
+    if enc is None:                 # the tokenizer is quick and the server keeps it: no job for it
+        enc = loaded.tokenizer.encode(model_text, max_tokens=request.max_tokens)
+        encoded.put(key, enc, pin=pin)
     st.session_state[keys.PROMPT_TOKENS] = enc.n_total
     if enc.truncated:
         st.warning(ui.tr("real_model.truncated", total=enc.n_total, kept=len(enc.ids)), icon=":material/content_cut:")

@@ -14,7 +14,8 @@
     player.py       the frame player: a token x stage figure stepped, played and scrubbed in the browser
     explorer.py     discrete sliders and linked hovers answered in the browser from a grid of frames
     swap.py         one of several HTML views Python drew, picked in the browser (the real model's layer)
-    pack.py         what player, explorer and swap are sent (JSON, gzip, base64) and the JS they run
+    pack.py         what player, explorer and swap are sent (JSON, gzip, base64; no streamlit: workers pack too)
+                    and the JS they run
     payload.py      a packed payload goes to a tab once, then by its hash alone
     compute.py      heavy jobs from the pages (run_job: place in line, estimate), the shared slot pool,
                     bounded result caches and the cached model loader
@@ -23,7 +24,8 @@
     client.py       who a request comes from: the address seats, rooms and the job line are counted against
     workers.py      the worker processes (one per core the server may use) that run the jobs
     work.py         what the workers run: model passes and the recall page's training, plain data in and out
-    caches.py       every cache of the app and the library: bound, key, owner (one list)
+    caches.py       every cache of the app and the library: bound, key, owner (one list); bounds.py: app_pages'
+                    bounds alone (a worker reads them without the figure code caches.py imports)
     pool.py         SlotPool itself (plain threading, unit-tested without streamlit)
     turn.py         one script run at a time runs Python (app.py holds the turn); waiting work gives it up
     heap.py         freezes the long-lived objects once, so Python's full garbage collections stay cheap

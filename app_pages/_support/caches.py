@@ -2,9 +2,9 @@
 
 Three kinds, one bounded LRU class underneath the hand-made ones (gdn/lru.py):
   shared    results shared by every session, one LRU per namespace, a namespace per page ("real_model.run"),
-            so one page's traffic never evicts another's; filled by compute.cached(namespace, key, compute)
-            (in a forward-pass slot of the server process) or compute.run_job(namespace, key, fn, args) (in a
-            worker process, app_pages/_support/jobs.py). compute.shared_caches() builds them from SHARED below.
+            so one page's traffic never evicts another's; filled by compute.run_job(namespace, key, fn, args)
+            (computed in a worker process, app_pages/_support/jobs.py), the encodings by their page (the
+            server's tokenizer). compute.shared_caches() builds them from SHARED below.
   streamlit st.cache_resource / st.cache_data in app_pages, and app_pages' own module-level LRUs: their
             bounds (max_entries, an LRU's size) are BOUNDS[<their entry's name>] below, never a number
             written where the cache is made; one without a bound says here why it needs none.
@@ -46,17 +46,23 @@ SHARED = {
     "real_model.views": Cache(8, "(folder, token ids, language): the trace's identity", "RunViews: every GDN "
                               "layer's gates and overview HTML (each also packed), the guesses, the answers; built "
                               "in the worker", "_real_model/context.py"),
+    "real_model.evidence": Cache(2, "folder (the trained demo)", "its gate evidence on the fixed task batch (pinned)",
+                                 "_real_model/about.py"),
     "real_model.state": Cache(64, "(folder, ids, layer, head, t)", "S_t [K, V] of one head", "_real_model/views/head.py"),
     "real_model.check": Cache(32, "(folder, ids, layer, head)", "both kernels' outputs, timings, differences",
                               "_real_model/views/head.py"),
     "real_model.found": Cache(16, "(folder, token ids, story kind)", "the intervention that flips an answer (pinned)",
                               "_real_model/found.py"),
+    "recall.trace": Cache(2, "(pairs, seq_len)", "the shipped trained MQAR model on one example: token names, each "
+                          "layer's gates and recall, how many asked and right (pinned)", "_recall_views.py"),
     "recall.train": Cache(16, "(seed, the quick run's settings)", "each rule's result row and its curves, trained "
                           "to the last planned step in a worker", "_recall_views.py"),
     "update.train": Cache(16, "(seed, the update quick run's settings)", "each rule's result row with its score "
                           "curve, trained to the last planned step in a worker", "_update_views.py"),
     "practice.judge": Cache(1, "none: every Run is a job of its own (key None), never kept", "a Verdict",
                             "_practice.py"),
+    "chunking.timing": Cache(1, "none: every measurement is a job of its own (key None), never kept here (the page "
+                             "keeps the last one)", "the live timing of both kernels", "chunking.py"),
     "start.encode": Cache(4, "(folder, prompt)", "Encoded of the start page's prompt (2 languages)", "start.py"),
     "start.inputs": Cache(16, "(folder, ids, layer)", "dict of one layer's q, k, v, g, beta, ||S_t|| arrays",
                           "start.py"),
@@ -91,8 +97,6 @@ STREAMLIT = {
                          "in one worker process", "_support/work.py", ("_inputs",)),
     "compute.download_lock": Cache("one per server", "()", "the lock of hub downloads", "_support/compute.py",
                                    ("download_lock",)),
-    "about.trained_evidence": Cache("one per trained demo folder", "folder", "the trained demo's gate evidence",
-                                    "_real_model/about.py", ("trained_evidence",)),
     "playground.lessons": Cache(BOUNDS["playground.lessons"], "the capacity panel's parameters",
                                 "a capacity curve (gdn.lessons.playground.capacity_curve)", "_playground_panels.py",
                                 ("curve",)),
@@ -126,9 +130,9 @@ STREAMLIT = {
                         ("_recent_rooms",)),
     "chunking.reference": Cache("one per server", "()", "the shipped timing curve, the live timing store (2 caches)",
                                 "chunking.py", ("timing_store", "reference")),
-    "recall.shipped": Cache("one per argument set (a few fixed calls)", "() / (pairs, seq_len) / model name",
-                            "the shipped MQAR results, the trained GDN's gate trace, gate-init half-lives (3 caches)",
-                            "_recall_views.py", ("shipped_results", "trained_trace", "half_life_series")),
+    "recall.shipped": Cache("one per argument set (a few fixed calls)", "() / model name",
+                            "the shipped MQAR results, gate-init half-lives (2 caches)",
+                            "_recall_views.py", ("shipped_results", "half_life_series")),
     "update.shipped": Cache("one per argument set (a few fixed calls)", "() / (rule, layers) / layers",
                             "the shipped update results, the inspected models, their gates at rewrites (3 caches)",
                             "_update_views.py", ("results", "trained", "gates")),

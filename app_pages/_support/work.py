@@ -94,6 +94,29 @@ def prompt_facts(folder: str, ids: tuple, pieces: list, kind: str, same_script: 
     return prompt_facts(model(folder), list(ids), pieces, kind, same_script=same_script)
 
 
+def evidence(folder: str) -> dict:
+    """The trained demo's gate evidence on its fixed task batch (gdn.qwen35.demo.evidence: a few small forwards)."""
+    from gdn.qwen35.demo.evidence import evidence as measure
+    return measure(model(folder))
+
+
+# -- the start and compare pages ---------------------------------------------------------------------------
+
+def layer_arrays(folder: str, ids: tuple, layer: int) -> dict:
+    """One GDN layer on the prompt (the start page's live diagram): q, k [T, HK, K], v [T, HV, V], g, beta,
+    ||S_t|| [T, HV] as numpy."""
+    from gdn.qwen35.analysis import layer_state_norms
+    x = layer_inputs(folder, ids, layer)
+    return {"q": x.q[0].numpy(), "k": x.k[0].numpy(), "v": x.v[0].numpy(), "g": x.g[0].numpy(),
+            "beta": x.beta[0].numpy(), "state_norm": layer_state_norms(x)}
+
+
+def two_calls(folder: str, ids: tuple, cut: int):
+    """StreamingRun: the prompt fed in one call and in two, split before token `cut` (the compare page)."""
+    from gdn.qwen35.analysis import two_call_run
+    return two_call_run(model(folder), list(ids), cut, same_script=True)
+
+
 # -- the recall page ---------------------------------------------------------------------------------------
 
 def new_curves(rules) -> dict:
@@ -108,6 +131,17 @@ def add_step(curves: dict, rules, step_report: tuple) -> None:
         if accs is not None:
             curves[r]["acc_steps"].append(step)
             curves[r]["acc"].append(accs[i])
+
+
+def recall_trace(pairs: int, seq_len: int) -> tuple:
+    """The shipped trained MQAR model on one example: (token names, each layer's LayerTrace, how many
+    positions are asked, how many of them it answers right, pairs)."""
+    from gdn.recall import inspect
+    tokens, targets = inspect.example(pairs, seq_len)
+    layers, answers = inspect.trace(inspect.load_shipped(), tokens, pairs)
+    asked = (targets[0] != -100).numpy()
+    right = int((answers[asked] == targets[0].numpy()[asked]).sum())
+    return inspect.token_names(tokens[0]), layers, int(asked.sum()), right, pairs
 
 
 def train_quick(rules: tuple, seed: int, config: dict) -> dict:
