@@ -3,9 +3,12 @@
 Same folder for both: random weights with the Qwen3.5-0.8B shapes (bench_qwen35.QWEN35_08B, bfloat16,
 2 shards). Every run is a fresh process (a cold start, as a new server sees it), timed from after the
 imports to the end of the first forward; the contenders alternate round by round so both see the same
-load on a shared machine. `--before DIR` adds a third contender: the same script against another
-checkout's gdn/ (e.g. main before this change), measured in the same rounds. `--threads 1,2` runs
-every contender at each OMP_NUM_THREADS, all in the same rounds (the thread-count decision of app.py).
+load on a shared machine. Ours maps the machine's read-only copy of each weights file
+(gdn/qwen35/snapshot.py), kept in a fresh GDN_WEIGHT_CACHE for this run: the copy is made by one load
+before the rounds, timed and printed on its own ("first load on this machine"). `--before DIR` adds a
+third contender: the same script against another checkout's gdn/ (e.g. main before this change),
+measured in the same rounds. `--threads 1,2` runs every contender at each OMP_NUM_THREADS, all in the
+same rounds (the thread-count decision of app.py).
 
     python bench/bench_load.py [--rounds 5] [--threads N[,M]] [--before /path/to/other/checkout] [--keep DIR]
     python bench/bench_load.py --smoke       # a tiny random checkpoint; CI runs this (tests/test_bench_smoke.py)
@@ -50,7 +53,7 @@ print(json.dumps({"load_s": t1 - t0, "forward_s": t2 - t1, "total_s": t2 - t0}))
 
 
 def run_child(impl: str, code: Path, folder: Path, tokens: int, threads: int | None) -> dict:
-    env = {**os.environ, "PYTHONPATH": str(code)}
+    env = {**os.environ, "PYTHONPATH": str(code)}          # GDN_WEIGHT_CACHE: main's, for the whole run
     if threads:
         env["OMP_NUM_THREADS"] = str(threads)
     proc = subprocess.run([sys.executable, "-c", CHILD, impl, str(folder), str(tokens)], capture_output=True,
@@ -85,8 +88,10 @@ def main() -> None:
     threads = [int(t) for t in args.threads.split(",") if t] or [None]
     contenders = {(name if len(threads) == 1 else f"{name}@{t}"): (name, code, t)
                   for t in threads for name, code in codes.items()}
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory(prefix="gdn-weights-") as cache:
+        os.environ["GDN_WEIGHT_CACHE"] = cache
         folder = make_folder(Path(args.keep or tmp), args.smoke)
+        first = run_child("ours", ROOT, folder, args.tokens, threads[0])          # makes the machine's copy
         runs: dict[str, list[dict]] = {label: [] for label in contenders}
         for r in range(args.rounds):
             order = list(contenders) if r % 2 == 0 else list(contenders)[::-1]   # alternate who goes first
@@ -95,6 +100,8 @@ def main() -> None:
                 runs[label].append(run_child("hf" if name == "hf" else "ours", code, folder, args.tokens, t))
     print(f"checkpoint {folder.name}; {args.tokens}-token first trace; {args.rounds} rounds, fresh process each; "
           f"OMP_NUM_THREADS {args.threads or os.environ.get('OMP_NUM_THREADS', 'default')}")
+    print(f"  ours, first load on this machine (copies the weights into the cache): {first['total_s']:.2f} s "
+          f"(load {first['load_s']:.2f} s)")
     med = {}
     for label, rs in runs.items():
         med[label] = statistics.median(r["total_s"] for r in rs)
