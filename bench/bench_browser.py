@@ -11,6 +11,8 @@ measured in the same rounds: pages take turns with it, one interaction each.
     python bench/bench_browser.py [--rounds 10] [--server-cpus 0] [--browser-cpus 1] [--threads N]
     python bench/bench_browser.py --smoke [--url URL]   # 1 round, two pages (tests/test_bench_smoke.py runs it
                                                         # on the tests' shared app server)
+    python bench/bench_browser.py --lecture 1920x1080 [--only memory_table,cost]   # lecture mode on a projector
+                                                        # (the app's pages at that screen, the trivial page too)
 Goals (docs/architecture.md, Quality bars): p50 of every page <= 1.5x the trivial page's p50; the stepping pages (memory table,
 compare: the frame player answers in the browser) and the explorer's sliders (start, the playground's overwrite,
 half-life and repeated-writes toys, the 2-D write) <= 0.4x, sending no websocket message per press.
@@ -136,6 +138,8 @@ def main() -> None:
     ap.add_argument("--threads", type=int, help="OMP_NUM_THREADS for the app server (default: app.py's choice)")
     ap.add_argument("--only", help="comma-separated page names (the trivial page is always measured)")
     ap.add_argument("--smoke", action="store_true")
+    ap.add_argument("--lecture", metavar="WxH", help="the pages in lecture mode at this screen (e.g. 1920x1080: drawn "
+                                                     "1.5x larger than at 1280x720) instead of 1440x900")
     ap.add_argument("--url", help="the app already served there (e.g. the tests' server) instead of one started "
                                   "here; --server-cpus then places the trivial page's server only")
     args = ap.parse_args()
@@ -144,6 +148,7 @@ def main() -> None:
     cases = CASES[:2] if args.smoke else [c for c in CASES if not args.only or c.name == "trivial"
                                           or c.name.split()[0] in args.only.split(",")]
     rounds = 1 if args.smoke else args.rounds
+    width, height = map(int, args.lecture.split("x")) if args.lecture else (1440, 900)
     prefix = ("taskset", "-c", args.server_cpus) if args.server_cpus else ()
     env = {"OMP_NUM_THREADS": str(args.threads)} if args.threads else {}
     from playwright.sync_api import sync_playwright
@@ -162,7 +167,8 @@ def main() -> None:
             page.add_init_script(STAMP)
             sent[case.name] = counter = [0]
             page.on("websocket", lambda ws, c=counter: ws.on("framesent", lambda _: c.__setitem__(0, c[0] + 1)))
-            open_page(page, f"{peer if case.path is None else app + '/' + case.path}", width=1440, height=900)
+            url = peer if case.path is None else f"{app}/{case.path}{'&mode=lecture' if args.lecture else ''}"
+            open_page(page, url, width=width, height=height)
             page.evaluate(WATCH)
             measure(page, case)                                          # warm-up: first rerun, caches
             pages[case.name] = page
@@ -174,7 +180,8 @@ def main() -> None:
         messages = {name: (c[0] - before[name]) / rounds for name, c in sent.items()}
         browser.close()
     print(f"key press / slider -> figure painted, {rounds} rounds, pages alternate with the trivial page "
-          f"(servers on CPUs {args.server_cpus or 'any'}, browser on {args.browser_cpus or 'any'})")
+          f"(servers on CPUs {args.server_cpus or 'any'}, browser on {args.browser_cpus or 'any'}; "
+          f"{'lecture mode at ' + args.lecture if args.lecture else '1440x900'})")
     base = statistics.median(last for _, last in times["trivial"])
     for name, ts in times.items():
         last = [t for _, t in ts]
