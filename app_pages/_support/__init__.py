@@ -2,6 +2,7 @@
 
     ui.py           the pages' one import: re-exports the helpers below under the names pages use
     chrome.py       language and lecture mode, and the sidebar that sets them
+    screen.py       lecture mode's scale: how many times 1280x720 fits the screen (the tab reports it)
     url_state.py    widgets whose value lives in the link, and the registry share links are made from
     figures.py      chart display and the offline HTML download
     notes.py        explanations (callouts, folded in lecture mode) and the teacher's notes

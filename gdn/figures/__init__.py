@@ -2,6 +2,7 @@
 No streamlit, no randomness, no I/O.
 
     common.py            the shared look: colour scales, cell labels, fonts, horizontal axis titles
+    scale.py             a figure drawn for 1280x720, its pixel lengths times a larger screen's scale
     tables.py            signed number tables as HTML (the stepped pages' cells)
     svg_chart.py         small SVG line charts for the frames the explorer swaps in the browser
     start.py             the start page's layer diagram and hybrid stack as HTML
