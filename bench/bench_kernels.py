@@ -227,13 +227,11 @@ def variants(args):
     """--variant's kernels: our call with one of gdn.ops.fused's choices forced, timed in the same rounds."""
     from gdn.ops import fused
     plain_tf32 = {**fused.FP32_PRECISIONS, "tf32": fused.Recipe(products=2, refine=False, half_w=False)}
-    narrow = fused.WALK_SHAPES[-1]
+    narrow = fused.WALK_SHAPES_WITH_OUTPUT[-1]
     known = {"in-walk": dict(OUTPUT_IN_WALK=True), "own-kernel": dict(OUTPUT_IN_WALK=False),
-             # the walk writing the outputs, with wider blocks of state columns (fewer programs, each head's
-             # scores read by fewer of them)
-             "in-walk-64": dict(OUTPUT_IN_WALK=True, WALK_SHAPES=((64, 4), narrow)),
-             "in-walk-64x8": dict(OUTPUT_IN_WALK=True, WALK_SHAPES=((64, 8), narrow)),
-             "in-walk-128": dict(OUTPUT_IN_WALK=True, WALK_SHAPES=((128, 8), narrow)),
+             # the walk writing the outputs with other blocks of state columns than WALK_SHAPES_WITH_OUTPUT's
+             "in-walk-32": dict(OUTPUT_IN_WALK=True, WALK_SHAPES_WITH_OUTPUT=((32, 4), narrow)),
+             "in-walk-64x8": dict(OUTPUT_IN_WALK=True, WALK_SHAPES_WITH_OUTPUT=((64, 8), narrow)),
              "tf32-truncated": dict(FP32_PRECISIONS=plain_tf32)}       # the hardware's cut, not rounded first
     return {name: known[name] for name in args.variant}
 
@@ -309,8 +307,7 @@ def main(argv=None):
     p.add_argument("--modes", nargs="*", default=["float32", "bfloat16"], choices=sorted(MODES),
                    help="--table's rows: the inputs' dtype (float32-tf32: fp32_precision='tf32', fla's precision)")
     p.add_argument("--fla-only", action="store_true", help="--table: time ours against fla alone (faster)")
-    p.add_argument("--variant", nargs="*", default=[], choices=["in-walk", "own-kernel", "in-walk-64", "in-walk-64x8", "in-walk-128",
-                            "tf32-truncated"],
+    p.add_argument("--variant", nargs="*", default=[], choices=["in-walk", "own-kernel", "in-walk-32", "in-walk-64x8", "tf32-truncated"],
                    help="--table: also time ours with one of gdn.ops.fused's choices forced (see variants())")
     p.add_argument("--decay-shift", type=float, default=2.0,
                    help="--table's gates: g = -softplus(x - shift); 6 for slow gates (see make_inputs)")

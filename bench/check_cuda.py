@@ -7,7 +7,6 @@ the shipped trained model, all on the GPU.
 """
 from __future__ import annotations
 
-import itertools
 import math
 import sys
 from pathlib import Path
@@ -97,11 +96,13 @@ def check_packed_and_options(check) -> None:
     kw = dict(output_final_state=True, use_qk_l2norm_in_kernel=True)
     f32 = [x.float() for x in (q, k, v, g, beta, S0)]
     cu = torch.tensor(bounds, device="cuda")
-    for (columns, warps), in_walk in itertools.product(fused.WALK_SHAPES, (False, True)):
-        saved = fused.WALK_SHAPES
-        fused.WALK_SHAPES, fused.OUTPUT_IN_WALK = ((columns, warps),), in_walk
+    launches = [(shape, False) for shape in fused.WALK_SHAPES] + [(shape, True) for shape in fused.WALK_SHAPES_WITH_OUTPUT]
+    for (columns, warps), in_walk in launches:
+        saved = fused.WALK_SHAPES, fused.WALK_SHAPES_WITH_OUTPUT
+        fused.WALK_SHAPES = fused.WALK_SHAPES_WITH_OUTPUT = ((columns, warps),)
+        fused.OUTPUT_IN_WALK = in_walk
         o, S = chunk_gated_delta_rule(*f32[:3], g=f32[3], beta=f32[4], initial_state=f32[5], cu_seqlens=cu, **kw)
-        fused.WALK_SHAPES, fused.OUTPUT_IN_WALK = saved, "auto"
+        (fused.WALK_SHAPES, fused.WALK_SHAPES_WITH_OUTPUT), fused.OUTPUT_IN_WALK = saved, "auto"
         columns = f"{columns} columns, outputs by {'the walk' if in_walk else 'their own kernel'}"
         parts = [chunk_gated_delta_rule(*(x[:, a:b] for x in f32[:3]), g=f32[3][:, a:b], beta=f32[4][:, a:b],
                                         initial_state=f32[5][n:n + 1], **kw) for n, (a, b) in enumerate(zip(bounds, bounds[1:]))]

@@ -19,7 +19,7 @@ pytest.importorskip("triton")
 ROOT = Path(__file__).resolve().parent.parent
 
 CHILD = r'''
-import json, torch
+import itertools, json, torch
 from gdn.ops import chunk, fused
 from gdn.ops.naive import recurrent_gated_delta_rule
 torch.manual_seed(0)
@@ -138,8 +138,8 @@ vp = torch.randn(1, 170, 2, 64, generator=gen)
 gp, bp = -torch.rand(1, 170, 2, generator=gen), torch.rand(1, 170, 2, generator=gen)
 S0p = torch.randn(4, 2, 32, 64, generator=gen) * 0.3
 report["packed"] = {}
-for min_programs in (10 ** 6, 0):
-    fused.WALK_MIN_PROGRAMS = min_programs
+for in_walk, min_programs in itertools.product((False, True), (10 ** 6, 0)):
+    fused.WALK_MIN_PROGRAMS, fused.OUTPUT_IN_WALK = min_programs, in_walk
     o, S = chunk.chunk_gated_delta_rule(qp, kp, vp, gp, bp, initial_state=S0p, output_final_state=True, chunk_size=16,
                                         cu_seqlens=torch.tensor(bounds), use_qk_l2norm_in_kernel=True)
     errors = []
@@ -148,8 +148,9 @@ for min_programs in (10 ** 6, 0):
                                             beta=bp[:, a:b].double(), initial_state=S0p[n:n + 1].double(),
                                             output_final_state=True, use_qk_l2norm_in_kernel=True)
         errors.append([rel(o[:, a:b], o1) if b > a else 0.0, rel(S[n:n + 1], S1)])
-    report["packed"][fused.walk_launch(8, 64)[0]] = errors
-fused.WALK_MIN_PROGRAMS = 128
+    shapes = fused.WALK_SHAPES_WITH_OUTPUT if in_walk else fused.WALK_SHAPES
+    report["packed"][f"{fused.walk_launch(8, 64, shapes)[0]} in_walk={in_walk}"] = errors
+fused.WALK_MIN_PROGRAMS, fused.OUTPUT_IN_WALK = 128, "auto"
 fused.DOUBLING_SOLVE = True
 o, S = fused.fused_chunk_forward(q, k, v, g, beta, S0.reshape(B * HV, K, V).clone(), chunk_size=64, scale=K ** -0.5, l2norm=True)
 o_ref, S_ref = reference(q, k, v, True)
@@ -252,7 +253,9 @@ def test_chunked_kernel_uses_it_without_autograd_only(report):
 def test_packed_sequences_match_separate_recurrences(report):
     from gdn.ops import fused
     packed = report["packed"]
-    assert sorted(packed) == sorted(str(columns) for columns, _ in fused.WALK_SHAPES)   # every launch shape ran
+    launched = [f"{columns} in_walk=False" for columns, _ in fused.WALK_SHAPES]
+    launched += [f"{columns} in_walk=True" for columns, _ in fused.WALK_SHAPES_WITH_OUTPUT]
+    assert sorted(packed) == sorted(launched)              # every launch shape of both walks ran
     for errors in packed.values():
         assert len(errors) == 4 and errors[1][0] == 0.0    # the empty sequence: no output, its state passed on
         assert max(max(pair) for pair in errors) < 1e-5
@@ -282,7 +285,20 @@ def test_the_walk_is_widest_that_still_fills_the_gpu():
     """B = 1, 16 heads of V = 128: 16 columns (128 programs, the H200 sweep's best at B = 1); B = 8: 32 columns
     (512 programs; 2.58x fla at T 32768 where 16 columns took 2.97x); a narrow V never gets a block wider
     than itself."""
-    from gdn.ops.fused import walk_launch
+    from gdn.ops.fused import WALK_SHAPES_WITH_OUTPUT, walk_launch
     assert walk_launch(16, 128) == (16, 4)
     assert walk_launch(8 * 16, 128) == (32, 4)
     assert walk_launch(2, 8)[0] == 8
+    # writing the outputs too: 64 columns at B = 8 (256 programs; 0.86-0.92x the time of 32 on an H100)
+    assert walk_launch(8 * 16, 128, WALK_SHAPES_WITH_OUTPUT) == (64, 4)
+    assert walk_launch(16, 128, WALK_SHAPES_WITH_OUTPUT) == (16, 4)
+
+
+def test_the_walk_writes_the_outputs_for_one_pass_recipes_only():
+    """bfloat16 and float32 "tf32" (one tensor-core pass per product): the walk writes the outputs (1.44x
+    fla against 2.24x at B = 8, T 32768 in bfloat16, H100); TF32X3: their own kernel (2.10x against 2.67x)."""
+    from gdn.ops import fused
+    assert fused.OUTPUT_IN_WALK == "auto"
+    assert fused.output_in_walk(fused.recipe_for(torch.bfloat16))
+    assert fused.output_in_walk(fused.recipe_for(torch.float32, "tf32"))
+    assert not fused.output_in_walk(fused.recipe_for(torch.float32))

@@ -99,11 +99,19 @@ DOUBLING_SOLVE = False
 # The outputs written by the walk itself, chunk by chunk, instead of by a third kernel from stored states:
 # the states entering each chunk and the new values ([HV, n, K, V] and [HV, n, C, V] float32, written once
 # and read once: 12.8 GB at B = 8, T = 32768, 16 heads of 128) are never stored; the prep stores each
-# chunk's scores [C, C] and query factors [C] instead. Two more products per chunk in the walk, which does
-# not wait on them (the next state needs neither): worth it once the walk has programs to spare, a loss
-# where it is latency-bound (B = 1). "auto": when the walk runs its widest shape (walk_launch); True/False
-# force it (the benchmark times both).
+# chunk's scores [C, C] and query factors [C] instead, and the walk does two more products per chunk that
+# the next state does not wait on. Measured on an H100 (bench_kernels.py --table --variant, fla 0.6.0 in
+# the same rounds), ours / fla, outputs by the walk against by their own kernel:
+#   bfloat16        B = 8: 1.14x / 1.59x (T 4096), 1.44x / 2.24x (T 32768); B = 1, T 32768: 1.47x / 1.62x
+#   float32 "tf32"  B = 8: 0.83x / 1.03x, 0.87x / 1.10x; B = 1, T 32768: 0.88x / 0.92x
+#   float32 TF32X3  B = 8: 2.42x / 1.95x, 2.67x / 2.10x; B = 1, T 32768: 2.43x / 1.63x
+# With one pass per product the walk has time to spare for the outputs; with three (TF32X3) the extra
+# products lengthen the only sequential kernel more than the stored bytes cost. So "auto" writes them in
+# the walk for one-pass recipes, with its own launch shapes (64 columns once 128 programs fill the GPU:
+# 0.86-0.92x the time of 32; 128 columns asked for 279 KB of shared memory, over the H100's 227 KB).
+# True / False force it (the tests run both ways).
 OUTPUT_IN_WALK = "auto"
+WALK_SHAPES_WITH_OUTPUT = ((64, 4), (16, 4))
 PREP_WARPS = 4             # 8 took 8 % longer in bfloat16, 8 % in float32 (T = 32768)
 
 
@@ -141,13 +149,15 @@ def chunk_table(bounds: list[int], C: int, device) -> tuple[torch.Tensor, torch.
     return table[:n], table[n:2 * n], table[2 * n:], n
 
 
-def walk_launch(walks: int, V: int) -> tuple[int, int]:
+def walk_launch(walks: int, V: int, shapes: tuple[tuple[int, int], ...] | None = None) -> tuple[int, int]:
     """(state columns per walk program, warps) for `walks` = sequences x value heads: the widest block of
-    WALK_SHAPES that still launches WALK_MIN_PROGRAMS programs, else the narrowest (see "Measured")."""
-    for columns, warps in WALK_SHAPES:
+    `shapes` (WALK_SHAPES by default) that still launches WALK_MIN_PROGRAMS programs, else the narrowest
+    (see "Measured")."""
+    shapes = WALK_SHAPES if shapes is None else shapes
+    for columns, warps in shapes:
         if columns <= V and walks * (V // columns) >= WALK_MIN_PROGRAMS:
             return columns, warps
-    columns, warps = WALK_SHAPES[-1]
+    columns, warps = shapes[-1]
     return min(columns, V), warps
 
 
@@ -159,12 +169,11 @@ def recipe_for(dtype: torch.dtype, fp32_precision: str = "tf32x3") -> Recipe:
     return FP32_PRECISIONS[fp32_precision] if dtype == torch.float32 else RECIPES[dtype]
 
 
-def output_in_walk(walks: int, V: int) -> bool:
-    """Whether the walk writes the outputs itself (see OUTPUT_IN_WALK) for `walks` = sequences x value heads."""
+def output_in_walk(recipe: Recipe) -> bool:
+    """Whether the walk writes the outputs itself (see OUTPUT_IN_WALK): for recipes of one pass per product."""
     if OUTPUT_IN_WALK != "auto":
         return bool(OUTPUT_IN_WALK)
-    columns, _ = WALK_SHAPES[0]
-    return columns <= V and walks * (V // columns) >= WALK_MIN_PROGRAMS
+    return recipe.products != 1                     # 1: TF32X3 (gdn.ops.fused_kernels)
 
 
 def fused_chunk_forward(q, k, v, g, beta, S, *, chunk_size: int, scale: float, l2norm: bool,
@@ -192,7 +201,7 @@ def fused_chunk_forward(q, k, v, g, beta, S, *, chunk_size: int, scale: float, l
         n = B * n_per
         starts = stops = seq_chunks = S                   # not read: any pointer will do
     rows = dict(T=T, HK=HK, HV=HV, n_per=n_per, n_chunks=n)
-    fused_output = output_in_walk(N * HV, V)
+    fused_output = output_in_walk(recipe)
     f32 = dict(dtype=torch.float32, device=v.device)
     W = torch.empty(HV, n, C, K, dtype=v.dtype if half and recipe.half_w else torch.float32, device=v.device)
     U = torch.empty(HV, n, C, V, **f32)
@@ -210,7 +219,7 @@ def fused_chunk_forward(q, k, v, g, beta, S, *, chunk_size: int, scale: float, l
                                      OUTPUT_IN_WALK=fused_output, num_warps=PREP_WARPS)
     o = torch.empty(v.shape, dtype=v.dtype, device=v.device)
     S_end = torch.empty_like(S)
-    columns, warps = walk_launch(N * HV, V)
+    columns, warps = walk_launch(N * HV, V, WALK_SHAPES_WITH_OUTPUT if fused_output else WALK_SHAPES)
     kernels.walk_kernel[(N * HV, V // columns)](q, k, W, U, key_rows, chunk_decay, scores, query_rows, S.contiguous(),
                                                 states, new_v, o, S_end, starts, stops, seq_chunks, **rows, C=C, K=K,
                                                 V=V, BV=columns, GROUP=HV // HK, VARLEN=varlen, PREC=prec,
