@@ -9,6 +9,7 @@ the charts are drawn at the scale the tab asked for (devtools/app_server.py, SET
 import pytest
 
 from app_pages._support.path import PATH
+from devtools.app_server import wait_for_app, wait_until_settled
 from tests.page_tour import LECTURE_WHOLE, SCREENS
 
 pytestmark = pytest.mark.browser
@@ -31,3 +32,25 @@ def test_lecture_pages_show_their_figure_whole_and_readable_from_the_back(tour, 
         if screen == "1920x1080" and (not smallest or smallest[0][0] < BACK_ROW_PX):
             misses.append((stop.url_path, f"text under {BACK_ROW_PX} px", smallest))
     assert not misses, "\n".join(map(str, misses))
+
+
+SIZES = """() => ({tick: parseFloat(getComputedStyle(document.querySelector('.js-plotly-plot .xtick text')).fontSize),
+                 title: parseFloat(getComputedStyle(document.querySelector('h1')).fontSize)})"""
+
+
+def test_a_window_moved_onto_the_projector_redraws_its_charts_larger(tabs, app_url):
+    """A laptop's window (1280x720) dragged onto a 1920x1080 projector: the page's own text grows by itself
+    (CSS) and its Plotly chart is drawn again by Python at 1.5 times its fonts (the tab reported the new scale);
+    back on the laptop, as it was."""
+    page = tabs.open({"width": 1280, "height": 720})
+    page.goto(f"{app_url}/cost?lang=en&mode=lecture")
+    wait_for_app(page)
+    small = page.evaluate(SIZES)
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    wait_until_settled(page)
+    large = page.evaluate(SIZES)
+    assert large["tick"] == pytest.approx(1.5 * small["tick"]) and large["title"] == pytest.approx(1.5 * small["title"])
+    page.set_viewport_size({"width": 1280, "height": 720})
+    wait_until_settled(page)
+    assert page.evaluate(SIZES) == small
+    assert not page.problems, page.problems
