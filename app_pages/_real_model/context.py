@@ -160,6 +160,12 @@ class ViewContext:
         return compute.run_job("real_model.inputs", key, work.head_inputs, self.folder, self.ids, self.layer, self.head,
                                overrides)
 
+    def head_views(self, t: int) -> drawn.HeadViews:
+        """The chosen head's figures with token t (from 0) chosen, drawn in a worker (drawn.head_views)."""
+        key = (self.folder, self.ids, self.layer, self.head, t, ui.lang(), (self.fs, self.lecture))
+        return compute.run_job("real_model.head", key, drawn.head_views, self.folder, self.ids, tuple(self.tokens),
+                               self.tokens[self.enc.group[t]], self.layer, self.head, t, ui.lang(), (self.fs, self.lecture))
+
     @property
     def norms(self) -> np.ndarray:
         """||S_t|| of the chosen layer [T, H]."""

@@ -4,6 +4,7 @@ The page (views/gates.py) only places what comes back; nothing here is drawn twi
 the result is kept by the trace's identity and the language (the shared cache real_model.views).
 
     views(folder, ids, tokens, language, demo, plotly) -> RunViews    (a job: compute.run_job sends it to a worker)
+    head_views(folder, ids, tokens, piece, layer, head, t, language, size) -> HeadViews    (the head view's too)
 
 No streamlit: the workers import this module when their first such job arrives (unpickling names it),
 and the Plotly figure modules with it; a worker that never draws one never imports them.
@@ -15,15 +16,26 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gdn.figures.real_model import draws_as_html, fig_gates_predictions, gates_html, overview_html, token_cards_html
-from gdn.i18n import t
+from gdn import i18n
+from gdn.figures.real_model import (
+    draws_as_html,
+    fig_gates_predictions,
+    fig_head_detail,
+    fig_head_params,
+    fig_state_block,
+    gates_html,
+    overview_html,
+    token_cards_html,
+)
+from gdn.qwen35.analysis import layer_state_norms
 from gdn.qwen35.demo.stories import answer_slots, gate_marks, token_roles
-from gdn.qwen35.gates import head_summary
+from gdn.qwen35.gates import head_state, head_summary, top_block
 from gdn.qwen35.predict import predict
 from app_pages._support import work
 from app_pages._support.pack import Packed, pack_json
 
 LABELS = ("token", "layer", "head", "norm", "key", "value", "guess")      # real_model.lbl_<name>: axis / hover words
+TABLE_DIMS = 16                # the state table shows this many key dims x value dims (largest first)
 
 
 @dataclass(frozen=True)
@@ -42,7 +54,12 @@ class RunViews:
 
 
 def labels(language: str) -> dict[str, str]:
-    return {n: t(f"real_model.lbl_{n}", language) for n in LABELS}
+    return {n: i18n.t(f"real_model.lbl_{n}", language) for n in LABELS}
+
+
+def translator(language: str):
+    """tr(key, **fields) in `language`: what ui.tr says on the page, said here without a session."""
+    return lambda key, **fields: i18n.t(key, language, **fields)
 
 
 def guesses_html(tokens: list[str], top_tokens: list[list[str]], top_p: np.ndarray, answers: dict) -> str:
@@ -74,7 +91,7 @@ def views(folder: str, ids: tuple, tokens: tuple, language: str, demo: bool, plo
     p = predict(model, list(ids), ask=tuple(slots), same_script=demo)
     answers = [(i, piece(a), int(p.top_ids[i, 0]) == a) for i, a in slots]
     top_tokens = [[piece(i) for i in row] for row in p.top_ids]
-    words, tr = labels(language), lambda key, **fields: t(key, language, **fields)
+    words, tr = labels(language), translator(language)
     html_form = draws_as_html(len(tokens), p.g.shape[-1])
     roles = token_roles(tokens) if demo else []
     gates, alts, marks = {}, {}, {}
@@ -109,3 +126,41 @@ def views(folder: str, ids: tuple, tokens: tuple, language: str, demo: bool, plo
                     overview_packed={layer: pack(body) for layer, body in overview.items()}, alts=alts, marks=marks,
                     guesses=guesses_html(tokens, top_tokens, p.top_p, {i: (a, r) for i, a, r in answers}),
                     answers=answers, figure=figure)
+
+
+@dataclass(frozen=True)
+class HeadViews:
+    """The head view's figures of one head with token t chosen (plotly Figures, validated in the worker), and
+    the numbers said under the state's table."""
+    detail: object                          # α, β and ||S_t|| of the head over the prompt, t marked
+    state: object                           # the largest TABLE_DIMS x TABLE_DIMS block of S_t
+    params: object                          # the layer's fixed A and dt_bias, per head
+    state_note: dict                        # n, K, V, norm, share: what the table shows of S_t
+
+
+def head_views(folder: str, ids: tuple, tokens: tuple, piece: str, layer: int, head: int, t: int, language: str,
+               size: tuple[int, bool]) -> HeadViews:
+    """One value head of `layer` up close, token t (from 0) chosen. tokens: the pieces the page shows; piece:
+    the one the state's title names for t (its character's, where several tokens make one); size: (font
+    size, lecture mode)."""
+    font_size, lecture = size
+    x, words, tr = work.layer_inputs(folder, ids, layer), labels(language), translator(language)
+    gates = x.head(head)
+    detail = fig_head_detail(np.exp(gates["g"]), gates["beta"], layer_state_norms(x)[:, head], tokens=list(tokens),
+                             layer=layer, head=head, marked=t, labels=words, font_size=font_size,
+                             titles={"gates": tr("real_model.detail_gates"), "norm": tr("real_model.detail_norm")},
+                             height=520 if lecture else 420)
+    S = head_state(*x.tensors(), head=head, t=t)                                     # [K, V]
+    n = min(TABLE_DIMS, *S.shape)
+    rows, cols, block = top_block(S, n)
+    state = fig_state_block(block, rows, cols, layer=layer, head=head, token=t + 1, labels=words, font_size=font_size,
+                            title=tr("real_model.state_title", t=t + 1, piece=piece, n=n, K=S.shape[0], V=S.shape[1]),
+                            height=560 if lecture else 460)
+    attn = work.model(folder).model.layers[layer].linear_attn
+    params = fig_head_params(attn.A_log.detach().float().exp().numpy(), attn.dt_bias.detach().float().numpy(),
+                             layer=layer, labels=words, font_size=font_size,
+                             titles={"A": tr("real_model.params_A"), "dt_bias": tr("real_model.params_dt")})
+    norm = float(np.linalg.norm(S))
+    note = dict(n=n, K=S.shape[0], V=S.shape[1], norm=f"{norm:.3f}",
+                share=f"{100 * np.linalg.norm(block) ** 2 / max(norm ** 2, 1e-30):.0f}")
+    return HeadViews(detail=detail, state=state, params=params, state_note=note)

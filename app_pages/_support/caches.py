@@ -48,7 +48,8 @@ SHARED = {
                               "in the worker", "_real_model/context.py"),
     "real_model.evidence": Cache(2, "folder (the trained demo)", "its gate evidence on the fixed task batch (pinned)",
                                  "_real_model/about.py"),
-    "real_model.state": Cache(64, "(folder, ids, layer, head, t)", "S_t [K, V] of one head", "_real_model/views/head.py"),
+    "real_model.head": Cache(32, "(folder, ids, layer, head, t, language, (font size, lecture))", "HeadViews: the head "
+                             "view's three figures and its state's numbers, drawn in the worker", "_real_model/context.py"),
     "real_model.check": Cache(32, "(folder, ids, layer, head)", "both kernels' outputs, timings, differences",
                               "_real_model/views/head.py"),
     "real_model.found": Cache(16, "(folder, token ids, story kind)", "the intervention that flips an answer (pinned)",

@@ -71,12 +71,6 @@ def state_norms(folder: str, ids: tuple, layer: int):
     return layer_state_norms(layer_inputs(folder, ids, layer))
 
 
-def head_state(folder: str, ids: tuple, layer: int, head: int, t: int):
-    """S_t [K, V] of one head after token t."""
-    from gdn.qwen35.gates import head_state
-    return head_state(*layer_inputs(folder, ids, layer).tensors(), head=head, t=t)
-
-
 def kernel_check(folder: str, ids: tuple, layer: int, head: int) -> dict:
     from gdn.qwen35.gates import kernels_side_by_side
     return kernels_side_by_side(*layer_inputs(folder, ids, layer).tensors(), head=head)

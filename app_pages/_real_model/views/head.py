@@ -1,19 +1,17 @@
-"""One head up close (its gates, ||S_t||, a block of its state, its fixed parameters), and both kernels
-run on it side by side."""
+"""One head up close (its gates, ||S_t||, a block of its state, its fixed parameters: drawn in the worker that
+computes them, app_pages/_real_model/drawn.py), and both kernels run on it side by side."""
 from __future__ import annotations
 
 import numpy as np
 import streamlit as st
 
-from gdn.figures.real_model import fig_head_detail, fig_head_params, fig_kernel_outputs, fig_state_block
+from gdn.figures.real_model import fig_kernel_outputs
 from gdn.ops import CHUNK_SIZE
-from gdn.qwen35.gates import KERNEL_RTOL, top_block
+from gdn.qwen35.gates import KERNEL_RTOL
 from gdn.units import fmt_diff
 from app_pages._real_model import keys
 from app_pages._real_model.context import ViewContext
 from app_pages._support import compute, ui, work
-
-TABLE_DIMS = 16                # the state table shows this many key dims x value dims (largest first)
 
 
 def metrics(c: ViewContext) -> None:
@@ -25,20 +23,6 @@ def metrics(c: ViewContext) -> None:
     m4.metric(ui.tr("real_model.fixed_speed"), f"{c.run.A[c.li, c.head]:.3f}", help=ui.tr("real_model.fixed_speed_help"))
 
 
-def state_block(c: ViewContext, t: int) -> None:
-    """The largest TABLE_DIMS x TABLE_DIMS block of S_t after token t (0-based) and how much of S it holds."""
-    S = compute.run_job("real_model.state", (c.folder, c.ids, c.layer, c.head, t), work.head_state, c.folder, c.ids,
-                        c.layer, c.head, t)
-    n = min(TABLE_DIMS, *S.shape)
-    rows, cols, block = top_block(S, n)
-    fig = fig_state_block(block, rows, cols, layer=c.layer, head=c.head, token=t + 1, labels=c.labels, font_size=c.fs,
-                          title=ui.tr("real_model.state_title", t=t + 1, piece=c.tokens[c.enc.group[t]], n=n,
-                                      K=S.shape[0], V=S.shape[1]), height=560 if c.lecture else 460)
-    ui.show_figure(fig, key=keys.STATE_FIG, alt=ui.tr("real_model.alt_state", t=t + 1, head=c.head))
-    st.caption(ui.tr("real_model.state_note", n=n, K=S.shape[0], V=S.shape[1], norm=f"{np.linalg.norm(S):.3f}",
-                     share=f"{100 * np.linalg.norm(block) ** 2 / max(np.linalg.norm(S) ** 2, 1e-30):.0f}"))
-
-
 def head(c: ViewContext) -> None:
     metrics(c)
     # tokens count from 1, as on every axis and in the guesses; t below is the index (from 0)
@@ -47,16 +31,12 @@ def head(c: ViewContext) -> None:
     shown_t = st.slider(ui.tr("real_model.token_t"), 1, max(c.T, 2), c.T, key=ui.bound(keys.TOKEN_T),
                         bind="query-params", disabled=c.T == 1)
     t = min(shown_t, c.T) - 1
-    detail_titles = {"gates": ui.tr("real_model.detail_gates"), "norm": ui.tr("real_model.detail_norm")}
-    fig = fig_head_detail(c.alpha[:, c.head], c.beta[:, c.head], c.norms[:, c.head], tokens=c.tokens, layer=c.layer,
-                          head=c.head, marked=t, titles=detail_titles, labels=c.labels, font_size=c.fs,
-                          height=520 if c.lecture else 420)
-    ui.show_figure(fig, key=keys.HEAD_FIG, alt=ui.tr("real_model.alt_head", layer=c.layer, head=c.head))
-    state_block(c, t)
+    views = c.head_views(t)
+    ui.show_figure(views.detail, key=keys.HEAD_FIG, alt=ui.tr("real_model.alt_head", layer=c.layer, head=c.head))
+    ui.show_figure(views.state, key=keys.STATE_FIG, alt=ui.tr("real_model.alt_state", t=t + 1, head=c.head))
+    st.caption(ui.tr("real_model.state_note", **views.state_note))
     st.markdown(ui.tr("real_model.params_explain"))
-    fig = fig_head_params(c.run.A[c.li], c.run.dt_bias[c.li], layer=c.layer, labels=c.labels, font_size=c.fs,
-                          titles={"A": ui.tr("real_model.params_A"), "dt_bias": ui.tr("real_model.params_dt")})
-    ui.show_figure(fig, key=keys.PARAMS_FIG, alt=ui.tr("real_model.alt_params", layer=c.layer))
+    ui.show_figure(views.params, key=keys.PARAMS_FIG, alt=ui.tr("real_model.alt_params", layer=c.layer))
 
 
 def check(c: ViewContext) -> None:
