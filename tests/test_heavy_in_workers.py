@@ -29,3 +29,34 @@ def test_no_page_reads_a_weight_or_runs_a_model_in_the_server(monkeypatch):
         at = open_app("en", page, **params)
         assert not at.exception, (page, at.exception)
     assert read == []
+
+
+RUN_FIGURES = ("gates_html", "overview_html", "token_cards_html", "fig_gates_predictions", "fig_head_detail",
+               "fig_state_block", "fig_head_params")
+
+
+def test_a_runs_figures_are_built_in_the_worker_and_only_placed_by_the_page(monkeypatch):
+    """A Run's gates (HTML for a short prompt, Plotly for a long one), its overview and the head view's figures
+    are drawn in the worker that ran the prompt: the page's process calls none of their builders. Before, every
+    layer's gates and overview were built in the Streamlit process (views/gates.py's layer_views), where five
+    Runs queued behind one interpreter."""
+    import sys
+
+    from gdn.figures import real_model as figs
+    import app_pages._real_model.views  # noqa: F401 -- the page's modules, so their bound names are patched too
+    built = []
+    for name in RUN_FIGURES:
+        real = getattr(figs, name)
+        for module in [m for m in list(sys.modules.values()) if getattr(m, name, None) is real]:
+            monkeypatch.setattr(module, name, lambda *a, _real=real, _name=name, **k: built.append(_name) or _real(*a, **k))
+    at = open_app("en", page="app_pages/real_model.py")
+    # prompts no other test runs (a result kept by this server would be no build at all)
+    for words in ("the heron is grey . ask heron ? ", "the heron is grey and the lynx is pale . ask lynx ? " * 12):
+        at.text_area(key="real_model_prompt_edit").set_value(words).run()
+        at.button(key="real_model_run").click().run()
+        assert not at.exception
+        drawn = [e for e in at.get("bidi_component") if e.proto.id.endswith("real_model_layer_gates_swap")]
+        assert drawn or at.get("plotly_chart"), "no gates were placed"
+    at.segmented_control(key="real_model_view").set_value("head").run()
+    assert not at.exception and len(at.get("plotly_chart")) == 3
+    assert built == []
