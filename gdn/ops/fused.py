@@ -13,6 +13,9 @@ walked through the chunks in registers.
 This is the split fla's chunk kernel makes too: the walk holds two of a chunk's four [C, *] x [*, V]
 products and everything else runs with the whole GPU busy. The price is the stored states
 ([BH, n, K, V] float32: 537 MB at T = 32768 and 16 heads of 128 x 128), written once and read once.
+With one tensor-core pass per product (bfloat16 inputs, or float32 with fp32_precision="tf32") the walk
+writes the outputs itself instead (OUTPUT_IN_WALK: the prep stores each chunk's scores Q K^T * Gamma, and
+no state or new value is stored): at B = 8 that took bfloat16 from 2.24x fla's time to 1.44x (T 32768).
 
 Precision (Recipe, below). float32 inputs: every product in TF32X3 (three tensor-core passes of the
 factors' high and low parts) but the UT solve's, which are TF32 and then refined by one Newton step in
@@ -45,7 +48,9 @@ of timing a dozen. The walk's width alone depends on the batch: at B = 8 (T 4096
 columns per program took 2.13x / 2.58x fla's time where 16 took 2.41x / 2.97x (64: 2.2x / 2.6-2.7x, 128:
 2.2x / 2.7x), while at B = 1 16 columns stay best (1.58x at T 32768; 32: 1.84x): walk_launch picks the
 widest block that still launches WALK_MIN_PROGRAMS programs. At B = 8 every kernel is throughput-bound
-and each costs ~3x fla's counterpart (TF32X3's three passes); bench/README.md has the profile.
+and each costs ~3x fla's counterpart in TF32X3 (three passes; bench/README.md has the profile): the default
+float32 stays at ~2x fla there (1.94-2.11x on an H100, 2026-12-05), and fp32_precision="tf32" (fla's own
+precision, 5e-4 from float64 against fla's 1.5e-3) takes 0.85-0.87x fla's time.
 
 Batches and packed sequences: B sequences of T tokens and N sequences packed by cu_seqlens (gdn.ops.varlen)
 are one case to the kernels, rows of [B*T] tokens cut into chunks that never cross a sequence's end. Equal

@@ -1,10 +1,12 @@
 """The Triton kernels behind gdn.ops.fused (which says what they compute, in which precision, and when
-they run). Three kernels, in the order they are launched:
+they run). Three kernels (two when the walk writes the outputs), in the order they are launched:
 
     prep    one program per chunk and value head: decays, the UT solve, U, W and the keys' row factors
+            (and, when the walk writes the outputs, the chunk's scores and the queries' row factors)
     walk    one program per sequence, value head and block of BV state columns: the states entering
-            every chunk of the sequence, in order
-    output  one program per chunk, value head and block of BV columns: every token's output
+            every chunk of the sequence, in order (OUTPUT_IN_WALK: and every token's output on the way)
+    output  one program per chunk, value head and block of BV columns: every token's output, from the
+            states the walk stored (not launched when the walk writes the outputs)
 
 A chunk never crosses a sequence's end: with cu_seqlens (VARLEN) each chunk's first row and its
 sequence's end come from a chunk table, else they are computed from B equal sequences of T tokens.
