@@ -60,3 +60,16 @@ def test_a_runs_figures_are_built_in_the_worker_and_only_placed_by_the_page(monk
     at.segmented_control(key="real_model_view").set_value("head").run()
     assert not at.exception and len(at.get("plotly_chart")) == 3
     assert built == []
+
+
+def test_a_worker_starts_without_figure_code_and_draws_without_streamlit():
+    """What a worker imports at start (work.py and its warm-up) holds no Plotly (through caches.py it did:
+    0.14-0.93 s per start), and the module it draws a Run with, once one comes, no Streamlit."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    code = ("import sys; from app_pages._support import work; work.warm(); start = {'plotly', 'streamlit'} & set(sys.modules)\n"
+            "import app_pages._real_model.drawn; print(sorted(start), 'streamlit' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parents[1]).stdout.split("\n")[-2]
+    assert out == "[] False", out
