@@ -155,6 +155,9 @@ LIBRARY = {
     "playground.capacity": Cache(CACHED_SETS * len(CAPACITY_NS), "(N, K[, V], seed, geometry)",
                                  "capacity keys, streams, unrolled keys (3 lru_caches)", "gdn/lessons/playground.py",
                                  ("_cached_keys", "_cached_stream", "unrolled_keys")),
+    "figures.scale_template": Cache("one per process (no argument)", "()", "Plotly's default template as JSON, "
+                                    "to tell a figure's own template from it when scaling", "gdn/figures/scale.py",
+                                    ("_default_template",)),
     "practice.sandbox": Cache("one per process (no argument)", "()", "whether a bubblewrap sandbox starts Python here, "
                               "or why not (tried once)", "gdn/practice/runner.py", ("sandbox_problem",)),
     "i18n.tables": Cache("one per language (the prompts file: one)", "language",
