@@ -2,11 +2,19 @@
 too long runs anyway. Threads are lined up by events and by the lock's own state, not by sleeps."""
 import contextlib
 import threading
+import time
 
 import pytest
 
 from app_pages._support import turn
-from tests.test_pool import wait_until
+
+
+def wait_until(condition, timeout: float = 10.0) -> None:
+    """Return once condition() holds (checked as the other threads move), or fail after timeout."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "the threads never reached the expected state"
+        time.sleep(0.001)
 
 
 def in_thread(target) -> threading.Thread:

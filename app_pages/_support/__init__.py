@@ -18,8 +18,8 @@
     pack.py         what player, explorer and swap are sent (JSON, gzip, base64; no streamlit: workers pack too)
                     and the JS they run
     payload.py      a packed payload goes to a tab once, then by its hash alone
-    compute.py      heavy jobs from the pages (run_job: place in line, estimate), the shared slot pool,
-                    bounded result caches and the cached model loader
+    compute.py      heavy jobs from the pages (run_job: place in line, estimate), the bounded result caches
+                    shared by every session, and a checkpoint's config and tokenizer (the server reads no weights)
     jobs.py         the fair line of heavy jobs shared by every session: a cap, one job per session and per key,
                     a few per client, trainings never on the last free worker
     client.py       who a request comes from: the address seats, rooms and the job line are counted against
@@ -27,7 +27,6 @@
     work.py         what the workers run: model passes and the recall page's training, plain data in and out
     caches.py       every cache of the app and the library: bound, key, owner (one list); bounds.py: app_pages'
                     bounds alone (a worker reads them without the figure code caches.py imports)
-    pool.py         SlotPool itself (plain threading, unit-tested without streamlit)
     turn.py         one script run at a time runs Python (app.py holds the turn); waiting work gives it up
     heap.py         freezes the long-lived objects once, so Python's full garbage collections stay cheap
 """

@@ -77,7 +77,7 @@ SHARED = {
 STREAMLIT = {
     "figures.shared_figure": Cache(BOUNDS["figures.shared_figure"], "(figure function, fingerprint of its arguments)",
                                    "a plotly Figure (never mutated)", "_support/figures.py", ("_shared",)),
-    "compute.model": Cache(BOUNDS["compute.model"], "folder", "a loaded model (weights read on first use)",
+    "compute.model": Cache(BOUNDS["compute.model"], "(folder, stamp)", "a checkpoint opened: config, tokenizer, headers (no weight read)",
                            "_support/compute.py", ("_open",)),
     "compute._scan": Cache(BOUNDS["compute._scan"], "listing_stamp(): the disk's stat fingerprint",
                            "every checkpoint folder in the allowed roots, unusable ones with a reason",
@@ -88,8 +88,6 @@ STREAMLIT = {
                                    "_support/compute.py", ("shared_caches",)),
     "browser.server_id": Cache("one per server", "()", "this process's random id (a moved tab notices it)",
                                "_support/browser.py", ("server_id",)),
-    "compute.forward_pool": Cache("one per server", "()", "the SlotPool of forward passes", "_support/compute.py",
-                                  ("forward_pool",)),
     "compute.job_line": Cache("one per server", "()", "the JobLine of heavy jobs and its worker processes",
                               "_support/compute.py", ("job_line",)),
     "work.models": Cache(BOUNDS["work.models"], "folder", "a loaded model, in one worker process (each keeps its own)",

@@ -1,13 +1,13 @@
-"""Streamlit glue for heavy work: the line of jobs run in worker processes (run_job), the slot pool and
-bounded result caches shared by every session, and the cached model loader.
+"""Streamlit glue for heavy work: the line of jobs run in worker processes (run_job), the bounded result
+caches shared by every session, and what the server keeps of a checkpoint (its config and tokenizer).
 
 run_job sends a job (a function of app_pages/_support/work.py and its plain arguments) to the worker
 processes through the server's JobLine (app_pages/_support/jobs.py) and waits, saying the visitor's place
 ("2 ahead of you") and an estimate. GDN_WORKERS sets how many workers (default: the CPUs this process may
 use), GDN_QUEUE_CAP how many jobs may wait, GDN_JOBS_PER_CLIENT how many one client (a network address:
 client.client_address, however many tabs it opens) may hold waiting or running (default 2; a load test
-whose sessions all come from 127.0.0.1 raises it). cached() computes in this process instead, in one of
-GDN_FORWARD_SLOTS (default 1) slots: the pages whose work is small or shared once per server use it.
+whose sessions all come from 127.0.0.1 raises it). Everything that computes with a model or trains goes
+through that line: the server process reads no weights.
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from gdn.lru import LRU
 from gdn.qwen35 import load_model
-from gdn.qwen35.analysis import describe, load_stages
+from gdn.qwen35.analysis import describe
 from gdn.qwen35.errors import KINDS, CheckpointError, error_kind
 from gdn.qwen35.sources import Source, folder_stamp, listing_stamp, scan_sources
 from app_pages._support import work
@@ -29,15 +29,12 @@ from app_pages._support.caches import BOUNDS, SHARED
 from app_pages._support.chrome import tr
 from app_pages._support.client import client_address
 from app_pages._support.jobs import PER_CLIENT, ClientBusy, JobLine, QueueFull, WorkerLost
-from app_pages._support.pool import PoolTimeout, SlotPool
 from app_pages._support.turn import given_up
 from app_pages._support.workers import Slot, cores
 
-WAIT_SECONDS = 300            # give up waiting for a slot after this long (the user can press Run again)
 QUEUE_CAP = 32                # jobs that may wait for a worker (GDN_QUEUE_CAP): a class of 30 pressing at once
 LOCAL_CLIENT = "local"        # every session from loopback (this machine, or a proxy on it sending no header): one client
 POLL_S = 0.25                 # how often a waiting page looks at its job (and tells the line it still waits)
-_held = threading.local()     # .slot: this thread holds a pool slot now
 
 
 @st.cache_resource(show_spinner=False)
@@ -123,59 +120,16 @@ def wait_words(ahead: int, running: bool, seconds: float) -> str:
 
 
 @st.cache_resource
-def forward_pool() -> SlotPool:
-    return SlotPool(max(1, int(os.environ.get("GDN_FORWARD_SLOTS", "1") or 1)))
-
-
-@st.cache_resource
 def shared_caches() -> dict[str, LRU]:
     """One LRU per namespace of caches.SHARED (what each holds, its bound and key are listed there)."""
     return {namespace: LRU(cache.bound) for namespace, cache in SHARED.items()}
 
 
-def cached(namespace: str, key, compute: Callable, pin: bool = False):
-    """compute() once per key (shared by all sessions), inside a pool slot; the wait is shown in the page.
-    Requests that queued for the same key while it was computed take the result instead of computing it
-    again. pin: keep the result out of the LRU's reach (the example prompts everyone opens first)."""
-    cache = shared_caches()[namespace]              # a KeyError: add the namespace to caches.SHARED
-    hit = cache.get(key)
-    if hit is None:
-        def once():
-            ready = cache.get(key)            # computed by another session while this one waited in line
-            if ready is None:
-                ready = compute()
-                cache.put(key, ready, pin=pin)  # before the slot is released: the next in line finds it
-            return ready
-        hit = in_slot(once)
-    return hit
-
-
 @st.cache_resource
 def download_lock() -> threading.Lock:
-    """One hub download at a time per server, apart from the forward-pass slots (a download of several
-    GB must not make every forward pass wait)."""
+    """One hub download at a time per server (a second visitor asking for the same model waits for the
+    first download instead of starting another)."""
     return threading.Lock()
-
-
-def in_slot(compute: Callable):
-    """compute() while holding a pool slot; while waiting, the page says its place in line.
-    A compute that itself needs a slot (nested call, same thread) runs in the slot it already holds."""
-    if getattr(_held, "slot", False):
-        return compute()
-    box = st.empty()
-    try:
-        with given_up(), forward_pool().slot(on_wait=lambda n: box.info(tr("real_model.waiting", position=n),
-                                                                        icon=":material/hourglass_top:"),
-                                             timeout=WAIT_SECONDS):
-            box.empty()                 # the other runs go on while this one waits in line and computes
-            _held.slot = True
-            try:
-                return compute()
-            finally:
-                _held.slot = False
-    except PoolTimeout:
-        box.error(tr("real_model.pool_timeout"), icon=":material/hourglass_disabled:")
-        st.stop()
 
 
 def sources() -> list[tuple[str, str, str, bool]]:
@@ -233,20 +187,3 @@ def tokenizer(folder: str):
     """The checkpoint's tokenizer (None without tokenizer.json): what the real-model page keeps of a
     checkpoint. Its weights are read in the worker processes that run it (work.model), never here."""
     return _open(folder, folder_stamp(folder)).tokenizer
-
-
-def model(folder: str):
-    """The shared model of `folder`, its weights read layer by layer with a progress bar the first time
-    (the pages that compute in this process, on the shipped demo models)."""
-    m = _open(folder, folder_stamp(folder))
-    if any(p.is_meta for p in m.parameters()):       # not every tensor read yet (first use, or a failed try)
-        in_slot(lambda: _read_weights(m))
-    return m
-
-
-def _read_weights(m) -> None:
-    bar = st.empty()
-    for stage, i, n in load_stages(m):
-        text = tr("real_model.loading_layer", i=i + 1, n=n) if stage == "layer" else tr("real_model.loading_head")
-        bar.progress(i / n, text=text)
-    bar.empty()

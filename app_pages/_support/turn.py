@@ -9,7 +9,7 @@ class's answers wait"). app.py holds the turn for its whole run, so the loop sha
 script, not a dozen; the runs wait in line instead, each as short as it is alone.
 
 Work that waits gives the turn up meanwhile (given_up): a job in a worker process or in line for one
-(compute.run_job), a forward pass in its slot or waiting for one (compute.in_slot), a download. A run
+(compute.run_job), a download, the practice judge's first sandbox start. A run
 that has waited TURN_WAIT_S for its turn runs anyway, alongside the holder, as every run did before: a
 very long or stuck run slows the class down, never stops it.
 """

@@ -1,8 +1,6 @@
 """What the real-model page asks of a Qwen3.5 checkpoint, built on the public API of gdn.qwen35.
 
     info = describe(folder)                 # sizes from config.json and the safetensors headers only
-    for stage, i, n in load_stages(model):  # read the weights layer by layer (for a progress bar)
-        ...
     run = gate_run(model, ids)              # every GDN layer's g and beta as numpy [L, T, HV]
     inputs = layer_inputs(model, ids, 4)    # one layer's kernel inputs (q, k, v, g, beta), on demand
     norms = layer_state_norms(inputs)       # that layer's ||S_t|| per token and head [T, HV]
@@ -66,19 +64,6 @@ def describe(folder: str | Path) -> CheckpointInfo:
         raw = read_json(folder / "tokenizer.json", TOKENIZER_MAX_BYTES, "tokenizer.json", "tokenizer")
         check_fits(json_id_count(raw), cfg.vocab_size)
     return CheckpointInfo(cfg, n_params, read_bytes, sum(p.stat().st_size for p in files), n_tensors, len(files))
-
-
-def load_stages(model):
-    """Read the weights one layer at a time; yields ("layer", i, L) before layer i and ("head", L, L) last.
-
-    Already-read layers are skipped by the model, so iterating again on a loaded model is instant.
-    """
-    L = model.cfg.num_hidden_layers
-    for i in range(L):
-        yield "layer", i, L
-        model.load_layers(i)
-    yield "head", L, L
-    model.load_layers(None)
 
 
 def last_gdn_layer(cfg: Qwen35Config) -> int:
