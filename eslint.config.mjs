@@ -1,17 +1,18 @@
 // The linter of the browser code in assets/ (eslint, pinned in package.json; tests/test_js_units.py runs it).
-// A component's module is assembled by app_pages/_support/pack.py's component_js: assets/common/view.js and
-// assets/common/pack.js first, then the component's own file. So view.js and pack.js are linted as scripts
-// whose top-level names are for others, and their top-level names are globals of the component files: read
-// from the two files themselves, so this list cannot drift from them.
+// A component's module is assembled by app_pages/_support/pack.py's component_js: the shared files of
+// assets/common/ (view.js, keys.js, hover.js, pack.js) first, then the component's own file. So the shared
+// files are linted as scripts whose top-level names are for others, and their top-level names are globals of
+// the component files and of each other: read from the files themselves, so this list cannot drift from them.
 import { readFileSync } from "node:fs";
 
 import js from "@eslint/js";
 import globals from "globals";
 
-const SHARED = ["assets/common/view.js", "assets/common/pack.js"];
+const SHARED = ["assets/common/view.js", "assets/common/keys.js", "assets/common/hover.js", "assets/common/pack.js"];
 const TOP_LEVEL = /^(?:async\s+)?(?:function\s+(\w+)|const\s+(\w+))/gm;
-const shared = Object.fromEntries(SHARED.flatMap((file) => [...readFileSync(file, "utf8").matchAll(TOP_LEVEL)]
+const namesOf = (files) => Object.fromEntries(files.flatMap((file) => [...readFileSync(file, "utf8").matchAll(TOP_LEVEL)]
   .map((m) => [m[1] ?? m[2], "readonly"])));
+const shared = namesOf(SHARED);
 
 export default [
   { ignores: ["node_modules/**"] },
@@ -23,12 +24,13 @@ export default [
     rules: { "no-unused-vars": ["error", { args: "none", caughtErrors: "none" }], eqeqeq: ["error", "always"], "prefer-const": "error",
              "no-var": "error" },
   },
-  {
-    files: SHARED,
-    languageOptions: { ecmaVersion: 2024, sourceType: "script", globals: globals.browser },
+  ...SHARED.map((file) => ({
+    files: [file],     // each shared file sees the others' names (view.js registers with keys.js, ...)
+    languageOptions: { ecmaVersion: 2024, sourceType: "script",
+                       globals: { ...globals.browser, ...namesOf(SHARED.filter((f) => f !== file)) } },
     rules: { "no-unused-vars": ["error", { vars: "local", args: "none" }], eqeqeq: ["error", "always"],
              "prefer-const": "error", "no-var": "error" },
-  },
+  })),
   {
     // component files use PLAYER_CSS / EXPLORER_CSS, the stylesheet pack.py puts before them
     files: ["assets/player/player.js"], languageOptions: { globals: { PLAYER_CSS: "readonly" } },

@@ -36,6 +36,7 @@ from app_pages._support import ui
 from app_pages._support.caches import BOUNDS
 from app_pages._support.client import client_address
 from app_pages._support.escape import plain
+from app_pages._support.pack import component_js
 from app_pages._support.share import public_base, qr_png, share_url, visible_cut
 from app_pages._support.share_panel import bad_public_url
 
@@ -57,7 +58,7 @@ STUDENT_CSS = f"<style>\n{(ui.ASSETS / 'live' / 'student.css').read_text(encodin
 # crypto.getRandomValues, not randomUUID: the latter needs https, and a class server is often plain http.
 IDENTITY_JS = (ui.ASSETS / "live" / "identity.js").read_text(encoding="utf-8")
 _identity = st.components.v2.component("gdn_live_identity", js=IDENTITY_JS)
-CLICKER_JS = (ui.ASSETS / "live" / "clicker.js").read_text(encoding="utf-8")
+CLICKER_JS = component_js("live/clicker.js")     # with assets/common/keys.js: the tab's one key listener
 _clicker = st.components.v2.component("gdn_live_clicker", js=CLICKER_JS)
 TOKEN = re.compile(r"[A-Za-z0-9_-]{8,64}")
 

@@ -131,3 +131,19 @@ def test_no_bus_but_view_js_tab_state():
     owners = sorted(str(p.relative_to(ROOT)) for p in browser_and_app_files()
                     if "__gdnView" in p.read_text(encoding="utf-8") and not p.name.endswith(".mjs"))
     assert owners == ["assets/common/view.js"], owners
+
+
+def test_the_shared_files_are_listed_alike():
+    """What component_js puts in front of every component (pack.py's SHARED_JS) is what the node tests
+    assemble (fake_tab.mjs) and what eslint reads the shared names from, in the same order."""
+    from app_pages._support.pack import SHARED_JS
+
+    def listed(path: str, name: str) -> list[str]:
+        text = (ROOT / path).read_text(encoding="utf-8")
+        found = re.search(rf"const {name} = \[([^\]]*)\]", text)
+        assert found, f"{path}: no `const {name} = [...]`"
+        return [p.removeprefix("assets/") for p in re.findall(r'"([^"]+)"', found.group(1))]
+
+    assert listed("assets/common/fake_tab.mjs", "SHARED") == list(SHARED_JS)
+    assert listed("eslint.config.mjs", "SHARED") == list(SHARED_JS)
+    assert all((ASSETS / p).is_file() for p in SHARED_JS)

@@ -17,6 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets"      # chrome.ASSETS, read here without streamlit
+# What every component's module starts with, in this order (assets/common/fake_tab.mjs and eslint.config.mjs
+# list the same files): the views' protocol, the keys, the linked hovers, unpacking.
+SHARED_JS = ("common/view.js", "common/keys.js", "common/hover.js", "common/pack.js")
 
 
 @dataclass(frozen=True)
@@ -35,13 +38,14 @@ def pack_json(payload, n_frames: int = 0) -> Packed:
 
 
 def component_js(js: str, css: str | None = None, css_name: str | None = None) -> str:
-    """A component's module text: assets/common/view.js (the address, the handshake with Python, payloads
-    sent once, the flush before a click elsewhere, the relay), assets/common/pack.js (unpacking, style
-    injection), then the stylesheet `css` as the constant `css_name`, then the component's own `js` (paths
-    under assets/). The stylesheet rides in the script, which puts it in the page's head once: a
+    """A component's module text: the shared files of SHARED_JS (assets/common/view.js: the address, the
+    handshake with Python, payloads sent once, the flush before a click elsewhere, the relay; keys.js: the
+    one keydown listener and its typing rule; hover.js: the one hover linker; pack.js: the payload loader,
+    style injection), then the stylesheet `css` as the constant `css_name`, then the component's own `js`
+    (paths under assets/). The stylesheet rides in the script, which puts it in the page's head once: a
     component drawn into the page (isolate_styles=False, so its HTML gets the app's CSS) has its css=
     applied nowhere."""
-    parts = [(ASSETS / "common" / name).read_text(encoding="utf-8") for name in ("view.js", "pack.js")]
+    parts = [(ASSETS / name).read_text(encoding="utf-8") for name in SHARED_JS]
     if css is not None:
         parts.append(f"const {css_name} = {json.dumps((ASSETS / css).read_text(encoding='utf-8'))};")
     parts.append((ASSETS / js).read_text(encoding="utf-8"))

@@ -1,7 +1,7 @@
 // Test helper for the unit tests of the browser code (not a test itself): a browser tab made of linkedom's
 // document (pinned in package.json) with an address bar and its history, and a component's module assembled
-// as app_pages/_support/pack.py's component_js assembles it (view.js, pack.js, a stylesheet constant, the
-// component's own file), with some of its inner functions exported so a test can call them.
+// as app_pages/_support/pack.py's component_js assembles it (the shared files of SHARED, a stylesheet
+// constant, the component's own file), with some of its inner functions exported so a test can call them.
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,6 +12,10 @@ import { parseHTML } from "linkedom";
 const ASSETS = new URL("../", import.meta.url);
 const DIR = mkdtempSync(join(tmpdir(), "gdn-assets-"));
 let made = 0;
+
+// What component_js puts in front of every component, in its order (pack.py's SHARED_JS; test_js_units
+// checks that the two lists and eslint.config.mjs's agree).
+export const SHARED = ["common/view.js", "common/keys.js", "common/hover.js", "common/pack.js"];
 
 // A fresh tab at `href`: globalThis.window / document / CSS set, history.replaceState recorded in `replaced`.
 export function fakeTab(href = "http://app.test/memory_table?lang=en", body = "") {
@@ -44,11 +48,11 @@ function key(name, target = window) {
   return event;
 }
 
-// The component `path` (under assets/; null: view.js and pack.js alone) as one module: its default export,
+// The component `path` (under assets/; null: the shared files alone) as one module: its default export,
 // and the `expose`d inner names.
 export async function component(path, { css = null, expose = [] } = {}) {
   const read = (p) => readFileSync(new URL(p, ASSETS), "utf8");
-  const parts = [read("common/view.js"), read("common/pack.js")];
+  const parts = SHARED.map(read);
   if (css) parts.push(`const ${css} = "";`);
   if (path) parts.push(read(path));
   parts.push(`export { ${expose.join(", ")} };`);

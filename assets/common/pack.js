@@ -27,3 +27,26 @@ function el(tag, className, parent) {
   if (parent) parent.appendChild(node);
   return node;
 }
+
+// The one payload loader of a view that shows one packed payload (the player, the explorer): view.data.hash
+// is the payload wanted, view.data.gz its text when this mount carried it; view.hash is the one shown.
+// Shown already: only the tab's order of use changes. Missing from the tab (payloadOf asked Python for it):
+// clear() empties the view, so nothing stale shows meanwhile. Else it is unpacked and apply(payload) takes
+// it, unless a newer mount came while unpacking.
+async function loadPayload(view, { clear, apply }) {
+  const { hash } = view.data;
+  if (view.hash === hash) {
+    keepRecent(hash);
+    return;
+  }
+  const gz = payloadOf(hash, view.data.gz);
+  if (!gz) {
+    view.hash = null;
+    clear();
+    return;
+  }
+  const payload = await unpack(gz);
+  if (view.data.hash !== hash) return;
+  apply(payload);
+  view.hash = hash;
+}

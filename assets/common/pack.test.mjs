@@ -35,3 +35,29 @@ test("el: a tag with its class, appended to the parent given", async () => {
   assert.equal(b.className, "gdn-btn gdn-next");
   assert.equal(el("span").parentNode, null);
 });
+
+test("loadPayload: unpacks once, a shown hash only moves up, a missing one clears and is asked, a stale one is dropped", async () => {
+  fakeTab();
+  const { loadPayload, connectRelay, tab } = await component(null, { expose: ["loadPayload", "connectRelay", "tab"] });
+  const asked = [];
+  connectRelay(() => {}, (hash) => asked.push(hash));
+  const calls = [];
+  const hooks = { clear: () => calls.push("clear"), apply: (payload) => calls.push(payload) };
+  const view = { hash: null, data: { hash: "a", gz: packed({ n: 1 }) } };
+  await loadPayload(view, hooks);
+  assert.deepEqual([calls, view.hash], [[{ n: 1 }], "a"]);
+  await loadPayload({ hash: null, data: { hash: "b", gz: packed({ n: 2 }) } }, hooks);
+  assert.deepEqual([...tab().payloads.keys()], ["a", "b"]);
+  view.data = { hash: "a" };                                    // mounted again, by hash alone: shown already
+  await loadPayload(view, hooks);
+  assert.equal(calls.length, 2);
+  assert.deepEqual([...tab().payloads.keys()], ["b", "a"]);    // the most recent last, as Python counts it
+  view.data = { hash: "gone" };
+  await loadPayload(view, hooks);
+  assert.deepEqual([calls.at(-1), view.hash, asked], ["clear", null, ["gone"]]);
+  view.data = { hash: "c", gz: packed({ n: 3 }) };
+  const loading = loadPayload(view, hooks);
+  view.data = { hash: "d", gz: packed({ n: 4 }) };              // a newer mount while unpacking
+  await loading;
+  assert.deepEqual([calls.at(-1), view.hash], ["clear", null]);
+});

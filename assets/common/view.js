@@ -1,7 +1,8 @@
 // One protocol for every view the browser answers by itself: the frame player, the explorer, the swapper
 // and follow-me. Python's side is app_pages/_support/view.py. pack.py's component_js puts this file first in
 // each component's module, so these are plain functions of that module; what the modules share lives in one
-// object of the tab, window.__gdnView (tab()), read and written only here and through these functions.
+// object of the tab, window.__gdnView (tab()), read and written only here and through these functions. It is
+// the tab's only global: the keys (assets/common/keys.js) and the room's clicker keep their state in it too.
 //
 // It owns five things, each in one place:
 // 1. The address bar: writeAddress is the only code that changes it (history.replaceState), at every move,
@@ -34,6 +35,8 @@ function tab() {
     navigating: null,        //   the address a student's tab is loading (assets/follow/follow.js)
     lead: null,              //   the teacher's reporter (assets/follow/lead.js)
     installed: new Set(),    // what once() installed in this tab (listeners, by name)
+    keys: new Map(),         // name -> the key handler registered under it (assets/common/keys.js)
+    clicker: null,           // the room's clicker: {doc, send, round} (assets/live/clicker.js)
   });
 }
 
@@ -156,9 +159,10 @@ function leaves(node, { key = false } = {}) {
 function listen() {
   once("flush", () => {
     document.addEventListener("pointerdown", (e) => { if (leaves(e.target)) flush(); }, true);
-    window.addEventListener("keydown", (e) => {
-      if (e.key === "Enter" && leaves(document.activeElement, { key: true })) flush();
-    }, true);
+  });
+  onKeys("flush", (e) => {
+    if (e.key === "Enter" && leaves(document.activeElement, { key: true })) flush();
+    return false;                                        // the Enter goes on to what it was pressed on
   });
 }
 

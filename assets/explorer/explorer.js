@@ -32,29 +32,23 @@ export default function ({ data, parentElement, setTriggerValue }) {
 
 function newExplorer(id) {
   const view = { kind: "values", id, index: null, seq: null, hash: null, frames: {}, timer: null, moved: false,
-                 lit: null };
+                 linker: null };
   view.message = () => ({ values: currentValues(view) });
   return register(view);
 }
 
-async function load(view) {
-  const { hash } = view.data;
-  if (view.hash === hash) {                            // shown already: only the tab's order of use
-    keepRecent(hash);
-    return;
-  }
-  const gz = payloadOf(hash, view.data.gz);              // view.js: sent once per tab
-  if (!gz) {                                             // asked for again: nothing stale meanwhile
-    view.frames = {};
-    view.hash = view.shown = null;
-    view.figure.replaceChildren();
-    return;
-  }
-  const frames = await unpack(gz);
-  if (view.data.hash !== hash) return;                   // a newer mount came while unpacking
-  view.frames = frames;
-  view.hash = hash;
-  view.shown = null;
+function load(view) {
+  return loadPayload(view, {                             // pack.js: sent once per tab, unpacked once per mount
+    clear() {
+      view.frames = {};
+      view.shown = null;
+      view.figure.replaceChildren();
+    },
+    apply(frames) {
+      view.frames = frames;
+      view.shown = null;
+    },
+  });
 }
 
 // ---- the controls and the figure ------------------------------------------------------------------
@@ -99,12 +93,12 @@ function build(view, host) {
       setTimeout(() => URL.revokeObjectURL(link.href), 1000);
     });
   }
-  // Linked hovers: pointing at (or focusing) an element marked data-link="x" lights every one marked x.
-  const linkOf = (e) => e.target.closest?.("[data-link]")?.dataset.link ?? null;
-  view.figure.addEventListener("pointerover", (e) => light(view, linkOf(e)));
-  view.figure.addEventListener("pointerleave", () => light(view, null));
-  view.figure.addEventListener("focusin", (e) => light(view, linkOf(e)));
-  view.figure.addEventListener("focusout", () => light(view, null));
+  // Linked hovers (assets/common/hover.js): pointing at (or focusing) an element marked data-link="x" lights
+  // every one marked x; the light stays on the same link across a move (show's repaint).
+  view.linker = linkHovers(view.figure, { attribute: "link", litClass: "gdn-lit", focus: true, onLight: (lit) => {
+    view.figure.classList.toggle("gdn-linking", lit !== null);
+    view.figure.dataset.lit = lit ?? "";
+  } });
   view.figure.addEventListener("click", (e) => {
     const target = e.target.closest?.("[data-open]");
     if (target) view.open("open", target.dataset.open);
@@ -112,21 +106,6 @@ function build(view, host) {
   view.root = root;
   view.host = host;
   view.shown = null;                             // the new figure box is empty (back on the page: drawn again)
-}
-
-function light(view, link) {
-  if (link === view.lit) return;
-  view.lit = link;
-  paintLit(view);
-}
-
-function paintLit(view) {
-  for (const node of view.figure.querySelectorAll(".gdn-lit")) node.classList.remove("gdn-lit");
-  if (view.lit !== null) {
-    for (const node of view.figure.querySelectorAll(`[data-link="${CSS.escape(view.lit)}"]`)) node.classList.add("gdn-lit");
-  }
-  view.figure.classList.toggle("gdn-linking", view.lit !== null);
-  view.figure.dataset.lit = view.lit ?? "";
 }
 
 function move(view, control, to) {
@@ -142,8 +121,7 @@ function show(view) {
   if (view.shown !== name && view.frames[name] !== undefined) {
     view.figure.innerHTML = view.frames[name];
     view.shown = name;
-    if (view.lit !== null && !view.figure.querySelector(`[data-link="${CSS.escape(view.lit)}"]`)) view.lit = null;
-    paintLit(view);                              // the light stays on the same link across a move
+    view.linker.repaint();                       // the light stays on the same link across a move
   }
   if (alt) view.figure.setAttribute("aria-label", alt);
   view.root.classList.toggle("lecture", !!view.data.lecture);

@@ -17,7 +17,10 @@ export default function ({ data, setStateValue }) {
     const inView = (node) => !!node && liveViews().some((v) => holds(v, node));
     const hush = (node) => { if (!inView(node)) state.quietUntil = performance.now() + 1000; };
     document.addEventListener("pointerdown", (e) => hush(e.target), true);
-    window.addEventListener("keydown", (e) => { if (e.key === "Enter") hush(document.activeElement); }, true);
+    onKeys("hush", (e) => {                      // assets/common/keys.js; the Enter goes on
+      if (e.key === "Enter") hush(document.activeElement);
+      return false;
+    });
   }
   const view = () => {
     const own = new Set(state.data.own);

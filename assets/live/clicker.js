@@ -3,23 +3,22 @@
 // question, back, blank. Never a scroll: the keys are taken (preventDefault) before the page sees them.
 // Next and back go to Python as a trigger, {go: "next" | "back", round: the round the room showed}, so a
 // press delivered twice or read against a newer round moves nothing; the blank screen is drawn here, no run.
+// Built by app_pages/_support/pack.py's component_js: the keys come through assets/common/keys.js (its one
+// listener and its typing rule), and the clicker's state lives in the tab's one object (tab().clicker).
 
 const KEYS = { PageDown: "next", ArrowRight: "next", PageUp: "back", ArrowLeft: "back", b: "blank", B: "blank",
                ".": "blank" };
 
-// A key pressed while typing or choosing (the question picker, a text box) is that control's, not the room's.
-const TYPING = 'input, textarea, select, [contenteditable="true"], [role="listbox"], [role="combobox"]';
 // Arrows also move a focused tab, slider or radio (a demo on the room's page); a clicker's PageDown/PageUp
 // still run the room there, so a tab the teacher clicked never silences the clicker.
-const ARROW_CONTROLS = '[role="tab"], [role="tablist"], [role="slider"], [role="radio"], [role="radiogroup"]';
+const ARROW_CONTROLS = '[role="tab"], [role="tablist"], [role="slider"], [role="radio"], [role="radiogroup"], '
+  + 'input[type="range"], input[type="radio"]';
 
-function inside(target, selector) {
-  return Boolean(target && typeof target.closest === "function" && target.closest(selector));
-}
-
-export function action(event) {
-  if (event.ctrlKey || event.altKey || event.metaKey || inside(event.target, TYPING)) return null;
-  if (event.key.startsWith("Arrow") && inside(event.target, ARROW_CONTROLS)) return null;
+// What the room does on `event` (null: nothing, the key is not the room's). A key pressed while typing or
+// choosing (keys.js's typing: the question picker, a text box) is that control's.
+export function action(event, { typing = false } = {}) {
+  if (event.ctrlKey || event.altKey || event.metaKey || typing) return null;
+  if (event.key.startsWith("Arrow") && event.target?.closest?.(ARROW_CONTROLS)) return null;
   return KEYS[event.key] || null;
 }
 
@@ -37,35 +36,31 @@ export function blank(doc, on) {
   return Boolean(on);
 }
 
-export function onKey(event, state) {
-  const what = action(event);
-  if (!what) return;
-  event.preventDefault();
-  event.stopPropagation();
-  if (event.repeat) return;                    // a held key moves once
+// The room's key handler (keys.js's onKeys): true when the key was the room's, so no page scrolls.
+export function onKey(event, state, context = {}) {
+  const what = action(event, context);
+  if (!what) return false;
+  if (event.repeat) return true;               // a held key moves once
   const doc = state.doc;
   const blanked = Boolean(doc.getElementById("gdn-live-blank"));
   if (what === "blank") {
     blank(doc, !blanked);
-    return;
+    return true;
   }
   blank(doc, false);
   state.send("key", { go: what, round: state.round });
+  return true;
 }
 
 export default function ({ data, setTriggerValue }) {
-  // One listener per tab, reading the latest trigger: the room's fragment draws this component again
-  // after every click, and a listener per draw would send each key twice.
-  const state = (window.__gdnClicker ??= { doc: document, handler: null });
+  // One handler per tab, reading the latest trigger: the room's fragment draws this component again after
+  // every click, and a handler per draw would send each key twice.
+  const state = (tab().clicker ??= { doc: document });
   state.send = setTriggerValue;
   state.round = data ? data.round : null;
-  if (!state.handler) {
-    state.handler = (event) => onKey(event, state);
-    window.addEventListener("keydown", state.handler, true);
-  }
+  onKeys("clicker", (event, context) => onKey(event, state, context));
   return () => {
-    window.removeEventListener("keydown", state.handler, true);
-    state.handler = null;
+    offKeys("clicker");
     blank(state.doc, false);
   };
 }

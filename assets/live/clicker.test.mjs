@@ -1,77 +1,75 @@
-// assets/live/clicker.js: the clicker's keys run the room, are never a scroll, and leave typing alone.
+// assets/live/clicker.js: the clicker's keys run the room, are never a scroll, and leave typing alone. Mounted
+// as pack.py's component_js builds it: its keys come through assets/common/keys.js's one listener.
 import test from "node:test";
 import assert from "node:assert/strict";
 
-import clicker, { action, onKey } from "./clicker.js";
+import { component, fakeTab } from "../common/fake_tab.mjs";
 
-function page() {
-  const nodes = new Map();
-  const doc = {
-    getElementById: (id) => nodes.get(id) || null,
-    createElement: () => {
-      const el = { setAttribute() {}, remove() { nodes.delete(el.id); } };
-      return el;
-    },
-    body: { appendChild: (el) => nodes.set(el.id, el) },
-  };
-  return doc;
+const ROOM = '<textarea id="notes"></textarea><div role="combobox"><input id="picker"></div>'
+  + '<div role="tablist"><button id="tab" role="tab">demo</button></div><input id="range" type="range">'
+  + '<input id="box" type="checkbox"><button id="ask">ask</button>';
+
+async function room() {
+  const tab = fakeTab("http://app.test/classroom?lang=en", ROOM);
+  const { default: clicker, action } = await component("live/clicker.js");
+  const sent = [];
+  const cleanup = clicker({ data: { round: 3 }, setTriggerValue: (name, value) => sent.push([name, value]) });
+  const on = (id) => document.getElementById(id);
+  return { tab, clicker, action, sent, cleanup, on, blanked: () => !!on("gdn-live-blank") };
 }
 
-function key(name, extra = {}) {
-  const event = { key: name, target: { closest: () => null }, prevented: false, stopped: false, ...extra };
-  event.preventDefault = () => { event.prevented = true; };
-  event.stopPropagation = () => { event.stopped = true; };
-  return event;
-}
-
-test("PageDown and → are next, PageUp and ← back, B and . blank; other keys are not the room's", () => {
+test("PageDown and → are next, PageUp and ← back, B and . blank; other keys are not the room's", async () => {
+  const { action } = await room();
+  const key = (name, extra = {}) => ({ key: name, target: document.body, ...extra });
   assert.deepEqual(["PageDown", "ArrowRight", "PageUp", "ArrowLeft", "b", "B", "."].map((k) => action(key(k))),
                    ["next", "next", "back", "back", "blank", "blank", "blank"]);
   assert.equal(action(key("ArrowDown")), null);
   assert.equal(action(key("PageDown", { ctrlKey: true })), null);           // the browser's tab switch
-  const inPicker = key("ArrowRight", { target: { closest: (s) => (s.includes("combobox") ? {} : null) } });
-  assert.equal(action(inPicker), null);                                     // typing in the question picker
-  const onTab = (name) => key(name, { target: { closest: (s) => (s.includes('role="tab"') ? {} : null) } });
-  assert.equal(action(onTab("ArrowRight")), null);                          // a focused tab keeps its arrows
-  assert.equal(action(onTab("PageDown")), "next");                          // but the clicker still runs the room
+  assert.equal(action(key("ArrowRight"), { typing: true }), null);           // typing in the question picker
 });
 
-test("a clicker key is taken from the page (no scroll) and sent once; B blanks and lifts the screen", () => {
-  const sent = [];
-  const state = { doc: page(), round: 3, send: (name, value) => sent.push([name, value]) };
-  const down = key("PageDown");
-  onKey(down, state);
-  assert.ok(down.prevented && down.stopped);
+test("typing keeps its keys; a focused tab or slider keeps its arrows, but PageDown still runs the room", async () => {
+  const { tab, sent, on } = await room();
+  for (const id of ["notes", "picker"]) {
+    assert.equal(tab.key("PageDown", on(id)).defaultPrevented, false, id);
+  }
+  for (const id of ["tab", "range"]) assert.equal(tab.key("ArrowRight", on(id)).defaultPrevented, false, id);
+  assert.deepEqual(sent, []);
+  for (const id of ["tab", "range", "box", "ask"]) assert.equal(tab.key("PageDown", on(id)).defaultPrevented, true, id);
+  assert.equal(sent.length, 4);
+});
+
+test("a clicker key is taken from the page (no scroll) and sent once; B blanks and lifts the screen", async () => {
+  const { tab, sent, blanked } = await room();
+  assert.equal(tab.key("PageDown").defaultPrevented, true);
   assert.deepEqual(sent, [["key", { go: "next", round: 3 }]]);
-  onKey(key("PageDown", { repeat: true }), state);                          // held down: still no scroll, no 2nd move
-  assert.equal(sent.length, 1);
-  onKey(key("b"), state);
-  assert.ok(state.doc.getElementById("gdn-live-blank"));
-  assert.equal(sent.length, 1);                                             // blanking is the browser's alone
-  onKey(key("B"), state);
-  assert.equal(state.doc.getElementById("gdn-live-blank"), null);
-  onKey(key("b"), state);
-  onKey(key("PageUp"), state);                                              // moving on lifts the blank too
-  assert.equal(state.doc.getElementById("gdn-live-blank"), null);
+  const held = new window.Event("keydown", { bubbles: true, cancelable: true });
+  Object.assign(held, { key: "PageDown", repeat: true });
+  window.dispatchEvent(held);
+  assert.ok(held.defaultPrevented);                                          // held down: still no scroll,
+  assert.equal(sent.length, 1);                                              // and no second move
+  tab.key("b");
+  assert.ok(blanked());
+  assert.equal(sent.length, 1);                                              // blanking is the browser's alone
+  tab.key("B");
+  assert.ok(!blanked());
+  tab.key("b");
+  tab.key("PageUp");                                                         // moving on lifts the blank too
+  assert.ok(!blanked());
   assert.deepEqual(sent.at(-1), ["key", { go: "back", round: 3 }]);
-  const space = key(" ");
-  onKey(space, state);
-  assert.ok(!space.prevented);
+  assert.equal(tab.key(" ").defaultPrevented, false);
 });
 
-test("one listener per tab, however often the room draws the component; unmounting removes it", () => {
-  const listeners = [];
-  globalThis.document = page();
-  globalThis.window = {
-    addEventListener: (type, fn) => listeners.push(fn),
-    removeEventListener: (type, fn) => listeners.splice(listeners.indexOf(fn), 1),
-  };
-  const sent = [];
-  clicker({ data: { round: 1 }, setTriggerValue: () => sent.push("old") });
-  const cleanup = clicker({ data: { round: 2 }, setTriggerValue: (name, value) => sent.push(value) });
-  assert.equal(listeners.length, 1);
-  listeners[0](key("ArrowRight"));
-  assert.deepEqual(sent, [{ go: "next", round: 2 }]);                       // the latest draw's trigger and round
+test("one handler per tab, however often the room draws the component; unmounting removes it", async () => {
+  const { tab, clicker, sent, cleanup } = await room();
+  const latest = [];
+  clicker({ data: { round: 4 }, setTriggerValue: (name, value) => latest.push(value) });
+  tab.key("ArrowRight");
+  assert.deepEqual([sent, latest], [[], [{ go: "next", round: 4 }]]);         // the latest draw's trigger and round
+  assert.equal(window.__gdnView.keys.size, 1);
+  tab.key("b");
   cleanup();
-  assert.equal(listeners.length, 0);
+  assert.equal(document.getElementById("gdn-live-blank"), null);              // unmounted: the screen is lifted
+  assert.equal(tab.key("ArrowRight").defaultPrevented, false);
+  assert.equal(latest.length, 1);
 });

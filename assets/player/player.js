@@ -39,27 +39,20 @@ function newPlayer(id) {
 
 // ---- the payload --------------------------------------------------------------------------------
 
-async function load(player) {
-  const { hash } = player.data;
-  if (player.hash === hash) {                            // shown already: only the tab's order of use
-    keepRecent(hash);
-    return;
-  }
-  const gz = payloadOf(hash, player.data.gz);           // view.js: sent once per tab
-  if (!gz) {                                             // asked for again: nothing stale meanwhile
-    player.frames = [];
-    player.hash = null;
-    for (const part of [player.figure, player.head, player.narration, player.side, player.fixed]) part.replaceChildren();
-    return;
-  }
-  const payload = await unpack(gz);
-  if (player.data.hash !== hash) return;                 // a newer mount came while unpacking
-  player.frames = payload.frames;
-  player.sides = payload.sides || {};
-  player.fixed.innerHTML = payload.fixed || "";
-  player.hash = hash;
-  player.shown = -1;
-  player.index = Math.min(player.index, player.frames.length - 1);
+function load(player) {
+  return loadPayload(player, {                           // pack.js: sent once per tab, unpacked once per mount
+    clear() {
+      player.frames = [];
+      for (const part of [player.figure, player.head, player.narration, player.side, player.fixed]) part.replaceChildren();
+    },
+    apply(payload) {
+      player.frames = payload.frames;
+      player.sides = payload.sides || {};
+      player.fixed.innerHTML = payload.fixed || "";
+      player.shown = -1;
+      player.index = Math.min(player.index, player.frames.length - 1);
+    },
+  });
 }
 
 // ---- the page around the frames ------------------------------------------------------------------
@@ -274,15 +267,6 @@ function flyEnd(player, sources, fly) {
 // ---- keys ----------------------------------------------------------------------------------------
 
 const KEYS = { ArrowRight: 1, PageDown: 1, ArrowLeft: -1, PageUp: -1, Home: "home", End: "end", " ": "play" };
-const NOT_TEXT = /^(radio|checkbox|button|submit|reset|range|color|file|image)$/;
-
-function typing(node) {
-  // A text field keeps its keys: the learner is typing. A grid (the token editor) moves its own cursor.
-  if (!node) return false;
-  if (node.isContentEditable || /^(TEXTAREA|SELECT)$/.test(node.tagName)) return true;
-  if (node.tagName === "INPUT") return !NOT_TEXT.test(node.type);
-  return ["textbox", "combobox", "searchbox", "grid", "gridcell"].includes(node.getAttribute("role"));
-}
 
 // The player the keys move: the one pressed last, else the first on the page.
 function target() {
@@ -310,16 +294,14 @@ function installKeys() {
     let dragging = false;                                // a slider held by the pointer keeps its keys
     document.addEventListener("pointerdown", (e) => { dragging = !!e.target.closest?.('[role="slider"]'); }, true);
     document.addEventListener("pointerup", () => { dragging = false; }, true);
-    window.addEventListener("keydown", (e) => {
+    onKeys("player", (e, { typing }) => {                // assets/common/keys.js: taken, no page scroll
       const move = KEYS[e.key];
-      if (move === undefined || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
-      if (typing(document.activeElement) || dragging) return;
+      if (move === undefined || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey || typing || dragging) return false;
       const player = target();
-      if (!player) return;
-      e.preventDefault();                                // no page scroll, no radio or tab change
-      e.stopImmediatePropagation();
+      if (!player) return false;
       press(player, move);
-    }, true);
+      return true;
+    });
   });
 }
 
