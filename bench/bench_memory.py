@@ -88,7 +88,8 @@ def measure(code: Path, folder: Path, replicas: int, workers: int, server_role: 
             for p in procs:
                 if p.stdout.readline().strip() != "ready":
                     sys.exit(f"a {roles[procs.index(p)]} process failed (returncode {p.wait()})")
-            pss = [sum(pss_bytes(pid) for pid in process_tree(p.pid)) for p in procs]
+            trees = [process_tree(p.pid) for p in procs]
+            pss = [sum(pss_bytes(pid) for pid in tree) for tree in trees]
         finally:
             for p in procs:
                 p.stdin.close()
@@ -97,7 +98,7 @@ def measure(code: Path, folder: Path, replicas: int, workers: int, server_role: 
     by_role: dict[str, list[int]] = {}
     for role, b in zip(roles, pss):
         by_role.setdefault(role, []).append(b)
-    return {"total": sum(pss), "by_role": by_role}
+    return {"total": sum(pss), "by_role": by_role, "processes": sum(len(tree) for tree in trees)}
 
 
 def make_folder(base: Path, smoke: bool) -> Path:
@@ -136,7 +137,7 @@ def main() -> None:
         for label, code, server_role, replicas in runs:
             got = measure(code, folder, replicas, args.workers, server_role, args.tokens)
             roles = ", ".join(f"{role} {sum(b) / len(b) / 1e9:.2f} GB each" for role, b in got["by_role"].items())
-            print(f"  {label:6s} {replicas} replica(s), {len(sum(got['by_role'].values(), []))} processes: summed PSS "
+            print(f"  {label:6s} {replicas} replica(s), {got['processes']} processes: summed PSS "
                   f"{got['total'] / 1e9:.2f} GB = {got['total'] / size:.2f}x the checkpoint ({roles})")
 
 

@@ -1,5 +1,6 @@
 """Jobs for tests/test_jobs.py, importable by a worker process (a test module's own functions are not)."""
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -51,3 +52,8 @@ def timing_where_the_loop_wins_below_2(lengths: tuple) -> dict:
 
 def timing_that_fails(lengths: tuple) -> dict:
     raise RuntimeError("the timing run failed")
+
+
+def imported(name: str) -> bool:
+    """Whether module `name` is loaded in this worker."""
+    return name in sys.modules

@@ -52,13 +52,15 @@ def test_load_bench_smoke_prints_its_ratios():
 
 
 def test_memory_bench_smoke_prints_its_ratios():
-    """bench_memory.py on a tiny random checkpoint: 1 and 2 replicas of a server and a worker process, and a
-    'before' replica (this same checkout, the server reading every weight); only that each line is printed."""
+    """bench_memory.py on a tiny random checkpoint: 1 and 2 replicas, each running the app's own worker (a
+    replica process, its fork server and the worker at least), and a 'before' replica (this same checkout, the
+    server reading every weight); only that each line is printed."""
     run = subprocess.run([sys.executable, str(ROOT / "bench" / "bench_memory.py"), "--smoke", "--before", str(ROOT)],
                          capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert run.returncode == 0, run.stderr[-2000:]
-    for label, replicas, n in (("before", 1, 2), ("ours", 1, 2), ("ours", 2, 4)):
-        assert re.search(rf"{label} +{replicas} replica\(s\), {n} processes: summed PSS [0-9.]+ GB = [0-9.]+x", run.stdout), run.stdout
+    for label, replicas in (("before", 1), ("ours", 1), ("ours", 2)):
+        found = re.search(rf"{label} +{replicas} replica\(s\), (\d+) processes: summed PSS [0-9.]+ GB = [0-9.]+x", run.stdout)
+        assert found and int(found[1]) >= 3 * replicas, run.stdout
 
 
 @pytest.mark.browser

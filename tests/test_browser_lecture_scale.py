@@ -48,9 +48,11 @@ def test_a_window_moved_onto_the_projector_redraws_its_charts_larger(tabs, app_u
     small = page.evaluate(SIZES)
     page.set_viewport_size({"width": 1920, "height": 1080})
     wait_until_settled(page)
+    page.wait_for_function(f"() => ({SIZES})().tick === {1.5 * small['tick']}")     # the chart drawn again
     large = page.evaluate(SIZES)
     assert large["tick"] == pytest.approx(1.5 * small["tick"]) and large["title"] == pytest.approx(1.5 * small["title"])
     page.set_viewport_size({"width": 1280, "height": 720})
     wait_until_settled(page)
+    page.wait_for_function(f"() => ({SIZES})().tick === {small['tick']}")
     assert page.evaluate(SIZES) == small
     assert not page.problems, page.problems

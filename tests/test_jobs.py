@@ -229,14 +229,36 @@ def test_a_worker_ends_once_its_server_is_gone():
 
 def test_workers_share_what_the_fork_server_imported(line):
     """The workers are forked from one fork server that imported torch and the jobs' modules: those pages stay
-    shared, so each worker's proportional set size is a fraction of what it maps (here 53 of 155 MB). A spawned
-    worker imported torch itself and held it alone (PSS 217 of 218 MB)."""
+    shared, written by nobody since (a fresh worker: 142 of its 155 MB shared this way, its PSS 53 MB). A
+    spawned worker imported torch itself and held it alone (none shared so; PSS 217 of 218 MB)."""
     pids = {slot.warm(pid).result(WAIT) for slot in line.slots}
     assert len(pids) == 2 and os.getpid() not in pids
     for worker in pids:
-        sizes = {key: int(value.split()[0]) for key, value in
+        sizes = {key: int(value.split()[0]) for key, value in            # kB
                  (row.split(":", 1) for row in Path(f"/proc/{worker}/smaps_rollup").read_text().splitlines()[1:])}
-        assert sizes["Pss"] < 0.5 * sizes["Rss"]
+        assert sizes["Shared_Dirty"] > 64 * 1024
+
+
+def test_a_worker_never_runs_the_page_script_streamlit_made_main(tmp_path):
+    """In a Streamlit server, __main__ is the page script (Streamlit's script runner installs app.py as it).
+    multiprocessing tells a new process to run its parent's main script first, so every worker ran the whole
+    app again (Streamlit, Plotly and every page imported, the sidebar drawn with no session) before its first
+    job; it must not."""
+    import subprocess
+    import sys
+
+    ran = tmp_path / "ran"
+    script = tmp_path / "page.py"
+    script.write_text(f"import streamlit\nopen({str(ran)!r}, 'w').close()\n")
+    code = ("import os, sys, types, streamlit.runtime.scriptrunner\n"
+            "page = types.ModuleType('__main__'); page.__file__ = sys.argv[1]; sys.modules['__main__'] = page\n"
+            "from app_pages._support.workers import Slot\n"
+            "from tests.job_fixtures import imported\n"
+            "print(Slot(0).warm(imported, ('streamlit',)).result(120), flush=True); os._exit(0)\n")
+    out = subprocess.run([sys.executable, "-c", code, str(script)], capture_output=True, text=True, timeout=180,
+                         cwd=Path(__file__).resolve().parents[1])
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split()[-1] == "False" and not ran.exists()
 
 
 def test_a_second_session_running_the_same_prompt_costs_no_forward_pass(monkeypatch):

@@ -23,7 +23,8 @@
     jobs.py         the fair line of heavy jobs shared by every session: a cap, one job per session and per key,
                     a few per client, trainings never on the last free worker
     client.py       who a request comes from: the address seats, rooms and the job line are counted against
-    workers.py      the worker processes (one per core the server may use) that run the jobs
+    workers.py      the worker processes (one per core the server may use) that run the jobs, forked from
+                    a fork server; preloaded.py: imported last there, freezes what it imported
     work.py         what the workers run: model passes and the recall page's training, plain data in and out
     caches.py       every cache of the app and the library: bound, key, owner (one list); bounds.py: app_pages'
                     bounds alone (a worker reads them without the figure code caches.py imports)

@@ -22,9 +22,11 @@ from __future__ import annotations
 import gc
 import math
 import multiprocessing
+import multiprocessing.spawn
 import os
 import queue
 import select
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -42,8 +44,30 @@ CPU_MAX = Path("/sys/fs/cgroup/cpu.max")         # cgroup v2: "<quota> <period>"
 # demo model summed 358 MB of PSS against 752 spawned, and started in 1.2 s against 4.2 (bench_memory.py
 # measures replicas). The server itself is never forked: it has threads, and torch in it.
 _ctx = multiprocessing.get_context("forkserver")
-PRELOAD = ["app_pages._support.work", "gdn.qwen35", "gdn.recall.quick", "gdn.practice.judge"]   # as work.warm
+# as work.warm, then preloaded.py: what the fork server imported, frozen out of the collector's reach
+PRELOAD = ["app_pages._support.work", "gdn.qwen35", "gdn.recall.quick", "gdn.practice.judge",
+           "app_pages._support.preloaded"]
 _ctx.set_forkserver_preload(PRELOAD)
+
+
+def _without_the_page(get_preparation_data):
+    """multiprocessing's preparation data, less the main script when that is a Streamlit page. Inside a
+    Streamlit server __main__ is the page script (its script runner installs app.py as __main__), and a new
+    process told to initialise main from it runs the whole app again as __mp_main__: Streamlit, Plotly and
+    every page imported into each worker, the sidebar drawn with no session. A job is a module-level
+    function of an importable module: a worker needs no main script."""
+    def prepared(name):
+        data = get_preparation_data(name)
+        main = sys.modules.get("__main__")
+        if "streamlit.runtime.scriptrunner" in sys.modules and getattr(main, "__spec__", None) is None:
+            data.pop("init_main_from_path", None)
+        return data
+    prepared.leaves_out_the_page = True
+    return prepared
+
+
+if not getattr(multiprocessing.spawn.get_preparation_data, "leaves_out_the_page", False):
+    multiprocessing.spawn.get_preparation_data = _without_the_page(multiprocessing.spawn.get_preparation_data)
 # The cancel flag names the job to stop. Job ids start at 1, so NO_JOB (nothing cancelled) never names one,
 # nor the id a warm-up runs as (once both were -1, and a warm-up's should_stop() said True all along).
 NO_JOB, WARM_UP = 0, -1
@@ -80,7 +104,7 @@ def cores(environ=os.environ, cpu_max: Path = CPU_MAX) -> int:
 def _start(cancel, progress, server: int) -> None:
     """The worker's initializer: lower priority, one torch thread, the slot's channels kept, and an end
     of its own once the server (process id `server`) is gone."""
-    gc.freeze()           # what the fork server imported stays shared: no collection here walks (and copies) it
+    gc.freeze()           # and what unpickling this worker's start made: old objects no collection here walks
     os.nice(WORKER_NICE)
     _mine.cancel, _mine.progress, _mine.job, _mine.told = cancel, progress, WARM_UP, False
     threading.Thread(target=_exit_with, args=(server,), daemon=True, name="gdn-worker-server").start()

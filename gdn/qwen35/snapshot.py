@@ -35,6 +35,7 @@ import fcntl
 import hashlib
 import json
 import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
 
@@ -83,15 +84,46 @@ def snapshot(path: Path, stamp: Stamp, header: bytes, check: Callable[[Path], li
     try:
         folder = cache_dir()
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        _check_private(folder)
         final, meta = folder / f"{key}.safetensors", folder / f"{key}.json"
-        if not (final.is_file() and meta.is_file()):
+        found = _finished(final, meta, stamp)
+        if found is None:
             with _locked(folder / f"{key}.lock"):
-                if not (final.is_file() and meta.is_file()):  # another process made it while this one waited
-                    _make(path, stamp, final, meta, check)
+                found = _finished(final, meta, stamp)   # another process made it while this one waited
+                if found is None:
                     _collect(folder, keep=final)
-        return final, json.loads(meta.read_text())["not_finite"]
+                    _make(path, stamp, final, meta, check)
+                    found = _finished(final, meta, stamp)
+        if found is None:
+            raise Unavailable(f"the copy of {path.name} in {folder} could not be made whole")
+        return final, found
     except OSError as e:
         raise Unavailable(f"{type(e).__name__}: {e}") from None
+
+
+def _check_private(folder: Path) -> None:
+    """The cache is a folder of this user's that nobody else may write: another user who could plant a copy
+    (its name is computable from the original's stat and header) would choose the weights and skip the
+    finiteness check; a symlink in its place would point the copy's writes elsewhere."""
+    st = folder.lstat()
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o022:
+        raise Unavailable(f"{folder} is not a folder of this user's that only it can write (owner {st.st_uid}, "
+                          f"mode {stat.filemode(st.st_mode)}); set {CACHE_ENV} to one")
+
+
+def _finished(final: Path, meta: Path, stamp: Stamp) -> list[str] | None:
+    """What the check found when the copy was made, if `final` is that copy, whole: a plain file of this user's,
+    of the original's size, with its record. None when there is none or it is not (a crash between writing
+    and renaming, say): it is then made again. Cheap: two lstat calls and a small read."""
+    try:
+        st, record = final.lstat(), json.loads(meta.read_text())
+    except (OSError, ValueError):
+        return None
+    if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid() or st.st_size != stamp[2]:
+        return None
+    if not isinstance(record, dict) or record.get("stamp") != list(stamp) or not isinstance(record.get("not_finite"), list):
+        return None
+    return record["not_finite"]
 
 
 def map_file(path: Path, size: int) -> torch.Tensor:
@@ -130,27 +162,50 @@ def _locked(lock: Path):
 
 
 def _make(path: Path, stamp: Stamp, final: Path, meta: Path, check: Callable[[Path], list[str]]) -> None:
+    """Copy, check, and rename into place; both files are on disk (fsync) before either takes its name, so a
+    crash never leaves a copy under its final name that is not whole."""
     tmp = final.with_name(f"{final.stem}.{os.getpid()}.tmp")
+    meta_tmp = meta.with_name(f"{meta.stem}.{os.getpid()}.tmp.json")
+    for stale in (tmp, meta_tmp):                            # a process of this pid that died mid-copy
+        stale.unlink(missing_ok=True)
     try:
         src = open(path, "rb", buffering=0)
     except OSError:
         raise changed(path.name) from None                   # gone since it was opened
     try:
-        with src, open(tmp, "wb", buffering=0) as dst:
+        with src, _new_file(tmp) as dst:
             if stamp_of(os.fstat(src.fileno())) != stamp:
                 raise changed(path.name)
             _copy_data(src.fileno(), dst.fileno(), stamp[2], path.name)
             if stamp_of(os.fstat(src.fileno())) != stamp:   # written to while it was copied
                 raise changed(path.name)
+            os.fsync(dst.fileno())
         not_finite = check(tmp)
         os.chmod(tmp, 0o444)
         record = {"source": str(path), "stamp": list(stamp), "not_finite": not_finite}
-        meta_tmp = meta.with_name(f"{meta.stem}.{os.getpid()}.tmp.json")
-        meta_tmp.write_text(json.dumps(record))
+        with _new_file(meta_tmp) as f:
+            f.write(json.dumps(record).encode())
+            os.fsync(f.fileno())
         os.replace(meta_tmp, meta)
         os.replace(tmp, final)
+        _sync_folder(final.parent)
     finally:
         tmp.unlink(missing_ok=True)
+        meta_tmp.unlink(missing_ok=True)
+
+
+def _new_file(path: Path):
+    """A new file of this user's only (never an existing one, never through a symlink), open for writing."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    return open(fd, "wb", buffering=0)
+
+
+def _sync_folder(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _copy_data(src: int, dst: int, size: int, name: str) -> None:
@@ -180,7 +235,13 @@ def _copy_range(src: int, dst: int, offset: int, count: int) -> int:
 
 
 def _collect(folder: Path, keep: Path) -> None:
-    """Delete the copies whose original has changed or gone (one stat per copy)."""
+    """Delete the copies whose original has changed or gone (one stat per copy), and the temporary files of
+    copies whose process died before finishing (killed mid-copy: gigabytes otherwise left for good)."""
+    for tmp in [*folder.glob("*.tmp"), *folder.glob("*.tmp.json")]:
+        pid = tmp.name.split(".")[1]
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            with contextlib.suppress(OSError):
+                tmp.unlink()
     for meta in folder.glob("*.json"):
         copy = meta.with_suffix(".safetensors")
         if copy == keep or meta.name.count(".") > 1:          # the one just made, or another's temporary
