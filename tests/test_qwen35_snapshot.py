@@ -188,3 +188,52 @@ def test_a_worker_loads_a_changed_checkpoint_anew(tmp_path):
     assert again is not first and not again.stale()
     expect = load_model(b, allow_any_folder=True).trace([1, 2, 3]).logits
     assert torch.equal(again.trace([1, 2, 3]).logits, expect)
+
+
+def copy_of(folder: Path) -> tuple[Path, Path]:
+    """The weight cache's copy of folder's model.safetensors and its record."""
+    cache = Path(os.environ["GDN_WEIGHT_CACHE"])
+    meta = next(p for p in cache.glob("*.json") if json.loads(p.read_text())["source"] == str(folder / "model.safetensors"))
+    return meta.with_suffix(".safetensors"), meta
+
+
+def test_a_copy_left_short_by_a_crash_is_made_again(tmp_path):
+    """A copy under its final name that is not whole (a crash after the rename reached the disk but before its
+    data did, say) is never mapped: it is made again, and the model traces as from the original."""
+    folder = write_checkpoint(tmp_path / "m")
+    expected = load_model(folder, dtype=torch.bfloat16, allow_any_folder=True).trace([1, 2, 3]).logits
+    copy, _ = copy_of(folder)
+    copy.chmod(0o644)
+    os.truncate(copy, 0)
+    again = load_model(folder, dtype=torch.bfloat16, allow_any_folder=True)
+    assert torch.equal(again.trace([1, 2, 3]).logits, expected)
+    assert copy.stat().st_size == (folder / "model.safetensors").stat().st_size
+
+
+def test_a_cache_others_can_write_is_not_trusted(tmp_path, monkeypatch):
+    """A weight cache another user could write (group or world writable) could hold a planted copy whose
+    name anyone can compute: it is not used; the file is read into the process's own memory instead."""
+    cache = tmp_path / "shared"
+    cache.mkdir()
+    cache.chmod(0o777)
+    monkeypatch.setenv("GDN_WEIGHT_CACHE", str(cache))
+    folder = write_checkpoint(tmp_path / "m")
+    model = load_model(folder, dtype=torch.bfloat16, allow_any_folder=True)
+    assert anonymous(mapping_of(model.model.layers[0].mlp.up_proj.weight)[1])
+    assert list(cache.iterdir()) == []
+
+
+def test_the_leftovers_of_a_copy_whose_process_died_are_swept(tmp_path, monkeypatch):
+    """A worker killed mid-copy leaves a temporary copy (gigabytes, for a real model) and its record: the next
+    copy made in the cache deletes them; a live process's temporary files stay."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("GDN_WEIGHT_CACHE", str(cache))
+    cache.mkdir(mode=0o700)
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead_pid = int(dead.stdout)
+    left = [cache / f"{'a' * 40}.{dead_pid}.tmp", cache / f"{'a' * 40}.{dead_pid}.tmp.json"]
+    alive = cache / f"{'b' * 40}.{os.getpid()}.tmp"
+    for p in [*left, alive]:
+        p.write_bytes(b"half a copy")
+    load_model(write_checkpoint(tmp_path / "m"), dtype=torch.bfloat16, allow_any_folder=True)
+    assert not any(p.exists() for p in left) and alive.exists()
