@@ -138,6 +138,18 @@ WHOLE = {"memory_table": ['.st-key-memory_player .gdn-player-bar', '.st-key-memo
          "classroom": ['[data-testid="stMain"] [data-testid="stRadio"]'],
          "practice": ['.gdn-editor-code', '.gdn-editor-run']}
 
+# -- a resize in lecture mode: Python draws the charts again at the new scale; Plotly renders them a few frames
+# after the run that sent them has ended, so a reading waits for each chart's rendered font size itself
+CHART_FONTS = "() => [...document.querySelectorAll('.js-plotly-plot')].map(p => p._fullLayout?.font?.size ?? 0)"
+
+
+def charts_at(page, sizes: list[float]) -> None:
+    """Wait until the page's Plotly charts are rendered at these base font sizes (within half a pixel)."""
+    page.wait_for_function(f"""(want) => {{ const got = ({CHART_FONTS})();
+        return got.length === want.length && got.every((s, i) => Math.abs(s - want[i]) <= 0.5); }}""",
+                           arg=sizes, timeout=60_000)
+
+
 # -- lecture mode's scale: the smallest text and the main figure whole (tests/test_browser_lecture_scale.py) ----------
 # Every text node of the main content a room sees (drawn, not hidden, not transparent): its computed font size
 # times what scales it on screen (an SVG's user units to px, a CSS transform or zoom). Left out: icons (ligature
@@ -261,11 +273,14 @@ def visit(page, screen: str, name: str, address: str) -> dict:
     if screen != "1280x720":                             # test_browser_axes, then at 1280x720 by resizing
         got["axes"] = page.evaluate(AXES)
         if lecture:
+            drawn = page.evaluate(CHART_FONTS)
             page.set_viewport_size({"width": 1280, "height": 720})
             wait_until_settled(page)
+            charts_at(page, [size * 720 / height for size in drawn])     # Plotly drew the rerun's figures
             got["axes_1280x720"] = page.evaluate(AXES)
             page.set_viewport_size({"width": width, "height": height})
             wait_until_settled(page)                     # the charts drawn again at this screen's scale
+            charts_at(page, drawn)
     if name == "playground-halflife" and screen in ("1440x900", "1280x720"):   # scrolls: last
         page.wait_for_selector(".gdn-write2d svg")
         got["write2d"] = page.evaluate(WRITE_2D_BOX)

@@ -73,3 +73,29 @@ def test_a_worker_starts_without_figure_code_and_draws_without_streamlit():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).resolve().parents[1]).stdout.split("\n")[-2]
     assert out == "[] False", out
+
+
+def test_a_head_views_figures_built_in_a_worker_look_like_the_pages_own(tmp_path):
+    """Built where Streamlit is not imported, a figure embedded plain Plotly's template; the page's own figures
+    carry the one Streamlit installs as Plotly's default (its title place among others: a worker's head view
+    put its title on the key-dim axis's title in lecture mode). Unpickled on the page, a worker's figures now
+    take the page's template."""
+    import pickle
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import plotly.io as pio
+    import streamlit  # noqa: F401  (the page's process: Streamlit's template is Plotly's default)
+
+    out = tmp_path / "views.pickle"
+    code = ("import pickle, sys; from app_pages._real_model import drawn; from gdn.qwen35.sources import TRAINED_PATH\n"
+            "ids = tuple(range(3, 40))\n"
+            "views = drawn.head_views(str(TRAINED_PATH), ids, tuple(map(str, ids)), 'x', 1, 1, 32, 'zh', (22, True))\n"
+            "assert 'streamlit' not in sys.modules\n"
+            "open(sys.argv[1], 'wb').write(pickle.dumps(views))")
+    subprocess.run([sys.executable, "-c", code, str(out)], check=True, cwd=Path(__file__).resolve().parents[1])
+    views = pickle.loads(out.read_bytes())
+    assert pio.templates.default == "streamlit"
+    for fig in (views.detail, views.state, views.params):
+        assert fig.layout.template == pio.templates["streamlit"]

@@ -50,7 +50,17 @@ class RunViews:
     marks: dict[int, list]                  # layer -> the story marks (t, head, "alpha" | "beta"), demo models
     guesses: str                            # the top-3 table after every token (the page adds its stylesheet)
     answers: list[tuple[int, str, bool]]    # (t, expected answer, the first guess is right) per task slot
-    figure: object = None                   # a long prompt's layer: a plotly Figure (validated here, not on the page)
+    figure: object = None                   # a long prompt's layer: a plotly Figure, without a template (page_themed)
+
+
+def page_themed(fig):
+    """fig without a template, so that it takes the page's. Built in a worker (no Streamlit there) a figure
+    embeds plain Plotly's default template; the page's own figures embed the one Streamlit installs as
+    Plotly's default (its fonts, title place, grid). A figure with none is given the default of the process
+    that unpickles it (plotly rebuilds a Figure from its JSON there): on the page, the page's."""
+    if fig is not None:
+        fig.layout.template = None
+    return fig
 
 
 def labels(language: str) -> dict[str, str]:
@@ -125,13 +135,13 @@ def views(folder: str, ids: tuple, tokens: tuple, language: str, demo: bool, plo
     return RunViews(gates=gates, gates_packed={layer: pack(body) for layer, body in gates.items()}, overview=overview,
                     overview_packed={layer: pack(body) for layer, body in overview.items()}, alts=alts, marks=marks,
                     guesses=guesses_html(tokens, top_tokens, p.top_p, {i: (a, r) for i, a, r in answers}),
-                    answers=answers, figure=figure)
+                    answers=answers, figure=page_themed(figure))
 
 
 @dataclass(frozen=True)
 class HeadViews:
-    """The head view's figures of one head with token t chosen (plotly Figures, validated in the worker), and
-    the numbers said under the state's table."""
+    """The head view's figures of one head with token t chosen (plotly Figures, built in the worker without a
+    template: page_themed), and the numbers said under the state's table."""
     detail: object                          # α, β and ||S_t|| of the head over the prompt, t marked
     state: object                           # the largest TABLE_DIMS x TABLE_DIMS block of S_t
     params: object                          # the layer's fixed A and dt_bias, per head
@@ -163,4 +173,4 @@ def head_views(folder: str, ids: tuple, tokens: tuple, piece: str, layer: int, h
     norm = float(np.linalg.norm(S))
     note = dict(n=n, K=S.shape[0], V=S.shape[1], norm=f"{norm:.3f}",
                 share=f"{100 * np.linalg.norm(block) ** 2 / max(norm ** 2, 1e-30):.0f}")
-    return HeadViews(detail=detail, state=state, params=params, state_note=note)
+    return HeadViews(detail=page_themed(detail), state=page_themed(state), params=page_themed(params), state_note=note)
