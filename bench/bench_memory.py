@@ -27,6 +27,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from bench.bench_load import make_folder  # noqa: E402  the same 0.8B-shaped (or --smoke tiny) checkpoint
 
 CHILD = r"""
 import sys, torch
@@ -99,16 +100,6 @@ def measure(code: Path, folder: Path, replicas: int, workers: int, server_role: 
     for role, b in zip(roles, pss):
         by_role.setdefault(role, []).append(b)
     return {"total": sum(pss), "by_role": by_role, "processes": sum(len(tree) for tree in trees)}
-
-
-def make_folder(base: Path, smoke: bool) -> Path:
-    from gdn.qwen35.synth import text_config, write_checkpoint
-    if smoke:
-        return write_checkpoint(base / "tiny", text_config(), seed=0, shards=2)
-    from bench.bench_qwen35 import make_checkpoint
-    folder = base / "qwen35-0.8b-random"
-    make_checkpoint(folder)
-    return folder
 
 
 def main() -> None:

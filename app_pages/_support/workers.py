@@ -7,9 +7,9 @@
 Each slot is a concurrent.futures.ProcessPoolExecutor of one process (forked from a fork server, see
 _ctx), not one executor of N: a worker killed mid-job breaks only its own executor (ProcessPoolExecutor
 fails every pending future of a broken pool), so only its own visitor notices, and `replace()` starts a
-fresh one. Everything crosses the
-process boundary as pickled plain data and numpy arrays; a worker keeps what it loads (models, a layer's
-inputs) in its own bounded caches (app_pages/_support/work.py) for as long as it lives.
+fresh one. Everything crosses the process boundary as pickled plain data and numpy arrays; a worker keeps
+what it loads (models, a layer's inputs) in its own bounded caches (app_pages/_support/work.py) for as
+long as it lives.
 
 Workers run at a lower priority (WORKER_NICE, GDN_WORKER_NICE): on a box as small as the class's replica
 (2 cores) a page load of the server process then goes first, and a training waits only while a page is

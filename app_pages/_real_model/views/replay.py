@@ -23,7 +23,7 @@ def linked_slider(where, label: str, lo: int, hi: int, default: int, key: str) -
     return value
 
 
-def window(c: ViewContext) -> tuple[int, int, int]:
+def replay_pickers(c: ViewContext) -> tuple[int, int, int]:
     """The pickers: (first token counted from 1, tokens in the window, dims)."""
     c1, c2, c3 = st.columns(3)
     length = linked_slider(c2, ui.tr("real_model.replay_len"), 1, min(REPLAY_MAX_TOKENS, c.T), min(12, c.T),
@@ -66,7 +66,7 @@ def lost(c: ViewContext, spec: ReplaySpec) -> str | None:
 
 def replay(c: ViewContext) -> None:
     ui.note(ui.tr("real_model.replay_explain", max=REPLAY_MAX_TOKENS, K=c.dims[0], V=c.dims[1]))
-    first, length, dims = window(c)
+    first, length, dims = replay_pickers(c)
     st.caption(ui.tr("real_model.replay_window", a=first, b=first + length - 1,
                      text=ui.plain("".join(c.tokens[first - 1:first + length - 1]))))
     iv = in_effect(c.heads)
