@@ -34,8 +34,15 @@ def test_lecture_pages_show_their_figure_whole_and_readable_from_the_back(tour, 
     assert not misses, "\n".join(map(str, misses))
 
 
-SIZES = """() => ({tick: parseFloat(getComputedStyle(document.querySelector('.js-plotly-plot .xtick text')).fontSize),
-                 title: parseFloat(getComputedStyle(document.querySelector('h1')).fontSize)})"""
+# While Plotly draws a chart again its ticks are briefly gone: a missing element reads as null (no size yet), so
+# a wait polls on instead of failing on the moment between two drawings.
+SIZES = """() => {
+    const size = (selector) => {
+        const element = document.querySelector(selector);
+        return element ? parseFloat(getComputedStyle(element).fontSize) : null;
+    };
+    return {tick: size('.js-plotly-plot .xtick text'), title: size('h1')};
+}"""
 
 
 def test_a_window_moved_onto_the_projector_redraws_its_charts_larger(tabs, app_url):
@@ -46,6 +53,7 @@ def test_a_window_moved_onto_the_projector_redraws_its_charts_larger(tabs, app_u
     page.goto(f"{app_url}/cost?lang=en&mode=lecture")
     wait_for_app(page)
     small = page.evaluate(SIZES)
+    assert small["tick"] and small["title"], small
     page.set_viewport_size({"width": 1920, "height": 1080})
     wait_until_settled(page)
     page.wait_for_function(f"() => ({SIZES})().tick === {1.5 * small['tick']}")     # the chart drawn again
