@@ -17,6 +17,9 @@ READ_FIGURE = """() => {
   return ["S_prev", "S_decayed", "write", "S_new", "keys", "read", "output"].map(name => panels[name]);
 }"""
 COUNTER = "document.querySelector('.gdn-counter')?.textContent || ''"
+# Streamlit draws the main area's focus frame as an inset shadow on its ::before (once the key press made the
+# click's focus "visible"); assets/app.css takes it away.
+PAGE_FRAME = "getComputedStyle(document.querySelector('[data-testid=stMain]'), '::before').boxShadow"
 
 
 def open_memory(page, app_url, query: str) -> None:
@@ -112,6 +115,7 @@ def test_keys_step_after_clicking_any_control(page, app_url, control):
     page.keyboard.press("PageDown")
     at_step(page, f"Step {n + 2} of")
     assert page.evaluate("document.querySelector('[data-testid=stMain]')?.scrollTop ?? window.scrollY") == scroll
+    assert page.evaluate(PAGE_FRAME) == "none"                   # no focus frame drawn around the whole page
     assert not page.problems, page.problems
 
 
