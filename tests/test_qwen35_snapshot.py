@@ -18,6 +18,23 @@ from tests.qwen35_fixtures import write_checkpoint
 
 ROOT = Path(__file__).resolve().parents[1]
 
+
+def records_of(folder: Path) -> list[Path]:
+    """The weight cache's finished records of folder's model.safetensors. The cache is shared with the suite's
+    other processes: their copies in progress (*.tmp.json, maybe half written) and records removed under us
+    are not ours to read."""
+    cache, found = Path(os.environ["GDN_WEIGHT_CACHE"]), []
+    for p in cache.glob("*.json"):
+        if p.name.endswith(".tmp.json"):
+            continue
+        try:
+            record = json.loads(p.read_text())
+        except FileNotFoundError:
+            continue
+        if record["source"] == str(folder / "model.safetensors"):
+            found.append(p)
+    return found
+
 # Loads layer 0 of the served checkpoint (so its file is mapped), then changes the file under it the way an
 # operator would, and prints what each later use met: "ok", or the error's kind and message.
 SERVED = r"""
@@ -114,8 +131,7 @@ def test_weights_are_views_of_one_read_only_copy_per_machine(tmp_path):
                           env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.strip() == path
-    made = [p for p in cache.glob("*.json") if json.loads(p.read_text())["source"] == str(folder / "model.safetensors")]
-    assert len(made) == 1
+    assert len(records_of(folder)) == 1
 
 
 def test_a_model_cast_to_another_dtype_holds_its_own_copy(tmp_path):
@@ -171,8 +187,8 @@ def test_a_copy_changed_while_copied_is_refused_and_not_kept(tmp_path, monkeypat
         model.trace([1, 2])
     assert err.value.kind == "changed"
     cache = Path(os.environ["GDN_WEIGHT_CACHE"])
-    assert not [p for p in cache.glob("*.json") if json.loads(p.read_text())["source"] == str(folder / "model.safetensors")]
-    assert not list(cache.glob("*.tmp"))
+    assert not records_of(folder)
+    assert not list(cache.glob(f"*.{os.getpid()}.tmp*"))     # ours: the cache is shared with the suite's other processes
     monkeypatch.setattr(snapshot, "_copy_data", real)
     assert load_model(folder, allow_any_folder=True).trace([1, 2]).logits.isfinite().all()
 
@@ -192,8 +208,7 @@ def test_a_worker_loads_a_changed_checkpoint_anew(tmp_path):
 
 def copy_of(folder: Path) -> tuple[Path, Path]:
     """The weight cache's copy of folder's model.safetensors and its record."""
-    cache = Path(os.environ["GDN_WEIGHT_CACHE"])
-    meta = next(p for p in cache.glob("*.json") if json.loads(p.read_text())["source"] == str(folder / "model.safetensors"))
+    meta, = records_of(folder)
     return meta.with_suffix(".safetensors"), meta
 
 
