@@ -101,7 +101,7 @@ def repeat_panel():
 
 def key_norm_frame(knorm: float, beta: float, T: int, negative: bool) -> str:
     """The key-norm toy at one grid point: the factor 1 - beta c^2 and the distance over T writes."""
-    errors, clipped = ex.clip_for_display(ex.repeated_writes(T, beta=beta, knorm=knorm)["delta"])
+    errors, clipped = ex.clip_for_display(ex.repeated_writes(T, beta=beta, knorm=knorm)["deltanet"])
     names = ("factor_title", "error_title", "factor", "knorm", "distance", "shrink", "overshoot", "diverge", "clipped")
     labels = {n: ui.tr(f"playground.kn_{n}") for n in names} | {"writes": ui.tr("playground.rw_x")}
     x = beta * knorm ** 2

@@ -61,7 +61,7 @@ def repeat(i):
 
 def knorm(i):
     grid = np.linspace(0, 3, 121)
-    errors, clipped = ex.clip_for_display(ex.repeated_writes(30, beta=1.0, knorm=0.5 + i / 10)["delta"])
+    errors, clipped = ex.clip_for_display(ex.repeated_writes(30, beta=1.0, knorm=0.5 + i / 10)["deltanet"])
     labels = dict.fromkeys(["factor_title", "error_title", "factor", "knorm", "distance", "shrink", "overshoot",
                             "diverge", "clipped", "writes"], "x")
     return fph.key_norm_html(grid, ex.along_k_factor(grid, 1.0), 0.5 + i / 10, errors, clipped=clipped, state="shrink",
@@ -80,8 +80,8 @@ FIXED = {}
 
 def capacity_toy(i):
     """An alpha move: the page's cache still holds the linear and delta curves; only gated is new."""
-    FIXED.update({r: FIXED.get(r) if r in FIXED else ex.capacity_curve(r, 16, 16) for r in ("linear", "delta")})
-    curves = {**FIXED, "gated": ex.capacity_curve("gated", 16, 16, alpha=0.9 + i / 1000)}
+    FIXED.update({r: FIXED.get(r) if r in FIXED else ex.capacity_curve(r, 16, 16) for r in ("linear", "deltanet")})
+    curves = {**FIXED, "gdn": ex.capacity_curve("gdn", 16, 16, alpha=0.9 + i / 1000)}
     return fp.fig_capacity(np.array(ex.CAPACITY_NS), curves, 16, 256, rule_titles=RULE_TITLES,
                            split_labels=list("abc"), labels=dict.fromkeys(["curve_title", "split_title", "knee", "N",
                                                                            "error"], "x"))
@@ -89,7 +89,7 @@ def capacity_toy(i):
 
 def capacity_128_alpha(i):
     """d_k = 128 (not a toy size): moving the alpha slider recomputes only the gated curve."""
-    ex.capacity_curve("gated", 128, 128, alpha=0.95 + i / 1000)
+    ex.capacity_curve("gdn", 128, 128, alpha=0.95 + i / 1000)
     return trivial(i)
 
 
@@ -97,7 +97,7 @@ def capacity_128_new_keys(i):
     """A d_k (or seed, geometry) change at d_k = 128: the page recomputes all three curves with no
     stream or unrolled keys cached yet (a new seed per call stands for the new keys)."""
     for r in RULES:
-        ex.capacity_curve(r, 128, 128, alpha=0.95 if r == "gated" else 1.0, seed=1000 + i)
+        ex.capacity_curve(r, 128, 128, alpha=0.95 if r == "gdn" else 1.0, seed=1000 + i)
     return trivial(i)
 
 

@@ -1,6 +1,7 @@
-"""The write rules' one name and one colour each, wherever they are drawn (the compare page's players, the
-recall and update figures): a learner who has read "red is linear attention" on one page must not find red
-meaning Gated DeltaNet on the next (tests/test_rule_colours.py reads the colours off the figures).
+"""The write rules' one name and one colour each, wherever they are named or drawn (the compare page's players,
+the playground, the recall and update sweeps and figures, the real model's ablation): a learner who has read
+"red is linear attention" on one page must not find red meaning Gated DeltaNet on the next, and a reader of the
+code must not meet one rule as "gated" in one file and "gdn" in the next (tests/test_rule_colours.py checks both).
 
     softmax    causal softmax attention (keeps every token: the reference)
     linear     linear attention: S_t = S_{t-1} + k_t v_t^T

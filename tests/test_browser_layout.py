@@ -171,7 +171,7 @@ def test_panel_titles_and_legends_clear_each_other_on_a_projector(browser, lang)
     got = _boxes_of(browser, results, 1060)
     assert got["n"] >= 4 and not got["hits"], got
     Ns = np.array(ex.CAPACITY_NS)
-    curves = {r: ex.capacity_curve(r, 32, 32, alpha=0.99 if r == "gated" else 1.0, Ns=tuple(Ns)) for r in ex.RULES}
+    curves = {r: ex.capacity_curve(r, 32, 32, alpha=0.99 if r == "gdn" else 1.0, Ns=tuple(Ns)) for r in ex.RULES}
     split = [t(f"playground.cap_{s}", lang) for s in ("all", "recent", "oldest")]
     cap_labels = {"curve_title": t("playground.cap_curve_title", lang), "split_title": t("playground.cap_split_title", lang, N=256),
                   "knee": t("playground.cap_knee", lang, K=32), "N": t("playground.cap_x", lang), "error": t("playground.cap_error", lang)}

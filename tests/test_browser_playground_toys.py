@@ -48,12 +48,12 @@ def test_half_life_slider_answers_in_the_browser(page, app_url, lang, unit):
 
 def test_repeated_writes_sliders_and_play(page, app_url):
     open_toy(page, app_url, "lang=en&playground_panel=repeat&playground_repeat_beta=0.5")
-    assert page.evaluate(METRICS)["delta"] == f"{0.5 ** 8:.1%}"                 # (1 - beta)^T of the gap
+    assert page.evaluate(METRICS)["deltanet"] == f"{0.5 ** 8:.1%}"                 # (1 - beta)^T of the gap
     page.locator(".gdn-x-playground_repeat_beta").focus()
     page.keyboard.press("ArrowRight")                                          # beta 0.6
     page.wait_for_function("document.querySelector('.gdn-x-playground_repeat_beta').value === '6'")
     got = page.evaluate(METRICS)
-    assert got["delta"] == f"{0.4 ** 8:.1%}" and got["linear"] == f"{abs(8 * 0.6 - 1):.1%}"
+    assert got["deltanet"] == f"{0.4 ** 8:.1%}" and got["linear"] == f"{abs(8 * 0.6 - 1):.1%}"
     page.locator(".gdn-explorer-play").first.click()       # writes 8 -> ... -> 20 (the 2-D write below has its own ▶)
     page.wait_for_function("document.querySelector('.gdn-x-playground_repeat_writes').value === '10'", timeout=20_000)
     assert page.evaluate(METRICS)["linear"] == f"{abs(20 * 0.6 - 1):.1%}"

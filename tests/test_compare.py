@@ -46,15 +46,15 @@ def test_rules_match_closed_form_and_kernel(K, V):
     t = lambda x: torch.tensor(x, dtype=torch.float64)[None, :, None]           # [1, T, 1, ...]
     o, S = recurrent_gated_delta_rule(t(s.q), t(s.k), t(s.v), g=t(np.log(s.alpha)), beta=t(s.beta), scale=1.0,
                                       output_final_state=True)
-    np.testing.assert_allclose(recs["gated"].output, o[0, :, 0].numpy(), atol=1e-10)
-    np.testing.assert_allclose(recs["gated"].S_new[-1], S[0, 0].numpy(), atol=1e-10)
+    np.testing.assert_allclose(recs["gdn"].output, o[0, :, 0].numpy(), atol=1e-10)
+    np.testing.assert_allclose(recs["gdn"].S_new[-1], S[0, 0].numpy(), atol=1e-10)
 
 
 def test_k1_update_reads_the_teaching_numbers():
     p = k1_compare()
     recs = run_all(p.stream)
-    want2 = {"linear": (8, 1), "delta": (5, 0), "gated": (5, 0)}
-    want3 = {"linear": (-1, 2), "delta": (-1, 2), "gated": (-0.5, 1)}
+    want2 = {"linear": (8, 1), "deltanet": (5, 0), "gdn": (5, 0)}
+    want3 = {"linear": (-1, 2), "deltanet": (-1, 2), "gdn": (-0.5, 1)}
     for rule in want2:
         np.testing.assert_allclose(recs[rule].output[2], want2[rule], atol=1e-12)
         np.testing.assert_allclose(recs[rule].output[3], want3[rule], atol=1e-12)
@@ -67,9 +67,9 @@ def test_city_story_answers():
     name = lambda rule, t: [p.value_labels[i] for i, _ in nearest_labels(recs[rule].output[t], p.values)]
     (a, sa), (b, sb) = nearest_labels(recs["linear"].output[3], p.values)
     assert {p.value_labels[a], p.value_labels[b]} == {"hangzhou", "shanghai"} and sa == pytest.approx(sb) == pytest.approx(2 ** -0.5)
-    assert name("delta", 3)[0] == name("gated", 3)[0] == "shanghai"
-    assert name("gated", 4)[0] == "teacher" and np.linalg.norm(recs["gated"].output[4]) == pytest.approx(0.7)
-    assert np.linalg.norm(recs["delta"].output[4]) == pytest.approx(1.0)
+    assert name("deltanet", 3)[0] == name("gdn", 3)[0] == "shanghai"
+    assert name("gdn", 4)[0] == "teacher" and np.linalg.norm(recs["gdn"].output[4]) == pytest.approx(0.7)
+    assert np.linalg.norm(recs["deltanet"].output[4]) == pytest.approx(1.0)
     assert nearest_labels(np.zeros(4), p.values) == []
 
 
@@ -80,7 +80,7 @@ def test_transpose_bug_is_silent_when_square_and_loud_otherwise():
         S = s.alpha[t] * S
         S = S + np.outer(s.beta[t] * (s.v[t] - S.T @ s.k[t]), s.k[t])
     np.testing.assert_allclose(gated_final_state(s, transpose_bug=True), S, atol=1e-12)
-    np.testing.assert_allclose(gated_final_state(s), closed_form("gated", s), atol=1e-12)
+    np.testing.assert_allclose(gated_final_state(s), closed_form("gdn", s), atol=1e-12)
     assert np.abs(S - gated_final_state(s)).max() > 0.1
     with pytest.raises(ValueError, match="broadcast"):
         gated_final_state(bug_stream(2, 3), transpose_bug=True)
@@ -115,8 +115,8 @@ def test_page_sends_every_step_of_every_preset(lang, preset):
     assert (data["tokens"], len(payload["frames"])) == (T, T * 5)
     panels = step_panels(at)
     assert len(panels) == 2 * len(RULES)                         # a table and the vectors of each rule
-    assert "?" not in str(panels["vectors_delta"])                # everything revealed at "query"
-    assert "?" in str(step_panels(at, 0)["vectors_delta"])        # the output is hidden at the first step
+    assert "?" not in str(panels["vectors_deltanet"])                # everything revealed at "query"
+    assert "?" in str(step_panels(at, 0)["vectors_deltanet"])        # the output is hidden at the first step
 
 
 def test_page_shows_k1_readouts_and_city_labels():

@@ -50,7 +50,7 @@ def test_the_fourth_rule_runs_its_update(fourth_rule):
     s = random_stream(T=6, K=3, V=2, seed=4)
     assert np.ptp(s.alpha) > 0                                      # the decay is not a constant
     recs = compare.run_all(s)
-    assert list(recs) == ["linear", "delta", "gated", "decay"]
+    assert list(recs) == ["linear", "deltanet", "gdn", "decay"]
     np.testing.assert_allclose(recs["decay"].S_new[-1], closed_form("decay", s), atol=1e-12)
     S, want = s.S0.copy(), []                                       # by hand: fade, then add k (beta v)^T
     for t in range(6):
@@ -84,7 +84,7 @@ def test_the_figures_draw_it_in_its_colour(fourth_rule):
                        labels=labels)
     colour = {t.name: t.line.color for t in fig.data if t.type == "scatter" and t.name in curves}
     assert colour == {r: compare.RULES[r].colour for r in curves} and colour["decay"] == DECAY.colour
-    dist = {r: np.linspace(1, 0, 5) for r in ("delta", "decay")}
+    dist = {r: np.linspace(1, 0, 5) for r in ("deltanet", "decay")}
     svg = repeated_html(dist, rule_titles={r: r for r in dist}, labels={"x": "x", "y": "y"}, metrics=[])
     assert DECAY.colour in svg
 

@@ -21,7 +21,7 @@ REFERENCE = {256: (143, 100, 31, 131), 1024: (283, 131, 33, 145)}
 @pytest.mark.parametrize("N", [256, 1024])
 def test_capacity_default_settings_reproduce_the_reference(N):
     lin = ex.capacity_curve("linear", 128, 128, Ns=(N,))[0]
-    delta = ex.capacity_curve("delta", 128, 128, Ns=(N,))[0]
+    delta = ex.capacity_curve("deltanet", 128, 128, Ns=(N,))[0]
     got = 100 * np.array([lin[0], delta[0], delta[1], delta[2]])
     np.testing.assert_allclose(got, REFERENCE[N], atol=3.0)       # same protocol; the reference is rounded
 
@@ -30,7 +30,7 @@ def test_recall_errors_match_the_kernel_and_the_linear_closed_form():
     keys, values = ex.capacity_stream(200, 32, 16, seed=1)
     t = lambda x: torch.tensor(x)[None, :, None]                      # [1, N, 1, ...] float64
     ones = torch.ones(1, 200, 1, dtype=torch.float64)
-    for rule, g in (("delta", 0.0), ("gated", np.log(0.98))):
+    for rule, g in (("deltanet", 0.0), ("gdn", np.log(0.98))):
         _, S = recurrent_gated_delta_rule(t(keys), t(keys), t(values), g=ones * g, beta=ones, scale=1.0,
                                           output_final_state=True)
         S = S[0, 0].numpy()                                           # [K, V]
@@ -89,24 +89,24 @@ def test_capacity_caches_are_read_only_and_keys_do_not_depend_on_d_v():
 
 
 def test_orthogonal_keys_up_to_d_k_are_recalled_exactly():
-    for rule in ("linear", "delta"):
+    for rule in ("linear", "deltanet"):
         assert ex.capacity_curve(rule, 128, 128, geometry="orthogonal", Ns=(128,))[0, 0] < 1e-10
-    assert ex.capacity_curve("delta", 16, 16, geometry="orthogonal", Ns=(64,))[0, 0] > 0.3   # no more room
+    assert ex.capacity_curve("deltanet", 16, 16, geometry="orthogonal", Ns=(64,))[0, 0] > 0.3   # no more room
 
 
 def test_repeated_writes_halve_and_drift():
     d = ex.repeated_writes(10, beta=0.5)
     t = np.arange(11)
-    np.testing.assert_allclose(d["delta"], 0.5 ** t, atol=1e-12)
+    np.testing.assert_allclose(d["deltanet"], 0.5 ** t, atol=1e-12)
     np.testing.assert_allclose(d["linear"], np.abs(t * 0.5 - 1), atol=1e-12)  # reads t*beta*v
     for beta, c in ((1.0, 1.3), (0.7, 2.0), (0.3, 0.5)):
-        d = ex.repeated_writes(6, beta=beta, knorm=c)["delta"]
+        d = ex.repeated_writes(6, beta=beta, knorm=c)["deltanet"]
         np.testing.assert_allclose(d, np.abs(1 - beta * c * c) ** np.arange(7), rtol=1e-9)
     np.testing.assert_allclose(ex.along_k_factor([0, 1, np.sqrt(2)], 1.0), [1, 0, -1], atol=1e-12)
 
 
 def test_explosions_are_clipped_never_nan():
-    d = ex.repeated_writes(30, beta=1.0, knorm=3.0)["delta"]          # factor -8: 8^30
+    d = ex.repeated_writes(30, beta=1.0, knorm=3.0)["deltanet"]          # factor -8: 8^30
     shown, clipped = ex.clip_for_display(d)
     assert clipped and np.isfinite(shown).all() and shown.max() == ex.EXPLODE
     shown, clipped = ex.clip_for_display(np.array([1.0, np.inf, np.nan, -np.inf]))
@@ -204,8 +204,8 @@ def overwrite_closed_form(alpha: float, beta: float, c: float, n: int = 3, V: in
     values = np.round(np.random.default_rng(1).normal(size=(n + 1, V)), 1)     # the lesson's example: seed + 1
     t = np.where(np.abs(values[-1]) < 0.1, 1.0, values[-1])
     old, x = values[0], beta * c * c
-    reads = {"linear": x * old + x * t, "delta": (1 - x) * x * old + x * t,
-             "gated": alpha ** n * (1 - x) * x * old + x * t}
+    reads = {"linear": x * old + x * t, "deltanet": (1 - x) * x * old + x * t,
+             "gdn": alpha ** n * (1 - x) * x * old + x * t}
     got = {r: np.linalg.norm(o - t) / np.linalg.norm(t) for r, o in reads.items()}
     got["disturbed"] = np.mean([(1 - alpha) * alpha ** (n - 1 - j) * x for j in range(1, n)])
     return got
@@ -227,7 +227,7 @@ def test_overwrite_frames_show_the_closed_form_errors(lang):
         want = overwrite_closed_form(a, b, c)
         assert metric_values(frame) == {k: f"{v:.0%}" for k, v in want.items()}, (a, b, c)
         totals = [n.text for n in select(frame, data_part="total")]
-        assert totals == [f"{want[r]:.0%}" for r in ("linear", "delta", "gated")], (a, b, c)
+        assert totals == [f"{want[r]:.0%}" for r in ("linear", "deltanet", "gdn")], (a, b, c)
 
 
 def toy(at, name: str) -> tuple[dict, dict]:
@@ -380,8 +380,8 @@ def test_browser_playground_slider_changes_a_number(page, app_url):
 
 def test_negative_eigenvalue_opt_in_is_the_key_norm_overshoot():
     """beta = 1.5 on a unit key and beta = 1 on a key of norm sqrt(1.5) are the same write along k."""
-    a = ex.repeated_writes(12, beta=1.5, knorm=1.0)["delta"]
-    b = ex.repeated_writes(12, beta=1.0, knorm=1.5 ** 0.5)["delta"]
+    a = ex.repeated_writes(12, beta=1.5, knorm=1.0)["deltanet"]
+    b = ex.repeated_writes(12, beta=1.0, knorm=1.5 ** 0.5)["deltanet"]
     np.testing.assert_allclose(a, b, rtol=1e-12)
     np.testing.assert_allclose(a[1:], 0.5 ** np.arange(1, 13))         # |1 - beta| = 0.5 per write, sign flipping
     at = open_app("en", "app_pages/playground.py", playground_panel="knorm")

@@ -79,7 +79,7 @@ def key_norm_html(c_grid: np.ndarray, factor: np.ndarray, c: float, errors: np.n
     steps, distance = np.arange(len(errors)), np.maximum(np.abs(errors), 1e-16)
     k_lo, k_hi = int(np.floor(np.log10(distance.min()))), max(1, int(np.ceil(np.log10(distance.max()))))
     every = max(1, (k_hi - k_lo + 5) // 6)
-    right = line_chart([Line(steps, distance, rule_of("delta").colour, 3.0, name="distance")],
+    right = line_chart([Line(steps, distance, rule_of("deltanet").colour, 3.0, name="distance")],
                        Axes((0, max(1.0, float(steps[-1]))), (10.0 ** k_lo, 10.0 ** k_hi),
                             nice_ticks(0, max(1.0, float(steps[-1])), 6),
                             tuple(10.0 ** k for k in range(k_lo, k_hi + 1, every)), x_title=labels["writes"],

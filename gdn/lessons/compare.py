@@ -66,8 +66,8 @@ def additive_records(s: Stream) -> StepRecords:
 # The page's rules, in its order (name -> Rule). A new rule is one line here and its two strings.
 RULES: dict[str, Rule] = {r.name: r for r in (
     Rule("linear", decays=False, delta=False, colour=RULE_COLORS["linear"]),
-    Rule("delta", decays=False, delta=True, colour=RULE_COLORS["deltanet"]),
-    Rule("gated", decays=True, delta=True, colour=RULE_COLORS["gdn"], dash="7 5"),
+    Rule("deltanet", decays=False, delta=True, colour=RULE_COLORS["deltanet"]),
+    Rule("gdn", decays=True, delta=True, colour=RULE_COLORS["gdn"], dash="7 5"),
 )}
 
 

@@ -23,7 +23,7 @@ from gdn.lru import LRU
 
 # The rules the playground compares, in its order: gdn.lessons.compare.RULES' names (the compare page may show
 # more). Its strings: playground.rule_<name>, playground.rule_tick_<name>, playground.ow_row_<name>.
-RULES = ("linear", "delta", "gated")
+RULES = ("linear", "deltanet", "gdn")
 GEOMETRIES = ("orthogonal", "random", "angle")
 EXPLODE = 1e6            # relative errors above this are clipped for display (and flagged)
 

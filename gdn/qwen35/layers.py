@@ -19,10 +19,10 @@ from gdn.ops.linear import causal_linear_attention
 from gdn.qwen35.config import Qwen35Config
 
 KERNELS = {"chunk": chunk_gated_delta_rule, "recurrent": recurrent_gated_delta_rule}
-# What the mixer computes from q, k, v and the gates. "gated_delta" is Qwen3.5's rule; "linear" is
+# What the mixer computes from q, k, v and the gates. "gdn" is Qwen3.5's rule (the gated delta rule); "linear" is
 # the ablation the demo evidence uses: plain causal linear attention with the same normalised q, k and
 # write strength beta, but alpha = 1 and no delta correction (S_t = S_{t-1} + beta_t k_t v_t^T).
-RULES = ("gated_delta", "linear")
+RULES = ("gdn", "linear")
 
 
 def linear_attention(q, k, v, beta):
@@ -159,7 +159,7 @@ class GatedDeltaNet(nn.Module):
         return q, k, v, g, beta, conv_cache
 
     def forward(self, x: torch.Tensor, cache: GDNCache | None = None, kernel: str = "chunk",
-                rule: str = "gated_delta", override: GateOverride | None = None):
+                rule: str = "gdn", override: GateOverride | None = None):
         """x: [B, T, D] (after input_layernorm). Returns (out [B, T, D], new GDNCache, GDNRecord).
         override: an intervention on the gates (GateOverride); the record holds the gates used.
         rule="linear" swaps the gated delta rule for linear attention (an ablation: same weights, no
@@ -310,7 +310,7 @@ class DecoderLayer(nn.Module):
         self.input_layernorm = RMSNorm(cfg.hidden_size, cfg.rms_norm_eps)
         self.post_attention_layernorm = RMSNorm(cfg.hidden_size, cfg.rms_norm_eps)
 
-    def forward(self, x: torch.Tensor, cache=None, kernel: str = "chunk", rule: str = "gated_delta",
+    def forward(self, x: torch.Tensor, cache=None, kernel: str = "chunk", rule: str = "gdn",
                 override: GateOverride | None = None):
         """x: [B, T, D]. Returns (out [B, T, D], new cache, GDNRecord or None). override: GDN layers only."""
         h = self.input_layernorm(x)

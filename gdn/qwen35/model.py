@@ -61,7 +61,7 @@ class TextModel(nn.Module):
         self.layers = nn.ModuleList(DecoderLayer(cfg, i) for i in range(cfg.num_hidden_layers))
         self.norm = RMSNorm(cfg.hidden_size, cfg.rms_norm_eps)
 
-    def forward(self, ids: torch.Tensor, *, kernel: str = "chunk", rule: str = "gated_delta", caches=None,
+    def forward(self, ids: torch.Tensor, *, kernel: str = "chunk", rule: str = "gdn", caches=None,
                 upto_layer: int | None = None, embeds: torch.Tensor | None = None,
                 overrides: dict | None = None) -> tuple[torch.Tensor, list[LayerStep]]:
         """ids: [B, T] token ids. Runs layers 0..upto_layer (all when None), each continuing from

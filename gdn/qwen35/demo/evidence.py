@@ -54,7 +54,7 @@ def forward(text_model, head_weight: torch.Tensor, ids: torch.Tensor, *, ablate:
     text_model: a TextModel; ids: [B, T]. ablate=True runs every GDN layer with the "linear" rule;
     overrides: gate interventions {layer: GateOverride} (gdn.qwen35.interventions.gate_overrides).
     Returns logits [B, T, vocab] and the (g, beta) pair, each [B, T, HV], of every GDN layer in order."""
-    x, steps = text_model(ids, rule="linear" if ablate else "gated_delta", overrides=overrides)  # [B, T, D]
+    x, steps = text_model(ids, rule="linear" if ablate else "gdn", overrides=overrides)  # [B, T, D]
     gates = [(st.record.g, st.record.beta) for st in steps if st.record is not None]
     return F.linear(text_model.norm(x), head_weight), gates                   # [B, T, vocab]
 
