@@ -96,10 +96,19 @@ def wait_until_settled(page, timeout_ms: int = 60_000, frames: int = 3) -> None:
     page.wait_for_function(SETTLED, arg=frames, polling="raf", timeout=timeout_ms)
 
 
+# What shows that each view of the real model page is drawn (after its forward pass in a worker): its figure,
+# or for views that draw none until the visitor acts, their first control.
+REAL_MODEL_READY = {"gates": ".gdn-figure", "head": ".js-plotly-plot", "intervene": ".st-key-real_model_iv_head",
+                    "check": ".st-key-real_model_check", "replay": ".st-key-real_model_replay",
+                    "export": ".st-key-real_model_csv"}
+
+
 def wait_for_app(page, timeout_ms: int = 60_000, chart: bool = True) -> None:
     """Wait until the script finished running and (if the page has one) a figure is drawn: a Plotly chart or
-    one of the HTML figures (.gdn-figure: the stepped tables, the real model's gates); then until it settled."""
-    page.wait_for_selector(".js-plotly-plot, .gdn-figure" if chart else "h1", timeout=timeout_ms)
+    one of the HTML figures (.gdn-figure: the stepped tables, the real model's gates), else the page's heading
+    (any level: in lecture mode the real model page's title is a subheader, to stay one line); then until it
+    settled."""
+    page.wait_for_selector(".js-plotly-plot, .gdn-figure" if chart else '[data-testid="stHeading"]', timeout=timeout_ms)
     page.wait_for_function(IDLE, timeout=timeout_ms)
     wait_until_settled(page, timeout_ms)
 

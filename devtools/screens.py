@@ -11,7 +11,7 @@ import argparse
 from pathlib import Path
 
 from app_pages._support.path import PATH
-from devtools.app_server import app_server, launch_chromium, wait_for_app
+from devtools.app_server import REAL_MODEL_READY, app_server, launch_chromium, wait_for_app
 
 SCREENS = {"1440x900": "", "1920x1080": "&mode=lecture", "1280x720": "&mode=lecture"}
 # Views a page opens through its link (a segmented control linked to the URL): shot besides the default.
@@ -54,6 +54,8 @@ def main() -> None:
             for name, address, query in shots(pages, args.views):
                 for lang in args.langs.split(","):
                     page.goto(f"{base}/{address}?lang={lang}{SCREENS[size]}{query}")
+                    if (view := name.removeprefix("real_model-")) in REAL_MODEL_READY:   # its forward pass is done
+                        page.wait_for_selector(REAL_MODEL_READY[view], timeout=120_000)
                     wait_for_app(page, chart=name not in NO_CHART)
                     out = args.out / f"{name}-{lang}-{size}.png"
                     page.screenshot(path=out)

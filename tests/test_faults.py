@@ -32,7 +32,7 @@ from gdn.qwen35.gates import gates_csv
 from gdn.qwen35.sources import download, folder_stamp, list_sources, listing_stamp, plan_download, scan_sources
 from gdn.units import spreadsheet_cell
 from app_pages._support.escape import plain, plain_fields
-from devtools.app_server import free_port, start_server, wait_for_app
+from devtools.app_server import REAL_MODEL_READY, free_port, start_server, wait_for_app
 from devtools.class_server import read_until, serve
 from tests.apptest import open_app
 from tests.qwen35_fixtures import text_config, write_checkpoint
@@ -319,9 +319,7 @@ def test_every_download_button_delivers_on_a_fresh_server(browser):
         for path in PAGES:
             page.goto(f"{url}/{path}{'&' if '?' in path else '?'}lang=en")
             view = path.split("=")[-1] if "real_model" in path else None
-            ready = {"gates": ".gdn-figure", "head": ".js-plotly-plot", "intervene": ".st-key-real_model_iv_head",
-                     "check": ".st-key-real_model_check", "replay": ".st-key-real_model_replay",
-                     "export": ".st-key-real_model_csv"}.get(view)
+            ready = REAL_MODEL_READY.get(view)
             if ready:
                 page.wait_for_selector(ready, timeout=120_000)
             wait_for_app(page, chart=not ready and path != "classroom")

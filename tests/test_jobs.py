@@ -316,3 +316,16 @@ def test_a_worker_that_cannot_start_fails_its_job_with_a_message_and_the_line_go
         assert line.waiting == 0
     finally:
         line.close()
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_wait_is_said_in_whole_5_s_and_an_overdue_run_is_never_about_0_s_left(monkeypatch, lang):
+    from gdn.i18n import t
+    from app_pages._support import chrome
+    from app_pages._support.compute import wait_words
+    monkeypatch.setattr(chrome, "lang", lambda: lang)
+    assert wait_words(2, False, 31.0) == t("jobs.ahead", lang, n=2, seconds=35)
+    assert wait_words(0, False, 4.2) == t("jobs.next", lang, seconds=5)
+    assert wait_words(0, True, 0.4) == t("jobs.running", lang, seconds=5)
+    assert wait_words(0, True, 0.0) == t("jobs.running_over", lang)     # its expected time has passed
+    assert not any(ch.isdigit() for ch in wait_words(0, True, 0.0))

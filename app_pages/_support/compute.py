@@ -112,10 +112,11 @@ def stop(on_fail: Callable[[], None] | None) -> None:
 
 
 def wait_words(ahead: int, running: bool, seconds: float) -> str:
-    """"2 ahead of you, about 40 s" / "next, about 5 s" / "running, about 20 s left" (rounded up to 5 s)."""
+    """"2 ahead of you, about 40 s" / "next, about 5 s" / "running, about 20 s left" (rounded up to 5 s); a
+    running job past its expected time is "longer than expected", never "about 0 s left"."""
     about = 5 * int(-(-seconds // 5))
     if running:
-        return tr("jobs.running", seconds=about)
+        return tr("jobs.running", seconds=about) if about > 0 else tr("jobs.running_over")
     return tr("jobs.ahead", n=ahead, seconds=about) if ahead else tr("jobs.next", seconds=about)
 
 
