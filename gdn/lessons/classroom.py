@@ -70,7 +70,7 @@ EXERCISES = [
 # (year, event, the paper's arXiv id): shown as plain links, nothing is fetched.
 TIMELINE = [("2021", "fwp", "2102.11174"),         # Schlag, Irie, Schmidhuber: linear transformers are fast weight programmers
             ("2024", "parallel", "2406.06484"),    # Yang et al.: parallelizing linear transformers with the delta rule
-            ("2024-12", "gdn", "2412.06464"),    # Yang, Kautz, Hatamizadeh: Gated Delta Networks
+            ("2024-12", "gdn", "2412.06464"),      # Yang, Kautz, Hatamizadeh: Gated Delta Networks
             ("2025", "hybrid", "2510.26692")]      # Kimi Linear (KDA); Qwen3-Next / Qwen3.5 have no paper of their own
 
 
