@@ -9,21 +9,25 @@ from app_pages._support import ui
 st.title(ui.tr("practice.title"))
 if not ui.lecture():
     st.caption(ui.tr("practice.intro"))
-mode, why = practice.judge_mode()
 practice.relabel_picker()
 
-# Lecture mode keeps the first screen for the statement and the editor: the picker goes to the sidebar.
+# Lecture mode keeps the first screen for the statement and the editor: the picker goes to the sidebar. A new
+# learner starts at exercise 1, the easiest ("six exercises, easy to hard"; it opened at 2 before).
 picker = st.sidebar if ui.lecture() else st
-eid = ui.linked(picker.selectbox, ui.tr("practice.pick"), EXERCISES, key="practice_exercise", default="four_stages",
+eid = ui.linked(picker.selectbox, ui.tr("practice.pick"), EXERCISES, key="practice_exercise", default=next(iter(EXERCISES)),
                 format_func=practice.exercise_labels(), help=ui.tr("practice.share_note"))
-if mode is None:
-    st.warning(f"**{ui.tr('practice.off_title')}** · " + ui.tr("practice.off_text", why=why),
-               icon=":material/lock:")
+judge_off = st.empty()
 
 # the statement beside the code, so neither scrolls the other away (a phone stacks the two columns)
 statement_col, code_col = st.columns([2, 3], gap="large")
 with statement_col:
     practice.statement(eid)
+# After the statement: a server's first look at its sandbox starts Python in it (~1 s), and the first visitor
+# reads the exercise meanwhile instead of a blank page.
+mode, why = practice.judge_mode()
+if mode is None:
+    judge_off.warning(f"**{ui.tr('practice.off_title')}** · " + ui.tr("practice.off_text", why=why),
+                      icon=":material/lock:")
 with code_col:
     practice.editor(eid, disabled=mode is None)
     if mode is not None:

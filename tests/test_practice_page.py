@@ -33,6 +33,13 @@ def test_every_exercise_opens_with_its_statement_and_starter_file(lang, exercise
     assert data["exercise"] == exercise and data["stub"] == EXERCISES[exercise].stub() and not data["disabled"]
 
 
+def test_a_new_learner_starts_at_exercise_one():
+    at = open_app("en", page=PAGE)
+    first = next(iter(EXERCISES))
+    assert at.selectbox(key="practice_exercise").value == first and editor_data(at)["exercise"] == first
+    assert at.selectbox(key="practice_exercise").options[0].startswith("1. ")
+
+
 def looked_up(answer):
     """A stand-in for runner.sandbox_problem, already looked up (functools.cache's cache_info says so)."""
     answer = functools.cache(answer)
@@ -70,7 +77,7 @@ def test_a_shared_server_without_a_sandbox_turns_the_judge_off(monkeypatch):
     at = open_app("zh", page=PAGE)
     assert at.warning and t("practice.off_missing", "zh") in at.warning[0].value
     assert editor_data(at)["disabled"]
-    at.session_state["practice_pending"] = ("four_stages", "raise SystemExit", 1)
+    at.session_state["practice_pending"] = (at.selectbox(key="practice_exercise").value, "raise SystemExit", 1)
     at.run()
     assert not at.code and "practice_verdicts" not in at.session_state
 
