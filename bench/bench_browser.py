@@ -27,7 +27,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from devtools.app_server import launch_chromium, open_page, start_server  # noqa: E402
+from devtools.app_server import IDLE, launch_chromium, open_page, start_server  # noqa: E402
 
 WATCH = """() => {
   if (window.__bench) return;
@@ -54,7 +54,7 @@ STAMP = """window.addEventListener('keydown', () => { const s = window.__bench;
   if (s && s.armed) { s.t0 = performance.now(); s.armed = false; } }, true);"""
 SETTLED = """(quiet) => { const s = window.__bench;
   return s.t0 !== null && s.changes.length > 0 && performance.now() - s.changes[s.changes.length - 1] > quiet
-         && !document.querySelector('[data-testid="stStatusWidget"]'); }"""
+         && IDLE_NOW; }""".replace("IDLE_NOW", IDLE)
 RESULT = "() => { const s = window.__bench; s.running = false; return [s.changes[0] - s.t0, s.changes[s.changes.length - 1] - s.t0]; }"
 
 

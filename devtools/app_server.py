@@ -68,7 +68,10 @@ def launch_chromium(playwright):
     return playwright.chromium.launch(executable_path=shutil.which("chromium"), args=CHROMIUM_FLAGS)
 
 
-IDLE = "!document.querySelector('[data-testid=\"stStatusWidget\"]')"
+# No script run in progress, as the app's root element says (data-test-script-state: "running" from the run's
+# start to its end, fragment runs included). Streamlit's status widget never showed here, even through a
+# 3.4 s run (toolbarMode "minimal"): a wait for its absence returned at once, mid-run.
+IDLE = "!['running', 'rerunRequested'].includes(document.querySelector('[data-testid=\"stApp\"]')?.dataset.testScriptState)"
 # Settled: no script running, the fonts loaded, no element still loading its code (Streamlit shows a
 # stSkeleton until a lazily loaded element such as a Plotly chart mounts: a chart not yet there cannot
 # be measured), every Plotly chart drawn (its .main-svg), in lecture mode at the screen's scale (the scale
@@ -85,9 +88,9 @@ SETTLED = """(frames) => {
   s.n += 1;
   const scale = document.documentElement.dataset;
   return s.n >= frames && document.fonts.status === 'loaded' && plots.every(p => p.querySelector('.main-svg'))
-         && scale.gdnScaleWant === scale.gdnScaleDrawn
-         && !document.querySelector('[data-testid="stStatusWidget"], [data-testid="stSkeleton"]');
-}"""
+         && scale.gdnScaleWant === scale.gdnScaleDrawn && !document.querySelector('[data-testid="stSkeleton"]')
+         && IDLE_NOW;
+}""".replace("IDLE_NOW", IDLE)
 
 
 def wait_until_settled(page, timeout_ms: int = 60_000, frames: int = 3) -> None:

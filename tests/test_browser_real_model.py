@@ -5,7 +5,7 @@ import pytest
 
 from gdn.i18n import t
 from gdn.qwen35 import list_sources, load_model
-from devtools.app_server import rerun, wait_for_app
+from devtools.app_server import IDLE, rerun, wait_for_app
 from tests.page_tour import SCREENS
 
 pytestmark = pytest.mark.browser
@@ -79,7 +79,7 @@ def test_main_figure_starts_in_the_first_screen(tour, lang, screen):
 def test_replay_keeps_language_and_lecture_mode(page, app_url):
     page.goto(f"{app_url}/real_model?lang=zh&mode=lecture&real_model_view=replay")
     page.wait_for_selector(".st-key-real_model_replay button", timeout=60_000)   # lecture: the title is no h1
-    page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=60_000)
+    page.wait_for_function(IDLE, timeout=60_000)
     page.locator(".st-key-real_model_replay button").click()
     page.wait_for_function("() => location.href.includes('memory_preset=replay')", timeout=60_000)
     wait_for_app(page)

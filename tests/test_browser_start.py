@@ -9,7 +9,7 @@ import pytest
 
 from gdn.figures.start import LAYOUT
 from gdn.lessons import start as lesson
-from devtools.app_server import SentMessages, wait_for_app
+from devtools.app_server import IDLE, SentMessages, wait_for_app
 
 pytestmark = pytest.mark.browser
 
@@ -172,7 +172,7 @@ def test_a_click_on_each_box_opens_its_page_in_chinese(english_tab, app_url, box
     target, title, param = EXPECTED.get(box, REAL_MODEL)
     page.wait_for_url(f"**/{target}?**", timeout=30_000)
     page.wait_for_selector("h1")
-    page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=60_000)
+    page.wait_for_function(IDLE, timeout=60_000)
     query = parse_qs(urlparse(page.url).query)
     assert query["lang"] == ["zh"], page.url
     assert title in page.inner_text("h1")
