@@ -110,9 +110,11 @@ def standalone_html(body: str, title: str, css: str = "") -> str:
 
 def html_download(key: str, body: str, title: str) -> None:
     """The download of a picture drawn as HTML is that HTML (standalone_html), made only when clicked:
-    one source for what is seen and what is saved. Not in lecture mode (the room needs no button)."""
+    one source for what is seen and what is saved. Not in lecture mode (the room needs no button). In a container
+    of its own, as figure_download says why: the real model's gates view wrote two such buttons from its fragment
+    into the page's column, and the first one's file was gone ("Deferred file ... not found") once the run ended."""
     if not lecture():
-        st.download_button(tr("common.download_html"), data=lambda: standalone_html(body, title),
+        st.container().download_button(tr("common.download_html"), data=lambda: standalone_html(body, title),
                            file_name=f"{key}.html", mime="text/html", key=f"{key}_html",
                            icon=":material/download:", type="tertiary", on_click="ignore")
 
