@@ -12,7 +12,7 @@ if not ui.lecture():
 practice.relabel_picker()
 
 # Lecture mode keeps the first screen for the statement and the editor: the picker goes to the sidebar. A new
-# learner starts at exercise 1, the easiest ("six exercises, easy to hard"; it opened at 2 before).
+# learner starts at exercise 1: the list goes from easy to hard.
 picker = st.sidebar if ui.lecture() else st
 eid = ui.linked(picker.selectbox, ui.tr("practice.pick"), EXERCISES, key="practice_exercise", default=next(iter(EXERCISES)),
                 format_func=practice.exercise_labels(), help=ui.tr("practice.share_note"))
