@@ -79,7 +79,7 @@ FIXED = {}
 
 
 def capacity_toy(i):
-    """An alpha move: the page's cache still holds the linear and delta curves; only gated is new."""
+    """An alpha move: the page's cache still holds the linear and deltanet curves; only gdn's is new."""
     FIXED.update({r: FIXED.get(r) if r in FIXED else ex.capacity_curve(r, 16, 16) for r in ("linear", "deltanet")})
     curves = {**FIXED, "gdn": ex.capacity_curve("gdn", 16, 16, alpha=0.9 + i / 1000)}
     return fp.fig_capacity(np.array(ex.CAPACITY_NS), curves, 16, 256, rule_titles=RULE_TITLES,
@@ -88,7 +88,7 @@ def capacity_toy(i):
 
 
 def capacity_128_alpha(i):
-    """d_k = 128 (not a toy size): moving the alpha slider recomputes only the gated curve."""
+    """d_k = 128 (not a toy size): moving the alpha slider recomputes only the gdn curve."""
     ex.capacity_curve("gdn", 128, 128, alpha=0.95 + i / 1000)
     return trivial(i)
 

@@ -69,8 +69,9 @@ def launch_chromium(playwright):
 
 
 # No script run in progress, as the app's root element says (data-test-script-state: "running" from the run's
-# start to its end, fragment runs included). Streamlit's status widget never showed here, even through a
-# 3.4 s run (toolbarMode "minimal"): a wait for its absence returned at once, mid-run.
+# start to its end, fragment runs included; on a page with a periodic fragment it holds between two ticks).
+# Not Streamlit's status widget: under toolbarMode "minimal" it is not drawn, so its absence says nothing.
+# Before a page's first run ("initial") this is true too: wait for something the run draws first.
 IDLE = "!['running', 'rerunRequested'].includes(document.querySelector('[data-testid=\"stApp\"]')?.dataset.testScriptState)"
 # Settled: no script running, the fonts loaded, no element still loading its code (Streamlit shows a
 # stSkeleton until a lazily loaded element such as a Plotly chart mounts: a chart not yet there cannot

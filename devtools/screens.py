@@ -54,7 +54,8 @@ def main() -> None:
             for name, address, query in shots(pages, args.views):
                 for lang in args.langs.split(","):
                     page.goto(f"{base}/{address}?lang={lang}{SCREENS[size]}{query}")
-                    if (view := name.removeprefix("real_model-")) in REAL_MODEL_READY:   # its forward pass is done
+                    view = name.removeprefix("real_model-") if name.startswith("real_model-") else None
+                    if view in REAL_MODEL_READY:                 # its forward pass is done
                         page.wait_for_selector(REAL_MODEL_READY[view], timeout=120_000)
                     wait_for_app(page, chart=name not in NO_CHART)
                     out = args.out / f"{name}-{lang}-{size}.png"

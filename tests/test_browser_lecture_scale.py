@@ -52,8 +52,8 @@ def test_a_window_moved_onto_the_projector_redraws_its_charts_larger(tabs, app_u
     page = tabs.open({"width": 1280, "height": 720})
     page.goto(f"{app_url}/cost?lang=en&mode=lecture")
     wait_for_app(page)
+    page.wait_for_function(f"() => {{ const s = ({SIZES})(); return !!(s.tick && s.title); }}")
     small = page.evaluate(SIZES)
-    assert small["tick"] and small["title"], small
     page.set_viewport_size({"width": 1920, "height": 1080})
     wait_until_settled(page)
     page.wait_for_function(f"() => ({SIZES})().tick === {1.5 * small['tick']}")     # the chart drawn again

@@ -14,7 +14,7 @@ from gdn.units import half_life
 from tests.apptest import open_app, player_payload
 from tests.htmlview import select
 
-# docs/teaching-content.md §4 (seed 0, d_k = d_v = 128): N -> (linear, delta, delta recent 16, delta oldest 16), in %
+# docs/teaching-content.md §4 (seed 0, d_k = d_v = 128): N -> (linear, deltanet, deltanet recent 16, deltanet oldest 16), in %
 REFERENCE = {256: (143, 100, 31, 131), 1024: (283, 131, 33, 145)}
 
 

@@ -35,6 +35,7 @@ def records_of(folder: Path) -> list[Path]:
             found.append(p)
     return found
 
+
 # Loads layer 0 of the served checkpoint (so its file is mapped), then changes the file under it the way an
 # operator would, and prints what each later use met: "ok", or the error's kind and message.
 SERVED = r"""

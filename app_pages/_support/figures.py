@@ -111,8 +111,8 @@ def standalone_html(body: str, title: str, css: str = "") -> str:
 def html_download(key: str, body: str, title: str) -> None:
     """The download of a picture drawn as HTML is that HTML (standalone_html), made only when clicked:
     one source for what is seen and what is saved. Not in lecture mode (the room needs no button). In a container
-    of its own, as figure_download says why: the real model's gates view wrote two such buttons from its fragment
-    into the page's column, and the first one's file was gone ("Deferred file ... not found") once the run ended."""
+    of its own for the reason figure_download gives: a deferred download's file is kept per parent path, and two
+    written from a fragment into an outer column (the real model's gates view) would share one."""
     if not lecture():
         st.container().download_button(tr("common.download_html"), data=lambda: standalone_html(body, title),
                            file_name=f"{key}.html", mime="text/html", key=f"{key}_html",

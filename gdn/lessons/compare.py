@@ -35,7 +35,7 @@ class Rule:
     decays: bool        # S <- alpha S before each token; otherwise alpha is ignored (alpha = 1)
     delta: bool         # reads S^T k first and writes only the error beta (v - S^T k); otherwise writes beta v
     colour: str         # its lines and marks wherever rules are coloured
-    dash: str = ""      # an SVG dash pattern, for a line that can lie on another rule's (gated on delta at alpha = 1)
+    dash: str = ""      # an SVG dash pattern, for a line that can lie on another rule's (gdn on deltanet at alpha = 1)
 
     def records(self, s: Stream) -> StepRecords:
         """This rule's update on stream s, token by token:
